@@ -1,0 +1,30 @@
+package io.github.squarelab.square.grpc;
+
+import io.github.squarelab.proto.Input;
+import io.github.squarelab.proto.Output;
+import io.github.squarelab.proto.SquareRpcGrpc;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import net.devh.boot.grpc.server.service.GrpcService;
+
+/** {@code vinsmath.SquareRpc}: one square per call, or one square per message on a bidi stream. */
+@GrpcService
+class SquareRpcService extends SquareRpcGrpc.SquareRpcImplBase {
+
+    @Override
+    public void findSquareUnary(Input request, StreamObserver<Output> responseObserver) {
+        responseObserver.onNext(square(request));
+        responseObserver.onCompleted();
+    }
+
+    @Override
+    public StreamObserver<Input> findSquareBiStream(StreamObserver<Output> responseObserver) {
+        return new SquaringStream((ServerCallStreamObserver<Output>) responseObserver);
+    }
+
+    static Output square(Input input) {
+        int number = input.getNumber();
+        // Widen before multiplying: squares above 2^31 must stay correct.
+        return Output.newBuilder().setNumber(number).setResult((long) number * number).build();
+    }
+}

@@ -1,0 +1,53 @@
+package io.github.squarelab.square.grpc;
+
+import io.github.squarelab.proto.Input;
+import io.github.squarelab.proto.Output;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+
+/**
+ * One bidi stream: answers each {@link Input} with its square, in order.
+ *
+ * <p>Flow control is manual, as in grpc-java's ManualFlowControlServer: the next message is requested
+ * only while the client is reading our answers, so a client that stops reading stops us from reading too,
+ * and nothing piles up in memory on either side. grpc-java serialises the callbacks of one call, so the
+ * flag below needs no lock.
+ */
+final class SquaringStream implements StreamObserver<Input> {
+
+    private final ServerCallStreamObserver<Output> answers;
+    /** True while a message is requested and not yet answered, so that onReady does not request twice. */
+    private boolean awaitingMessage;
+
+    SquaringStream(ServerCallStreamObserver<Output> answers) {
+        this.answers = answers;
+        answers.disableAutoRequest();
+        answers.setOnReadyHandler(this::requestIfReady);
+        // A cancelled call (client gone, deadline passed) just ends; there is nobody left to answer.
+        answers.setOnCancelHandler(() -> { });
+    }
+
+    @Override
+    public void onNext(Input input) {
+        awaitingMessage = false;
+        answers.onNext(SquareRpcService.square(input));
+        requestIfReady();
+    }
+
+    @Override
+    public void onError(Throwable t) {
+        // The client cancelled or the transport broke: the call is already over, nothing to send.
+    }
+
+    @Override
+    public void onCompleted() {
+        answers.onCompleted();
+    }
+
+    private void requestIfReady() {
+        if (!awaitingMessage && answers.isReady() && !answers.isCancelled()) {
+            awaitingMessage = true;
+            answers.request(1);
+        }
+    }
+}

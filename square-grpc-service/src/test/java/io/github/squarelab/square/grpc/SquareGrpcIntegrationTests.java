@@ -1,0 +1,56 @@
+package io.github.squarelab.square.grpc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.squarelab.proto.Input;
+import io.github.squarelab.proto.SquareRpcGrpc;
+import io.grpc.ManagedChannel;
+import io.grpc.inprocess.InProcessChannelBuilder;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.autoconfigure.actuate.observability.AutoConfigureObservability;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.client.TestRestTemplate;
+import org.springframework.http.HttpStatus;
+
+/**
+ * The packaged configuration: net.devh serves the service (in-process here, so no fixed port is taken),
+ * and the actuator reports health and the grpc_server_* metrics.
+ */
+@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
+    properties = {"grpc.server.port=-1", "grpc.server.in-process-name=square-grpc-integration"})
+@AutoConfigureObservability
+class SquareGrpcIntegrationTests {
+
+    private final ManagedChannel channel = InProcessChannelBuilder.forName("square-grpc-integration").build();
+
+    @Autowired
+    private TestRestTemplate http;
+
+    @AfterEach
+    void closeChannel() throws Exception {
+        channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void servesSquareRpcAndRecordsGrpcServerMetrics() {
+        long result = SquareRpcGrpc.newBlockingStub(channel).withDeadlineAfter(5, TimeUnit.SECONDS)
+            .findSquareUnary(Input.newBuilder().setNumber(65536).build()).getResult();
+        assertThat(result).isEqualTo(4294967296L);
+
+        String metrics = http.getForObject("/actuator/prometheus", String.class);
+        assertThat(metrics)
+            .containsPattern("grpc_server_processing_duration_seconds_bucket\\{[^}]*method=\"findSquareUnary\"")
+            .containsPattern("grpc_server_requests_received_messages_total\\{[^}]*service=\"vinsmath.SquareRpc\"");
+    }
+
+    @Test
+    void healthIsUpAndOnlyThePromisedEndpointsAreExposed() {
+        assertThat(http.getForObject("/actuator/health", String.class)).isEqualTo("{\"status\":\"UP\"}");
+        assertThat(http.getForEntity("/actuator/info", String.class).getStatusCode()).isEqualTo(HttpStatus.OK);
+        assertThat(http.getForEntity("/actuator/env", String.class).getStatusCode()).isEqualTo(HttpStatus.NOT_FOUND);
+    }
+}

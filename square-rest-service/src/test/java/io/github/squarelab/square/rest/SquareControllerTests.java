@@ -1,0 +1,70 @@
+package io.github.squarelab.square.rest;
+
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.post;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.content;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.jsonPath;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.autoconfigure.web.servlet.WebMvcTest;
+import org.springframework.http.MediaType;
+import org.springframework.test.web.servlet.MockMvc;
+
+@WebMvcTest(SquareController.class)
+class SquareControllerTests {
+
+    @Autowired
+    private MockMvc mvc;
+
+    @ParameterizedTest
+    @CsvSource({
+        "7, 49",
+        "-3, 9",
+        "0, 0",
+        "65536, 4294967296",
+        "2147483647, 4611686014132420609",
+        "-2147483648, 4611686018427387904",
+    })
+    void answersTheSquareAsABareJsonNumber(String number, String square) throws Exception {
+        mvc.perform(get("/rest/square/unary/{number}", number))
+            .andExpect(status().isOk())
+            .andExpect(content().contentType(MediaType.APPLICATION_JSON))
+            .andExpect(content().string(square));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"abc", "1.5", "2147483648", "-2147483649", "99999999999", "0x10", " 7"})
+    void rejectsAnythingButA32BitIntegerWithAProblem(String number) throws Exception {
+        mvc.perform(get("/rest/square/unary/{number}", number))
+            .andExpect(status().isBadRequest())
+            .andExpect(content().contentType(MediaType.APPLICATION_PROBLEM_JSON))
+            .andExpect(jsonPath("$.type").value("about:blank"))
+            .andExpect(jsonPath("$.title").value("Bad Request"))
+            .andExpect(jsonPath("$.status").value(400))
+            .andExpect(jsonPath("$.detail").value(
+                "number must be a 32-bit signed integer (from -2147483648 to 2147483647), got '" + number + "'"));
+    }
+
+    @Test
+    void unknownPathIsANotFoundProblem() throws Exception {
+        mvc.perform(get("/rest/square/binary/7"))
+            .andExpect(status().isNotFound())
+            .andExpect(content().contentType(MediaType.APPLICATION_PROBLEM_JSON))
+            .andExpect(jsonPath("$.status").value(404))
+            .andExpect(jsonPath("$.title").value("Not Found"))
+            .andExpect(jsonPath("$.detail").value("No endpoint GET /rest/square/binary/7."));
+    }
+
+    @Test
+    void otherMethodsAreRefusedWithAProblem() throws Exception {
+        mvc.perform(post("/rest/square/unary/7"))
+            .andExpect(status().isMethodNotAllowed())
+            .andExpect(content().contentType(MediaType.APPLICATION_PROBLEM_JSON))
+            .andExpect(jsonPath("$.status").value(405));
+    }
+}
