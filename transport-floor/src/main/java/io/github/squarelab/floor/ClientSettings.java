@@ -12,7 +12,7 @@ import java.time.Duration;
  * @param inFlight grpc-unary: calls in flight on the one channel; http: at most this many (one per connection)
  * @param streams grpc-stream: concurrent bidi streams on the one channel
  * @param connections http: keep-alive connections, one call in flight on each
- * @param warmup how long to run before measuring; those calls are checked but not counted
+ * @param warmup how long to run, from the first answer, before measuring; those calls are checked but not counted
  * @param duration how long to measure
  */
 public record ClientSettings(Transport transport, String target, int inFlight, int streams, int connections,
@@ -43,9 +43,13 @@ public record ClientSettings(Transport transport, String target, int inFlight, i
         return Math.min(inFlight, connections);
     }
 
-    /** A stream lasts the whole run, so its deadline covers the warm-up, the window and the drain. */
+    /**
+     * A stream lasts the whole run, so its deadline covers the wait for the first answer, the warm-up, the
+     * window and the drain, with a drain's worth to spare so that the load gives a backlog up before the
+     * deadline fails it.
+     */
     public Duration streamDeadline() {
-        return warmup.plus(duration).plus(DRAIN_TIMEOUT);
+        return CALL_DEADLINE.plus(warmup).plus(duration).plus(DRAIN_TIMEOUT.multipliedBy(2));
     }
 
     private static void requirePositive(String name, int value) {

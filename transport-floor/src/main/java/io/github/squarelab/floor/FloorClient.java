@@ -25,13 +25,15 @@ public final class FloorClient {
 
     public Measurement run() throws FloorFailure, InterruptedException {
         try (Load load = newLoad()) {
-            return Run.measure(load, settings.warmup(), settings.duration(), ClientSettings.DRAIN_TIMEOUT, progress);
+            return Run.measure(load, ClientSettings.CALL_DEADLINE, settings.warmup(), settings.duration(),
+                ClientSettings.DRAIN_TIMEOUT, progress);
         }
     }
 
     /**
      * {@code {"transport":..., "settings":{...}, "calls":..., "seconds":..., "calls_per_second":...,
-     * "latency_us":{"p50":..., "p90":..., "p99":..., "max":...}, "client_cpu_seconds":..., "answers_checked":...}}
+     * "latency_us":{"p50":..., "p90":..., "p99":..., "max":...}, "client_cpu_seconds":..., "answers_checked":...,
+     * "unanswered_at_end":...}}
      */
     public String toJson(Measurement measurement) {
         Latency latency = measurement.latency();
@@ -48,6 +50,7 @@ public final class FloorClient {
                 .field("max", latency.maxMicros()))
             .field("client_cpu_seconds", seconds(measurement.clientCpu()))
             .field("answers_checked", measurement.answersChecked())
+            .field("unanswered_at_end", measurement.unansweredAtEnd())
             .toString();
     }
 

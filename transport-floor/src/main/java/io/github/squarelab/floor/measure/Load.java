@@ -13,8 +13,9 @@ public interface Load extends AutoCloseable {
     void start(Window window) throws FloorFailure, InterruptedException;
 
     /**
-     * Starts no more calls and waits for the ones in flight to be answered and checked. Calls still
-     * unanswered after {@code timeout} fail the window.
+     * Starts no more calls and waits for the ones in flight to be answered and checked. What is still
+     * unanswered after {@code timeout} either fails the window (a call past its deadline) or is given up
+     * and counted through {@link Window#unanswered(long)} (a stream's backlog).
      */
     void stop(Duration timeout) throws InterruptedException;
 

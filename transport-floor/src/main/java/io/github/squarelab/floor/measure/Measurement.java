@@ -11,8 +11,10 @@ import java.time.Duration;
  * @param clientCpu CPU time the client process used while the window was open
  * @param answersChecked every answer checked in the whole run: warm-up, window and the wait for the last
  *     calls in flight
+ * @param unansweredAtEnd calls (stream messages) still unanswered when the wait for them ended, given up
  */
-public record Measurement(long calls, Duration measured, Latency latency, Duration clientCpu, long answersChecked) {
+public record Measurement(long calls, Duration measured, Latency latency, Duration clientCpu, long answersChecked,
+        long unansweredAtEnd) {
 
     public double seconds() {
         return measured.toNanos() / 1e9;

@@ -4,8 +4,9 @@ import java.io.PrintStream;
 import java.time.Duration;
 
 /**
- * Warms a load up, discards that, measures it for a fixed time, then waits for the calls still in flight
- * so that every answer is checked. Progress goes to a stream of its own, one line per phase; the lines
+ * Starts a load, waits for its first answer (gRPC connects lazily, and a cold JVM on a busy machine may
+ * take seconds to get there), warms it up, discards that, measures it for a fixed time, then waits for
+ * the calls still in flight so that every answer is checked. Progress goes to a stream of its own, one line per phase; the lines
  * starting {@code floor: measuring} and {@code floor: measured} mark the window, so that a script can
  * sample the server's CPU time at the same moments.
  */
@@ -14,10 +15,12 @@ public final class Run {
     private Run() {
     }
 
-    public static Measurement measure(Load load, Duration warmup, Duration duration, Duration drainTimeout,
-            PrintStream progress) throws FloorFailure, InterruptedException {
+    /** @param firstAnswerTimeout how long the first answer may take, connecting included */
+    public static Measurement measure(Load load, Duration firstAnswerTimeout, Duration warmup, Duration duration,
+            Duration drainTimeout, PrintStream progress) throws FloorFailure, InterruptedException {
         Window window = new Window();
         load.start(window);
+        window.awaitFirstAnswer(firstAnswerTimeout);
         progress.println("floor: warming up for " + warmup.toMillis() + " ms");
         window.await(warmup);
 
@@ -34,6 +37,6 @@ public final class Run {
         window.throwIfFailed();
         long[] latencies = window.sortedLatencies();
         return new Measurement(latencies.length, window.measured(), Latency.of(latencies), window.cpuWhileOpen(),
-            window.answersChecked());
+            window.answersChecked(), window.unansweredAtEnd());
     }
 }

@@ -26,8 +26,10 @@ public final class Window {
     private final Queue<LatencySamples> allSamples = new ConcurrentLinkedQueue<>();
     private final ThreadLocal<LatencySamples> samples = ThreadLocal.withInitial(this::newSamples);
     private final LongAdder checked = new LongAdder();
+    private final LongAdder unanswered = new LongAdder();
     private final AtomicReference<String> failure = new AtomicReference<>();
     private final CountDownLatch failed = new CountDownLatch(1);
+    private final CountDownLatch answeredOrFailed = new CountDownLatch(1);
     private volatile boolean open;
     private long openedNanos;
     private long closedNanos;
@@ -37,15 +39,24 @@ public final class Window {
     /** A correct answer to a call that took {@code latencyNanos}, from sending to the checked answer. */
     public void answered(long latencyNanos) {
         checked.increment();
+        if (answeredOrFailed.getCount() > 0) {
+            answeredOrFailed.countDown();
+        }
         if (open) {
             samples.get().add(latencyNanos);
         }
+    }
+
+    /** Calls (stream messages) sent but given up unanswered when the load stopped; not a failure. */
+    public void unanswered(long calls) {
+        unanswered.add(calls);
     }
 
     /** The run has failed; the first failure is the one reported. */
     public void fail(String what) {
         if (failure.compareAndSet(null, what)) {
             failed.countDown();
+            answeredOrFailed.countDown();
         }
     }
 
@@ -57,6 +68,15 @@ public final class Window {
     void await(Duration time) throws FloorFailure, InterruptedException {
         failed.await(time.toNanos(), TimeUnit.NANOSECONDS);
         throwIfFailed();
+    }
+
+    /** Waits until the first answer has come, or the run has failed, or {@code timeout} has passed. */
+    void awaitFirstAnswer(Duration timeout) throws FloorFailure, InterruptedException {
+        boolean answeredOrFailedInTime = answeredOrFailed.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        throwIfFailed();
+        if (!answeredOrFailedInTime) {
+            throw new FloorFailure("no answer within " + timeout.toMillis() + " ms of starting");
+        }
     }
 
     void throwIfFailed() throws FloorFailure {
@@ -90,6 +110,10 @@ public final class Window {
     /** Every answer checked, measured or not. */
     long answersChecked() {
         return checked.sum();
+    }
+
+    long unansweredAtEnd() {
+        return unanswered.sum();
     }
 
     /** The measured latencies, sorted; call after the load has stopped. */
