@@ -24,8 +24,8 @@ public record ClientSettings(Transport transport, String target, int inFlight, i
     public static final Duration DEFAULT_WARMUP = Duration.ofSeconds(3);
     public static final Duration DEFAULT_DURATION = Duration.ofSeconds(10);
 
-    /** As the aggregator's {@code aggregator.call-deadline}. */
-    public static final Duration CALL_DEADLINE = Duration.ofSeconds(10);
+    /** How long the first answer may take: connecting, and a cold JVM on a busy machine. */
+    public static final Duration FIRST_ANSWER_TIMEOUT = Duration.ofSeconds(30);
     /** How long the calls still in flight at the end of the window may take to be answered. */
     public static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(10);
 
@@ -44,12 +44,16 @@ public record ClientSettings(Transport transport, String target, int inFlight, i
     }
 
     /**
-     * A stream lasts the whole run, so its deadline covers the wait for the first answer, the warm-up, the
-     * window and the drain, with a drain's worth to spare so that the load gives a backlog up before the
-     * deadline fails it.
+     * The deadline of every call and stream: the longest the run can last (the wait for the first answer,
+     * the warm-up, the window and the drain), with a drain's worth to spare so that the load gives up what
+     * is unanswered before a deadline fails it. A floor has no use for a call that outlives the run, and a
+     * slow call is the measurement, not a failure: with thousands of calls in flight a call waits
+     * in-flight / throughput, seconds on a busy machine, so the aggregator's 10 s would fail runs in
+     * which nothing was wrong. Every call still carries a deadline, and so pays for its timer as the
+     * aggregator's calls do.
      */
-    public Duration streamDeadline() {
-        return CALL_DEADLINE.plus(warmup).plus(duration).plus(DRAIN_TIMEOUT.multipliedBy(2));
+    public Duration deadline() {
+        return FIRST_ANSWER_TIMEOUT.plus(warmup).plus(duration).plus(DRAIN_TIMEOUT.multipliedBy(2));
     }
 
     private static void requirePositive(String name, int value) {

@@ -25,7 +25,7 @@ public final class FloorClient {
 
     public Measurement run() throws FloorFailure, InterruptedException {
         try (Load load = newLoad()) {
-            return Run.measure(load, ClientSettings.CALL_DEADLINE, settings.warmup(), settings.duration(),
+            return Run.measure(load, ClientSettings.FIRST_ANSWER_TIMEOUT, settings.warmup(), settings.duration(),
                 ClientSettings.DRAIN_TIMEOUT, progress);
         }
     }
@@ -56,9 +56,9 @@ public final class FloorClient {
 
     private Load newLoad() {
         return switch (settings.transport()) {
-            case HTTP -> new HttpLoad(settings.target(), settings.httpConnections(), ClientSettings.CALL_DEADLINE);
-            case GRPC_UNARY -> new GrpcUnaryLoad(settings.target(), settings.inFlight(), ClientSettings.CALL_DEADLINE);
-            case GRPC_STREAM -> new GrpcStreamLoad(settings.target(), settings.streams(), settings.streamDeadline());
+            case HTTP -> new HttpLoad(settings.target(), settings.httpConnections(), settings.deadline());
+            case GRPC_UNARY -> new GrpcUnaryLoad(settings.target(), settings.inFlight(), settings.deadline());
+            case GRPC_STREAM -> new GrpcStreamLoad(settings.target(), settings.streams(), settings.deadline());
         };
     }
 
@@ -69,22 +69,24 @@ public final class FloorClient {
             case HTTP -> json
                 .field("in_flight", settings.httpConnections())
                 .field("connections", settings.httpConnections())
-                .field("call_deadline_s", seconds(ClientSettings.CALL_DEADLINE))
+                .field("call_deadline_s", seconds(settings.deadline()))
                 .field("client", "netty " + HttpLoad.io() + ", HTTP/1.1 keep-alive, one call per connection");
             case GRPC_UNARY -> json
                 .field("in_flight", settings.inFlight())
                 .field("channels", 1)
-                .field("call_deadline_s", seconds(ClientSettings.CALL_DEADLINE))
+                .field("call_deadline_s", seconds(settings.deadline()))
                 .field("client", "grpc-java netty-shaded " + GrpcUnaryLoad.io() + ", direct executor");
             case GRPC_STREAM -> json
                 .field("streams", settings.streams())
                 .field("channels", 1)
-                .field("stream_deadline_s", seconds(settings.streamDeadline()))
+                .field("stream_deadline_s", seconds(settings.deadline()))
                 .field("client", "grpc-java netty-shaded " + GrpcStreamLoad.io() + ", direct executor, isReady flow control");
         }
         return json
+            .field("first_answer_timeout_s", seconds(ClientSettings.FIRST_ANSWER_TIMEOUT))
             .field("warmup_s", seconds(settings.warmup()))
             .field("duration_s", seconds(settings.duration()))
+            .field("drain_timeout_s", seconds(ClientSettings.DRAIN_TIMEOUT))
             .field("numbers", "1.." + Squares.LARGEST_NUMBER)
             .field("java", Runtime.version().toString())
             .field("processors", Runtime.getRuntime().availableProcessors());

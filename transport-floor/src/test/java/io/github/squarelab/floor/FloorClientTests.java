@@ -38,7 +38,9 @@ class FloorClientTests {
         assertThat(used.get("target").asText()).isEqualTo("127.0.0.1:6000");
         assertThat(used.get("in_flight").asInt()).isEqualTo(3200);
         assertThat(used.get("channels").asInt()).isEqualTo(1);
-        assertThat(used.get("call_deadline_s").asDouble()).isEqualTo(10.0);
+        assertThat(used.get("call_deadline_s").asDouble()).isEqualTo(30 + 3 + 10 + 2 * 10.0);
+        assertThat(used.get("first_answer_timeout_s").asDouble()).isEqualTo(30.0);
+        assertThat(used.get("drain_timeout_s").asDouble()).isEqualTo(10.0);
         assertThat(used.get("warmup_s").asDouble()).isEqualTo(3.0);
         assertThat(used.get("duration_s").asDouble()).isEqualTo(10.0);
         assertThat(used.get("numbers").asText()).isEqualTo("1..1000");
@@ -54,7 +56,8 @@ class FloorClientTests {
         assertThat(json.fieldNames()).toIterable().containsExactly("transport", "settings", "calls", "seconds",
             "calls_per_second", "latency_us", "client_cpu_seconds", "answers_checked", "unanswered_at_end");
         assertThat(json.get("settings").fieldNames()).toIterable()
-            .contains("target", "warmup_s", "duration_s", "numbers", "client", "java", "processors")
+            .contains("target", "first_answer_timeout_s", "warmup_s", "duration_s", "drain_timeout_s", "numbers",
+                "client", "java", "processors")
             .containsAnyElementsOf(List.of("in_flight", "streams"));
     }
 }

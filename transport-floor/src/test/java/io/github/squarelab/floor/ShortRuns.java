@@ -1,9 +1,15 @@
 package io.github.squarelab.floor;
 
+import io.github.squarelab.floor.measure.FloorFailure;
+import io.github.squarelab.floor.measure.Load;
+import io.github.squarelab.floor.measure.Measurement;
+import io.github.squarelab.floor.measure.Run;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.IntToLongFunction;
 
@@ -31,6 +37,32 @@ public final class ShortRuns {
             answered.increment();
             return Squares.square(number);
         };
+    }
+
+    /**
+     * The true square for the first {@code answers} numbers, then a hang until {@code release} opens: a
+     * server that stops answering, blocking the event loop it answers on.
+     */
+    public static IntToLongFunction squaresThenHang(long answers, CountDownLatch release) {
+        AtomicLong asked = new AtomicLong();
+        return number -> {
+            if (asked.incrementAndGet() > answers) {
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return Squares.square(number);
+        };
+    }
+
+    /** A whole run with a drain timeout of half a second, to see what it gives up. */
+    public static Measurement runWithShortDrain(Load load) throws FloorFailure, InterruptedException {
+        try (load) {
+            return Run.measure(load, Duration.ofSeconds(30), WARMUP, Duration.ofMillis(300), Duration.ofMillis(500),
+                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+        }
     }
 
     /** One more than the square: a server that is wrong by a little. */

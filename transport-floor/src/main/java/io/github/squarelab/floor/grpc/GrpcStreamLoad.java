@@ -7,15 +7,12 @@ import io.github.squarelab.proto.Input;
 import io.github.squarelab.proto.Output;
 import io.github.squarelab.proto.SquareRpcGrpc;
 import io.grpc.CallOptions;
-import io.grpc.ClientCall;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.ClientResponseObserver;
 import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -26,21 +23,17 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>isReady bounds only what waits in the client; the server reads one message at a time, so each stream
  * also has up to its HTTP/2 flow-control window of messages (tens of thousands of these small ones) queued
- * in the server. At the end every stream half-closes and its backlog is answered and checked; a backlog
- * that takes longer than the drain timeout is given up (cancelled) and reported, not failed: nothing was
- * wrong with it, it was only more than the time allowed.
+ * in the server. At the end every stream half-closes and its backlog is answered and checked; what takes
+ * longer than the drain timeout is given up (cancelled) and counted.
  */
 public final class GrpcStreamLoad implements Load {
-
-    /** Cancelling is local and immediate; this only guards against a stream that never reports its end. */
-    private static final Duration GIVE_UP_GRACE = Duration.ofSeconds(5);
 
     private final ManagedChannel channel;
     private final int streams;
     private final Duration streamDeadline;
     private final CountDownLatch streamsEnded;
-    private final List<Exchange> exchanges = new CopyOnWriteArrayList<>();
     private volatile boolean stopping;
+    private volatile boolean givenUp;
     private Window window;
 
     /**
@@ -63,24 +56,24 @@ public final class GrpcStreamLoad implements Load {
     public void start(Window window) {
         this.window = window;
         for (int stream = 0; stream < streams; stream++) {
-            ClientCall<Input, Output> call = channel.newCall(SquareRpcGrpc.getFindSquareBiStreamMethod(),
-                CallOptions.DEFAULT.withDeadlineAfter(streamDeadline.toNanos(), TimeUnit.NANOSECONDS));
-            Exchange exchange = new Exchange(call, Squares.first(stream));
-            exchanges.add(exchange);
-            ClientCalls.asyncBidiStreamingCall(call, exchange);
+            ClientCalls.asyncBidiStreamingCall(channel.newCall(SquareRpcGrpc.getFindSquareBiStreamMethod(),
+                CallOptions.DEFAULT.withDeadlineAfter(streamDeadline.toNanos(), TimeUnit.NANOSECONDS)),
+                new Exchange(Squares.first(stream)));
         }
     }
 
     /**
      * The streams see the flag at their next onReady, half-close, and complete once their backlog is
-     * answered; after {@code timeout} the rest are cancelled and their unanswered messages counted.
+     * answered; after {@code timeout} the rest are cancelled, all at once by shutting the channel down,
+     * and their unanswered messages counted as they end.
      */
     @Override
     public void stop(Duration timeout) throws InterruptedException {
         stopping = true;
         if (!streamsEnded.await(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
-            exchanges.forEach(Exchange::giveUp);
-            if (!streamsEnded.await(GIVE_UP_GRACE.toNanos(), TimeUnit.NANOSECONDS)) {
+            givenUp = true;
+            channel.shutdownNow();
+            if (!streamsEnded.await(GrpcChannels.GIVE_UP_GRACE.toNanos(), TimeUnit.NANOSECONDS)) {
                 window.fail(streamsEnded.getCount() + " grpc-stream streams did not end even when cancelled");
             }
         }
@@ -97,18 +90,14 @@ public final class GrpcStreamLoad implements Load {
      */
     private final class Exchange implements ClientResponseObserver<Input, Output> {
 
-        private final ClientCall<Input, Output> call;
         private final SendTimes sendTimes = new SendTimes();
         private ClientCallStreamObserver<Input> requests;
         private int nextToSend;
         private int nextExpected;
         private boolean halfClosed;
         private boolean cancelledByUs;
-        /** Set from the thread that stops the load, hence volatile. */
-        private volatile boolean givenUp;
 
-        Exchange(ClientCall<Input, Output> call, int first) {
-            this.call = call;
+        Exchange(int first) {
             this.nextToSend = first;
             this.nextExpected = first;
         }
@@ -168,12 +157,6 @@ public final class GrpcStreamLoad implements Load {
                 window.fail("grpc-stream completed with " + sendTimes.size() + " messages unanswered");
             }
             streamsEnded.countDown();
-        }
-
-        /** ClientCall.cancel may be called from any thread; the stream then ends in onError. */
-        void giveUp() {
-            givenUp = true;
-            call.cancel("the drain timeout has passed", null);
         }
     }
 }

@@ -28,6 +28,7 @@ public final class GrpcUnaryLoad implements Load {
     private final Duration callDeadline;
     private final CountDownLatch callChainsEnded;
     private volatile boolean stopping;
+    private volatile boolean givenUp;
     private Window window;
 
     /**
@@ -54,12 +55,19 @@ public final class GrpcUnaryLoad implements Load {
         }
     }
 
+    /**
+     * Each chain ends with the answer to its last call; after {@code timeout} the calls still unanswered
+     * are cancelled, all at once by shutting the channel down, and counted as they end.
+     */
     @Override
     public void stop(Duration timeout) throws InterruptedException {
         stopping = true;
         if (!callChainsEnded.await(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
-            window.fail(callChainsEnded.getCount() + " grpc-unary calls still unanswered " + timeout.toMillis()
-                + " ms after the measurement");
+            givenUp = true;
+            channel.shutdownNow();
+            if (!callChainsEnded.await(GrpcChannels.GIVE_UP_GRACE.toNanos(), TimeUnit.NANOSECONDS)) {
+                window.fail(callChainsEnded.getCount() + " grpc-unary calls did not end even when cancelled");
+            }
         }
     }
 
@@ -92,7 +100,11 @@ public final class GrpcUnaryLoad implements Load {
 
         @Override
         public void onError(Throwable error) {
-            window.fail("grpc-unary call for " + number + " failed: " + Status.fromThrowable(error));
+            if (givenUp) {
+                window.unanswered(1);
+            } else {
+                window.fail("grpc-unary call for " + number + " failed: " + Status.fromThrowable(error));
+            }
             callChainsEnded.countDown();
         }
 

@@ -9,10 +9,13 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.timeout.ReadTimeoutHandler;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -27,6 +30,8 @@ public final class HttpLoad implements Load {
 
     /** Connecting on loopback takes microseconds; a refused or black-holed port must not hang the run. */
     private static final int CONNECT_TIMEOUT_MILLIS = 2000;
+    /** Closing is local and immediate; this only guards against a connection that never reports its end. */
+    private static final Duration GIVE_UP_GRACE = Duration.ofSeconds(5);
     /** Far more than a bare number and the headers of a problem need. */
     private static final int MAX_RESPONSE_BYTES = 64 * 1024;
 
@@ -35,14 +40,16 @@ public final class HttpLoad implements Load {
     private final int connections;
     private final Duration callDeadline;
     private final EventLoopGroup eventLoops = NettyTransport.group(0);
+    private final ChannelGroup channels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     private final CountDownLatch exchangesEnded;
     private volatile boolean stopping;
+    private volatile boolean givenUp;
     private Window window;
 
     /**
      * @param target the server as host:port
      * @param connections how many connections, and so calls in flight
-     * @param callDeadline how long one call may go unanswered
+     * @param callDeadline how long one call may go unanswered before the run fails
      */
     public HttpLoad(String target, int connections, Duration callDeadline) {
         int colon = target.lastIndexOf(':');
@@ -71,15 +78,23 @@ public final class HttpLoad implements Load {
                 throw new FloorFailure("http: cannot connect to " + hostHeader + ": " + connected.cause(),
                     connected.cause());
             }
+            channels.add(connected.channel());
         }
     }
 
+    /**
+     * Each connection closes after the answer to its last call; after {@code timeout} the ones still
+     * waiting are closed and their calls counted as unanswered.
+     */
     @Override
     public void stop(Duration timeout) throws InterruptedException {
         stopping = true;
         if (!exchangesEnded.await(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
-            window.fail(exchangesEnded.getCount() + " http connections still waiting for an answer "
-                + timeout.toMillis() + " ms after the measurement");
+            givenUp = true;
+            channels.close();
+            if (!exchangesEnded.await(GIVE_UP_GRACE.toNanos(), TimeUnit.NANOSECONDS)) {
+                window.fail(exchangesEnded.getCount() + " http connections did not end even when closed");
+            }
         }
     }
 
@@ -90,6 +105,10 @@ public final class HttpLoad implements Load {
 
     boolean isStopping() {
         return stopping;
+    }
+
+    boolean hasGivenUp() {
+        return givenUp;
     }
 
     void exchangeEnded() {
@@ -104,7 +123,7 @@ public final class HttpLoad implements Load {
             .handler(new ChannelInitializer<SocketChannel>() {
                 @Override
                 protected void initChannel(SocketChannel channel) {
-                    // Every connection always has a call in flight, so no read for a deadline is an unanswered call.
+                    // A connection always has a call in flight, so a deadline without a read is an unanswered call.
                     channel.pipeline().addLast(new HttpClientCodec(), new HttpObjectAggregator(MAX_RESPONSE_BYTES),
                         new ReadTimeoutHandler(callDeadline.toNanos(), TimeUnit.NANOSECONDS),
                         new SquareExchange(hostHeader, first, window, HttpLoad.this));

@@ -21,7 +21,8 @@ import java.nio.charset.StandardCharsets;
 /**
  * One keep-alive connection asking for squares one at a time (HTTP/1.1 has no multiplexing, and
  * pipelining is off in every client the lab would compare with): each checked answer sends the next
- * request. All callbacks of a connection run on its event loop, so the fields need no lock.
+ * request. All callbacks of a connection run on its event loop, so the fields need no lock. The
+ * connection's end is accounted for once, when it closes.
  */
 final class SquareExchange extends SimpleChannelInboundHandler<FullHttpResponse> {
 
@@ -31,7 +32,6 @@ final class SquareExchange extends SimpleChannelInboundHandler<FullHttpResponse>
     private int number;
     private long sentNanos;
     private boolean awaitingAnswer;
-    private boolean ended;
 
     /**
      * @param host the Host header, the server's host:port
@@ -57,13 +57,13 @@ final class SquareExchange extends SimpleChannelInboundHandler<FullHttpResponse>
         String wrong = check(response);
         if (wrong != null) {
             window.fail(wrong);
-            end(ctx);
+            ctx.close();
             return;
         }
         window.answered(latency);
         number = Squares.next(number);
         if (load.isStopping() || window.hasFailed()) {
-            end(ctx);
+            ctx.close();
         } else {
             send(ctx);
         }
@@ -71,21 +71,22 @@ final class SquareExchange extends SimpleChannelInboundHandler<FullHttpResponse>
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        if (!ended) {
-            window.fail("http: the server closed a connection" + (awaitingAnswer ? " without answering " + number : ""));
-            end(ctx);
+        if (load.hasGivenUp()) {
+            window.unanswered(awaitingAnswer ? 1 : 0);
+        } else if (awaitingAnswer) {
+            window.fail("http: the server closed a connection without answering " + number);
         }
+        load.exchangeEnded();
         ctx.fireChannelInactive();
     }
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        if (cause instanceof ReadTimeoutException) {
-            window.fail("http: no answer for " + number + " within the call deadline");
-        } else {
-            window.fail("http: " + cause);
+        if (!load.hasGivenUp()) {
+            window.fail(cause instanceof ReadTimeoutException ? "http: no answer for " + number + " within the deadline"
+                : "http: " + cause);
         }
-        end(ctx);
+        ctx.close();
     }
 
     private void send(ChannelHandlerContext ctx) {
@@ -129,14 +130,5 @@ final class SquareExchange extends SimpleChannelInboundHandler<FullHttpResponse>
 
     private static String abbreviate(String text) {
         return text.length() <= 40 ? text : text.substring(0, 40) + "...";
-    }
-
-    /** This connection asks no more; once all have ended, the load has stopped. */
-    private void end(ChannelHandlerContext ctx) {
-        if (!ended) {
-            ended = true;
-            load.exchangeEnded();
-        }
-        ctx.close();
     }
 }

@@ -14,8 +14,8 @@ public interface Load extends AutoCloseable {
 
     /**
      * Starts no more calls and waits for the ones in flight to be answered and checked. What is still
-     * unanswered after {@code timeout} either fails the window (a call past its deadline) or is given up
-     * and counted through {@link Window#unanswered(long)} (a stream's backlog).
+     * unanswered after {@code timeout} is given up (cancelled) and counted through
+     * {@link Window#unanswered(long)}: it was slow, not wrong.
      */
     void stop(Duration timeout) throws InterruptedException;
 

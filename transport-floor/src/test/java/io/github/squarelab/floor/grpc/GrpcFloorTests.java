@@ -18,6 +18,8 @@ import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.StreamObserver;
 import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import org.junit.jupiter.api.AfterEach;
@@ -58,6 +60,38 @@ class GrpcFloorTests {
         assertThat(measurement.calls()).isPositive();
         assertThat(measurement.unansweredAtEnd()).isZero();
         assertThat(measurement.answersChecked()).isEqualTo(answeredByServer.sum());
+    }
+
+    @Test
+    void unaryGivesUpAndCountsTheCallsAServerLeavesUnansweredAtTheEnd() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        server = new GrpcSquareServer("127.0.0.1", 0, ShortRuns.squaresThenHang(200, release));
+        try {
+            Measurement measurement = ShortRuns.runWithShortDrain(
+                new GrpcUnaryLoad("127.0.0.1:" + server.port(), 4, Duration.ofMinutes(1)));
+
+            // Up to three answers read in the same batch as the one that hangs may wait unflushed behind it.
+            assertThat(measurement.answersChecked()).isBetween(200L - 3, 200L);
+            assertThat(measurement.unansweredAtEnd()).isEqualTo(4);
+        } finally {
+            release.countDown();
+        }
+    }
+
+    @Test
+    void streamGivesUpAndCountsTheBacklogAServerLeavesUnansweredAtTheEnd() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        server = new GrpcSquareServer("127.0.0.1", 0, ShortRuns.squaresThenHang(200, release));
+        try {
+            Measurement measurement = ShortRuns.runWithShortDrain(
+                new GrpcStreamLoad("127.0.0.1:" + server.port(), 1, Duration.ofMinutes(1)));
+
+            // Answers written just before the hang may wait unflushed behind it, on the blocked event loop.
+            assertThat(measurement.answersChecked()).isPositive().isLessThanOrEqualTo(200);
+            assertThat(measurement.unansweredAtEnd()).isPositive();
+        } finally {
+            release.countDown();
+        }
     }
 
     @Test

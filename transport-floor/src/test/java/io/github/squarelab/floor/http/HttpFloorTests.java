@@ -12,6 +12,8 @@ import io.github.squarelab.floor.SquareServer;
 import io.github.squarelab.floor.Transport;
 import io.github.squarelab.floor.measure.FloorFailure;
 import io.github.squarelab.floor.measure.Measurement;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.LongAdder;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -47,6 +49,21 @@ class HttpFloorTests {
             ShortRuns.WARMUP, ShortRuns.DURATION);
 
         assertThat(settings.httpConnections()).isEqualTo(3);
+    }
+
+    @Test
+    void givesUpAndCountsTheCallsAServerLeavesUnansweredAtTheEnd() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        server = new HttpSquareServer("127.0.0.1", 0, ShortRuns.squaresThenHang(200, release));
+        try {
+            Measurement measurement = ShortRuns.runWithShortDrain(
+                new HttpLoad("127.0.0.1:" + server.port(), 2, Duration.ofMinutes(1)));
+
+            assertThat(measurement.answersChecked()).isEqualTo(200);
+            assertThat(measurement.unansweredAtEnd()).isEqualTo(2);
+        } finally {
+            release.countDown();
+        }
     }
 
     @Test
