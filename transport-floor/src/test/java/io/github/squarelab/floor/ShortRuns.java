@@ -40,19 +40,24 @@ public final class ShortRuns {
     }
 
     /**
-     * The true square for the first {@code answers} numbers, then a hang until {@code release} opens: a
-     * server that stops answering, blocking the event loop it answers on.
+     * The true square, counted in {@code answered}, for {@code answering} from the first number asked; then a
+     * hang until {@code release} opens: a server that stops answering, blocking the event loop it answers
+     * on. Timed rather than counted so that answers from earlier reads have been flushed to the client;
+     * with one call at a time per connection (HTTP/1.1) every answer given has been flushed.
      */
-    public static IntToLongFunction squaresThenHang(long answers, CountDownLatch release) {
-        AtomicLong asked = new AtomicLong();
+    public static IntToLongFunction squaresThenHang(Duration answering, LongAdder answered, CountDownLatch release) {
+        AtomicLong firstAskedNanos = new AtomicLong();
         return number -> {
-            if (asked.incrementAndGet() > answers) {
+            long now = System.nanoTime();
+            firstAskedNanos.compareAndSet(0, now);
+            if (now - firstAskedNanos.get() > answering.toNanos()) {
                 try {
                     release.await();
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
             }
+            answered.increment();
             return Squares.square(number);
         };
     }
