@@ -80,7 +80,8 @@ public final class FloorClient {
                 .field("streams", settings.streams())
                 .field("channels", 1)
                 .field("stream_deadline_s", seconds(settings.deadline()))
-                .field("client", "grpc-java netty-shaded " + GrpcStreamLoad.io() + ", direct executor, isReady flow control");
+                .field("client", "grpc-java netty-shaded " + GrpcStreamLoad.io()
+                    + ", default executor, isReady flow control");
         }
         return json
             .field("first_answer_timeout_s", seconds(ClientSettings.FIRST_ANSWER_TIMEOUT))

@@ -37,7 +37,7 @@ public final class GrpcUnaryLoad implements Load {
      * @param callDeadline the deadline of each call
      */
     public GrpcUnaryLoad(String target, int inFlight, Duration callDeadline) {
-        this.channel = GrpcChannels.open(target);
+        this.channel = GrpcChannels.withShortCallbacks(target);
         this.inFlight = inFlight;
         this.callDeadline = callDeadline;
         this.callChainsEnded = new CountDownLatch(inFlight);
