@@ -59,6 +59,8 @@
   Chart.defaults.font.family = getComputedStyle(document.body).fontFamily;
   Chart.defaults.color = '#3e4c59';
   Chart.defaults.plugins.legend.labels.boxWidth = 14;
+  // Line charts show a line in their legend, dashed like the line it names.
+  const lineLegend = { labels: { usePointStyle: true, pointStyle: 'line', pointStyleWidth: 28 } };
 
   const axisTitle = (text) => ({ display: true, text, font: { weight: '600' } });
   let drawn = 0;
@@ -149,7 +151,7 @@
             title: axisTitle('share of requests at least this fast (percentile)') },
           y: { type: 'linear', title: axisTitle('time per request (ms)') },
         },
-        plugins: { tooltip: { callbacks: {
+        plugins: { legend: lineLegend, tooltip: { callbacks: {
           title: (items) => 'p' + items[0].parsed.x,
           label: (ctx) => ctx.dataset.label + ': ' + ms(ctx.parsed.y) } } },
       },
@@ -194,6 +196,7 @@
     const common = (yTitle) => ({
       interaction: { mode: 'nearest', axis: 'x', intersect: false },
       scales: { x: { title: axisTitle('concurrent ab clients') }, y: { type: 'linear', title: axisTitle(yTitle) } },
+      plugins: { legend: lineLegend },
     });
     draw('chart-sweep-throughput', {
       type: 'line',
@@ -204,7 +207,7 @@
           borderDash: line.dash, data: series(line, (run) => run.rps),
         })),
       },
-      options: Object.assign(common('requests per second'), {}),
+      options: common('requests per second'),
     });
     const latency = draw('chart-sweep-latency', {
       type: 'line',
@@ -221,27 +224,15 @@
     scaleToggle('toggle-sweep-scale', latency, 'logarithmic');
   }
 
-  function runsTable() {
-    const table = document.getElementById('runs');
-    const heads = ['path', 'n', 'concurrency', 'req/s', 'mean', 'p50', 'p90', 'p99', 'max']
-      .concat(SERVICES.map((name) => name + ' CPU'), ['CPU per downstream call', 'machine CPU', 'peak RSS', 'failed']);
-    table.appendChild(el('thead', {}, [el('tr', {}, heads.map((head) => el('th', { text: head })))]));
+  // A table row per run; a run that failed is red, with why in its tooltip.
+  function table(id, heads, cellsOf) {
+    const node = document.getElementById(id);
+    node.appendChild(el('thead', {}, [el('tr', {}, heads.map((head) => el('th', { text: head })))]));
     const body = el('tbody');
     runs.forEach((run) => {
       const found = problemsOf(run);
-      let cells;
-      if (run.error) {
-        cells = [run.path, run.n, run.concurrency, 'error: ' + run.error].concat(Array(heads.length - 4).fill(''));
-      } else {
-        const perCall = SERVICES.map((name) => (run.cpu[name] || {}).us_per_call).filter((v) => v !== null && v !== undefined)
-          .reduce((sum, v) => sum + v, 0);
-        cells = [run.path, run.n, run.concurrency, fmt(run.rps, 2), ms(run.latency_ms.mean), ms(run.latency_ms.p50),
-          ms(run.latency_ms.p90), ms(run.latency_ms.p99), ms(run.latency_ms.max)]
-          .concat(SERVICES.map((name) => (run.cpu[name] ? fmt(run.cpu[name].percent, 0) + ' % · ' + fmt(run.cpu[name].seconds, 2) + ' s' : '–')))
-          .concat([fmt(perCall, 1) + ' µs', fmt(run.cpu.machine.percent, 0) + ' %',
-            SERVICES.map((name) => fmt(run.rss_mb[name], 0)).join(' / ') + ' MiB',
-            String(run.failed) + (run.non2xx ? ' (+' + run.non2xx + ' non-2xx)' : '')]);
-      }
+      const cells = [run.path, run.n, run.concurrency].concat(run.error
+        ? ['error: ' + run.error].concat(Array(heads.length - 4).fill('')) : cellsOf(run));
       const row = el('tr', found.length ? { class: 'bad', title: found.join('; ') } : {});
       cells.forEach((cell, index) => {
         const td = el('td', { text: String(cell) });
@@ -250,7 +241,22 @@
       });
       body.appendChild(row);
     });
-    table.appendChild(body);
+    node.appendChild(body);
+  }
+
+  function runsTables() {
+    table('runs', ['path', 'n', 'concurrency', 'req/s', 'mean', 'p50', 'p90', 'p99', 'max', 'completed', 'failed', 'non-2xx'],
+      (run) => [fmt(run.rps, 2), ms(run.latency_ms.mean), ms(run.latency_ms.p50), ms(run.latency_ms.p90),
+        ms(run.latency_ms.p99), ms(run.latency_ms.max), run.completed, run.failed, run.non2xx]);
+    const cpuCell = (entry) => (entry ? fmt(entry.percent, 0) + ' % · ' + fmt(entry.seconds, 2) + ' s' : '–');
+    table('resources', ['path', 'n', 'concurrency'].concat(SERVICES.map((name) => name),
+      ['ab', 'machine', 'service CPU / request', 'service CPU / call', 'peak RSS (MiB)']),
+    (run) => {
+      const total = (field) => SERVICES.reduce((sum, name) => sum + ((run.cpu[name] || {})[field] || 0), 0);
+      return SERVICES.map((name) => cpuCell(run.cpu[name])).concat([cpuCell(run.cpu.ab), cpuCell(run.cpu.machine),
+        fmt(total('ms_per_request'), 2) + ' ms', fmt(total('us_per_call'), 1) + ' µs',
+        SERVICES.map((name) => fmt(run.rss_mb[name], 0)).join(' / ')]);
+    });
   }
 
   function notes() {
@@ -294,7 +300,7 @@
   latencyCurveChart();
   cpuCharts();
   sweepCharts();
-  runsTable();
+  runsTables();
   notes();
   settingsList();
   // Tells a headless browser (and the render test) that every chart was drawn.
