@@ -1,0 +1,15 @@
+package io.github.squarelab.aggregator;
+
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
+
+/** Fans a request for n squares out to a square service over REST, gRPC unary or a gRPC bidi stream. */
+@SpringBootApplication
+@ConfigurationPropertiesScan
+public class AggregatorApplication {
+
+    public static void main(String[] args) {
+        SpringApplication.run(AggregatorApplication.class, args);
+    }
+}

@@ -1,0 +1,43 @@
+package io.github.squarelab.aggregator;
+
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.NotNull;
+import java.net.URI;
+import java.time.Duration;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.validation.annotation.Validated;
+
+/**
+ * Every setting of the aggregator ({@code aggregator.*}); defaults are in application.yml and the README.
+ *
+ * @param maxN the largest n a request may ask for
+ * @param inFlight how many unary calls one request keeps in flight at once (1 = the article's sequential loop)
+ * @param deadline how long one whole request may take, and so one whole bidi stream
+ * @param callDeadline how long one unary call may take, including the wait for a pooled connection
+ * @param rest where the REST square service is, and how many connections to keep to it
+ * @param grpc where the gRPC square service is
+ */
+@Validated
+@ConfigurationProperties("aggregator")
+public record AggregatorProperties(
+        @Min(0) @Max(Integer.MAX_VALUE) int maxN,
+        @Min(1) int inFlight,
+        @NotNull Duration deadline,
+        @NotNull Duration callDeadline,
+        @Valid @NotNull Rest rest,
+        @Valid @NotNull Grpc grpc) {
+
+    /**
+     * @param baseUrl the REST square service, e.g. http://127.0.0.1:7575
+     * @param maxConnections the size of the keep-alive connection pool shared by all requests
+     */
+    public record Rest(@NotNull URI baseUrl, @Min(1) int maxConnections) {
+    }
+
+    /** @param target the gRPC square service as a grpc-java target, e.g. 127.0.0.1:6565 or dns:///host:6565 */
+    public record Grpc(@NotBlank String target) {
+    }
+}

@@ -1,0 +1,94 @@
+package io.github.squarelab.aggregator.fanout;
+
+import io.github.squarelab.aggregator.AggregatorProperties;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import org.springframework.stereotype.Service;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.SignalType;
+
+/**
+ * Asks the square service for the squares of 1..n over one transport and answers them as JSON.
+ *
+ * <p>Unary transports issue their n calls concurrently, at most {@code aggregator.in-flight} at a time
+ * per request, and collect the answers in order. No thread waits on a call: the clients are
+ * non-blocking and the next call starts from the callback of the one before. The stream transport
+ * sends its n messages on one bidi stream, paced by the stream's flow control.
+ */
+@Service
+public class FanoutService {
+
+    private final Map<Transport, UnarySquareClient> unaryClients = new EnumMap<>(Transport.class);
+    private final StreamSquareClient streamClient;
+    private final FanoutMetrics metrics;
+    private final AggregatorProperties properties;
+
+    public FanoutService(List<UnarySquareClient> unaryClients, StreamSquareClient streamClient,
+            FanoutMetrics metrics, AggregatorProperties properties) {
+        unaryClients.forEach(client -> this.unaryClients.put(client.transport(), client));
+        this.streamClient = streamClient;
+        this.metrics = metrics;
+        this.properties = properties;
+    }
+
+    /** The squares of 1..n as the contract's JSON array; fails with a {@link DownstreamException}. */
+    public Mono<String> fanOut(Transport transport, int n) {
+        FanoutMetrics.Recording recording = metrics.start(transport);
+        return collect(transport, n, recording)
+            .timeout(properties.deadline(), Mono.error(this::deadlineExceeded))
+            .map(Squares::toJson)
+            .doFinally(signal -> recording.end(signal == SignalType.ON_COMPLETE));
+    }
+
+    private Mono<Squares> collect(Transport transport, int n, CallRecorder recorder) {
+        if (n == 0) {
+            return Mono.just(new Squares(0));
+        }
+        if (transport == Transport.GRPC_STREAM) {
+            return streamClient.squares(n, recorder);
+        }
+        UnarySquareClient client = unaryClients.get(transport);
+        return Flux.range(1, n)
+            .flatMapSequential(number -> call(client, number, recorder), properties.inFlight(), 1)
+            .collect(() -> new Squares(n), Squares::add)
+            .flatMap(squares -> squares.isComplete() ? Mono.just(squares) : Mono.error(incomplete(squares)));
+    }
+
+    /**
+     * One call, reported to the recorder exactly once, when its answer arrives and before the answer
+     * travels on (by then flatMapSequential may start the next call, and the in-flight count must not see
+     * both), or when it fails, or is cancelled unanswered (operators may also cancel a call that has
+     * already answered, hence the flag).
+     */
+    private static Mono<Long> call(UnarySquareClient client, int number, CallRecorder recorder) {
+        return Mono.defer(() -> {
+            recorder.started();
+            long start = System.nanoTime();
+            AtomicBoolean reported = new AtomicBoolean();
+            Consumer<Boolean> finish = success -> {
+                if (reported.compareAndSet(false, true)) {
+                    recorder.finished(System.nanoTime() - start, success);
+                }
+            };
+            return client.square(number)
+                .doOnSuccess(square -> finish.accept(square != null))
+                .doOnError(error -> finish.accept(false))
+                .doOnCancel(() -> finish.accept(false));
+        });
+    }
+
+    private DownstreamException deadlineExceeded() {
+        return new DownstreamException(DownstreamException.Kind.TIMEOUT,
+            "no complete answer from the square service within " + properties.deadline().toMillis()
+                + " ms (aggregator.deadline)");
+    }
+
+    private static DownstreamException incomplete(Squares squares) {
+        return new DownstreamException(DownstreamException.Kind.BAD_ANSWER,
+            "the square service answered " + squares.size() + " of " + squares.expected() + " squares");
+    }
+}

@@ -1,0 +1,35 @@
+package io.github.squarelab.aggregator.grpc;
+
+import io.github.squarelab.aggregator.fanout.DownstreamException;
+import io.github.squarelab.aggregator.fanout.DownstreamException.Kind;
+import io.grpc.Status;
+import java.time.Duration;
+
+/** The one place where gRPC statuses become the fan-out's failure kinds. */
+final class GrpcFailures {
+
+    private GrpcFailures() {
+    }
+
+    /**
+     * @param target the square service's address, for the message
+     * @param deadline the deadline the call had, and the property that set it, for the message
+     */
+    static DownstreamException translate(Throwable error, String target, Duration deadline, String deadlineProperty) {
+        Status status = Status.fromThrowable(error);
+        String description = status.getDescription() != null ? ": " + status.getDescription() : "";
+        return switch (status.getCode()) {
+            case UNAVAILABLE -> new DownstreamException(Kind.UNAVAILABLE,
+                "the gRPC square service at " + target + " is unavailable" + description, error);
+            case DEADLINE_EXCEEDED -> new DownstreamException(Kind.TIMEOUT,
+                "no complete answer from the gRPC square service at " + target + " within "
+                    + deadline.toMillis() + " ms (" + deadlineProperty + ")", error);
+            default -> new DownstreamException(Kind.BAD_ANSWER,
+                "the gRPC square service at " + target + " answered " + status.getCode() + description, error);
+        };
+    }
+
+    static DownstreamException badAnswer(String target, String what) {
+        return new DownstreamException(Kind.BAD_ANSWER, "the gRPC square service at " + target + " answered " + what);
+    }
+}

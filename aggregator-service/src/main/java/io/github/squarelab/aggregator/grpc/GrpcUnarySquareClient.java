@@ -1,0 +1,89 @@
+package io.github.squarelab.aggregator.grpc;
+
+import io.github.squarelab.aggregator.fanout.Transport;
+import io.github.squarelab.aggregator.fanout.UnarySquareClient;
+import io.github.squarelab.proto.Input;
+import io.github.squarelab.proto.Output;
+import io.github.squarelab.proto.SquareRpcGrpc;
+import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ClientCall;
+import io.grpc.stub.ClientCalls;
+import io.grpc.stub.StreamObserver;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.MonoSink;
+
+/** {@code vinsmath.SquareRpc/findSquareUnary}, one asynchronous call per square, each with a deadline. */
+public class GrpcUnarySquareClient implements UnarySquareClient {
+
+    private final Channel channel;
+    private final String target;
+    private final Duration callDeadline;
+
+    /** @param channel a Channel rather than a ManagedChannel, so that tests can hand in an in-process one */
+    public GrpcUnarySquareClient(Channel channel, String target, Duration callDeadline) {
+        this.channel = channel;
+        this.target = target;
+        this.callDeadline = callDeadline;
+    }
+
+    @Override
+    public Transport transport() {
+        return Transport.GRPC_UNARY;
+    }
+
+    @Override
+    public Mono<Long> square(int number) {
+        return Mono.create(sink -> {
+            ClientCall<Input, Output> call = channel.newCall(SquareRpcGrpc.getFindSquareUnaryMethod(),
+                CallOptions.DEFAULT.withDeadlineAfter(callDeadline.toNanos(), TimeUnit.NANOSECONDS));
+            AtomicBoolean cancelled = new AtomicBoolean();
+            sink.onCancel(() -> {
+                cancelled.set(true);
+                call.cancel("the fan-out no longer needs this square", null);
+            });
+            ClientCalls.asyncUnaryCall(call, Input.newBuilder().setNumber(number).build(),
+                new Answer(number, sink, cancelled));
+        });
+    }
+
+    /** Completes the sink with the one answer of one call. */
+    private final class Answer implements StreamObserver<Output> {
+
+        private final int number;
+        private final MonoSink<Long> sink;
+        private final AtomicBoolean cancelled;
+
+        Answer(int number, MonoSink<Long> sink, AtomicBoolean cancelled) {
+            this.number = number;
+            this.sink = sink;
+            this.cancelled = cancelled;
+        }
+
+        @Override
+        public void onNext(Output output) {
+            if (output.getNumber() != number) {
+                sink.error(GrpcFailures.badAnswer(target, "number " + output.getNumber() + " where "
+                    + number + " was asked"));
+            } else {
+                sink.success(output.getResult());
+            }
+        }
+
+        @Override
+        public void onError(Throwable error) {
+            // After our own cancel the CANCELLED status is expected and nobody is listening any more.
+            if (!cancelled.get()) {
+                sink.error(GrpcFailures.translate(error, target, callDeadline, "aggregator.call-deadline"));
+            }
+        }
+
+        @Override
+        public void onCompleted() {
+            // The answer was delivered in onNext; a call that ends without one fails through onError.
+        }
+    }
+}

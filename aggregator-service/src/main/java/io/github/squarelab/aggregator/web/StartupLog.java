@@ -1,0 +1,31 @@
+package io.github.squarelab.aggregator.web;
+
+import io.github.squarelab.aggregator.AggregatorProperties;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.web.context.WebServerInitializedEvent;
+import org.springframework.context.event.EventListener;
+import org.springframework.stereotype.Component;
+
+/** One line that says where to reach the aggregator, and where it sends its calls. */
+@Component
+class StartupLog {
+
+    private static final Logger log = LoggerFactory.getLogger(StartupLog.class);
+
+    private final AggregatorProperties properties;
+
+    StartupLog(AggregatorProperties properties) {
+        this.properties = properties;
+    }
+
+    @EventListener
+    void onWebServerStarted(WebServerInitializedEvent event) {
+        int port = event.getWebServer().getPort();
+        log.info("aggregator-service listening: GET http://localhost:{}/{rest/unary,grpc/unary,grpc/stream}/{n}"
+                + " -> REST square service {}, gRPC square service {}; {} calls in flight per request,"
+                + " n up to {}, deadline {} ms per request and {} ms per call",
+            port, properties.rest().baseUrl(), properties.grpc().target(), properties.inFlight(),
+            properties.maxN(), properties.deadline().toMillis(), properties.callDeadline().toMillis());
+    }
+}

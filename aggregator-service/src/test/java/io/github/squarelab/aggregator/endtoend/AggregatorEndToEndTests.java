@@ -1,0 +1,205 @@
+package io.github.squarelab.aggregator.endtoend;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.springframework.boot.test.autoconfigure.actuate.observability.AutoConfigureObservability;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/**
+ * The aggregator on a real port, in front of the real square services running from their jars on free
+ * ports: every path end to end over real HTTP/1.1 and HTTP/2, and what happens when a square service
+ * stops, crashes, hangs or comes back.
+ */
+@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
+@AutoConfigureObservability
+class AggregatorEndToEndTests {
+
+    private static final Duration CALL_DEADLINE = Duration.ofSeconds(2);
+    private static final String[] PATHS = {"rest/unary", "grpc/unary", "grpc/stream"};
+
+    private static SquareServiceProcess rest;
+    private static SquareServiceProcess grpc;
+
+    private final HttpClient http = HttpClient.newHttpClient();
+    private final ObjectMapper json = new ObjectMapper();
+
+    @LocalServerPort
+    private int port;
+
+    @BeforeAll
+    static void startSquareServices() throws Exception {
+        rest = SquareServiceProcess.rest();
+        grpc = SquareServiceProcess.grpc();
+        CompletableFuture.allOf(startAsync(rest), startAsync(grpc)).join();
+    }
+
+    @AfterAll
+    static void stopSquareServices() throws Exception {
+        rest.close();
+        grpc.close();
+    }
+
+    @DynamicPropertySource
+    static void pointAtSquareServices(DynamicPropertyRegistry registry) {
+        registry.add("aggregator.rest.base-url", () -> rest.baseUrl());
+        registry.add("aggregator.grpc.target", () -> grpc.grpcTarget());
+        registry.add("aggregator.call-deadline", () -> CALL_DEADLINE.toMillis() + "ms");
+        // n = 100000 must finish even while the machine is busy with other builds.
+        registry.add("aggregator.deadline", () -> "120s");
+    }
+
+    /** Whatever a test did to them, the next test finds both services up, and the aggregator using them. */
+    @AfterEach
+    void restoreSquareServices() throws Exception {
+        rest.thaw();
+        grpc.thaw();
+        CompletableFuture.allOf(startAsync(rest), startAsync(grpc)).join();
+        awaitEveryPathAnswering();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"rest/unary", "grpc/unary", "grpc/stream"})
+    void answersTheContractOverTheRealTransports(String path) throws Exception {
+        HttpResponse<String> ten = get(path + "/10");
+        assertThat(ten.statusCode()).isEqualTo(200);
+        assertThat(ten.headers().firstValue("Content-Type")).hasValue("application/json");
+        assertThat(ten.body()).isEqualTo(IntStream.rangeClosed(1, 10)
+            .mapToObj(i -> "{\"" + i + "\":" + (long) i * i + "}").collect(Collectors.joining(",", "[", "]")));
+
+        assertThat(get(path + "/0").body()).isEqualTo("[]");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"rest/unary", "grpc/unary", "grpc/stream"})
+    void theLargestAllowedNWorks(String path) throws Exception {
+        HttpResponse<String> response = get(path + "/100000");
+
+        assertThat(response.statusCode()).isEqualTo(200);
+        JsonNode squares = json.readTree(response.body());
+        assertThat(squares).hasSize(100_000);
+        assertThat(squares.get(65535).get("65536").asLong()).isEqualTo(4_294_967_296L);
+        assertThat(squares.get(99_999).get("100000").asLong()).isEqualTo(10_000_000_000L);
+    }
+
+    @Test
+    void aStoppedServiceIsServiceUnavailableAtOnceAndTheAggregatorRecoversWhenItReturns() throws Exception {
+        rest.stop();
+        grpc.stop();
+
+        for (String path : PATHS) {
+            long start = System.nanoTime();
+            HttpResponse<String> response = get(path + "/10");
+            assertThat(response.statusCode()).as(path).isEqualTo(503);
+            assertThat(response.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+            assertThat(json.readTree(response.body()).get("detail").asText()).as(path)
+                .containsAnyOf("is unreachable", "is unavailable");
+            assertThat(elapsedSince(start)).as(path).isLessThan(CALL_DEADLINE);
+        }
+
+        CompletableFuture.allOf(startAsync(rest), startAsync(grpc)).join();
+        awaitEveryPathAnswering();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"grpc/unary", "rest/unary", "grpc/stream"})
+    void aServiceThatCrashesMidRequestEndsTheRequestWithAnErrorNotAHang(String path) throws Exception {
+        CompletableFuture<HttpResponse<String>> running = getAsync(path + "/100000");
+        Thread.sleep(300);
+        (path.startsWith("rest") ? rest : grpc).kill();
+
+        HttpResponse<String> response = running.get();
+        assertThat(response.statusCode()).isIn(502, 503);
+        assertThat(response.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"rest/unary", "grpc/unary"})
+    void aServiceThatHangsIsAGatewayTimeoutAtTheCallDeadline(String path) throws Exception {
+        get(path + "/1");
+        (path.startsWith("rest") ? rest : grpc).freeze();
+
+        long start = System.nanoTime();
+        HttpResponse<String> response = get(path + "/5");
+
+        assertThat(response.statusCode()).isEqualTo(504);
+        assertThat(json.readTree(response.body()).get("detail").asText()).contains("within 2000 ms (aggregator.call-deadline)");
+        assertThat(elapsedSince(start)).isBetween(CALL_DEADLINE, CALL_DEADLINE.plusSeconds(3));
+    }
+
+    @Test
+    void theFanOutMetricsAreExposedForPrometheus() throws Exception {
+        for (String path : PATHS) {
+            get(path + "/3");
+        }
+
+        String metrics = get("actuator/prometheus").body();
+
+        for (String transport : new String[] {"rest_unary", "grpc_unary", "grpc_stream"}) {
+            assertThat(metrics)
+                .containsPattern("aggregator_fanout_seconds_bucket\\{application=\"aggregator-service\",outcome=\"success\","
+                    + "transport=\"" + transport + "\",le=\"[^\"]+\"} [1-9]")
+                .containsPattern("aggregator_downstream_calls_total\\{application=\"aggregator-service\","
+                    + "outcome=\"success\",transport=\"" + transport + "\"} [1-9]")
+                .containsPattern("aggregator_downstream_latency_seconds_count\\{application=\"aggregator-service\","
+                    + "outcome=\"success\",transport=\"" + transport + "\"} [1-9]")
+                .contains("aggregator_downstream_inflight{application=\"aggregator-service\",transport=\"" + transport + "\"} 0");
+        }
+        assertThat(metrics).containsPattern("aggregator_stream_messages_total\\{application=\"aggregator-service\","
+            + "direction=\"received\"} [1-9]");
+    }
+
+    /** The services are healthy: within a few seconds every path must answer again, without a restart. */
+    private void awaitEveryPathAnswering() throws Exception {
+        for (String path : PATHS) {
+            long start = System.nanoTime();
+            while (get(path + "/10").statusCode() != 200) {
+                assertThat(elapsedSince(start)).as(path + " recovers").isLessThan(Duration.ofSeconds(3));
+                Thread.sleep(50);
+            }
+        }
+    }
+
+    private HttpResponse<String> get(String path) throws Exception {
+        return getAsync(path).get();
+    }
+
+    private CompletableFuture<HttpResponse<String>> getAsync(String path) {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/" + path))
+            .timeout(Duration.ofSeconds(60)).build();
+        return http.sendAsync(request, HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static Duration elapsedSince(long startNanos) {
+        return Duration.ofNanos(System.nanoTime() - startNanos);
+    }
+
+    private static CompletableFuture<Void> startAsync(SquareServiceProcess service) {
+        return CompletableFuture.runAsync(() -> {
+            try {
+                service.start();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+    }
+}

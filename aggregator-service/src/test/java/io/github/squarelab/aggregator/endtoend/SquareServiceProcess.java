@@ -1,0 +1,153 @@
+package io.github.squarelab.aggregator.endtoend;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A square service started from its real executable jar, as a child process on free loopback ports.
+ * The jars come from the reactor build (system properties set by the failsafe configuration).
+ */
+final class SquareServiceProcess implements AutoCloseable {
+
+    private static final Duration STARTUP = Duration.ofSeconds(90);
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+
+    private final String name;
+    private final List<String> command;
+    private final int healthPort;
+    private final int servicePort;
+    private Process process;
+
+    private SquareServiceProcess(String name, List<String> arguments, int healthPort, int servicePort) {
+        this.name = name;
+        this.healthPort = healthPort;
+        this.servicePort = servicePort;
+        this.command = new ArrayList<>(List.of(javaExecutable(), "-Xmx128m", "-XX:TieredStopAtLevel=1", "-jar",
+            jar(name)));
+        this.command.addAll(arguments);
+    }
+
+    static SquareServiceProcess rest() throws IOException {
+        int port = freePort();
+        return new SquareServiceProcess("square-rest-service",
+            List.of("--server.port=" + port, "--server.address=127.0.0.1"), port, port);
+    }
+
+    static SquareServiceProcess grpc() throws IOException {
+        int grpcPort = freePort();
+        int actuatorPort = freePort();
+        return new SquareServiceProcess("square-grpc-service", List.of("--grpc.server.port=" + grpcPort,
+            "--grpc.server.address=127.0.0.1", "--server.port=" + actuatorPort, "--server.address=127.0.0.1"),
+            actuatorPort, grpcPort);
+    }
+
+    /** Starts the process, if it is not running, and waits until its health is UP. */
+    SquareServiceProcess start() throws IOException, InterruptedException {
+        if (process != null && process.isAlive()) {
+            return this;
+        }
+        Path log = Files.createDirectories(Path.of("target", "end-to-end")).resolve(name + ".log");
+        process = new ProcessBuilder(command).redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        awaitHealthy(log);
+        return this;
+    }
+
+    /** SIGTERM: the service shuts down gracefully, as under an orchestrator. */
+    void stop() throws InterruptedException {
+        if (process != null && process.isAlive()) {
+            process.destroy();
+            if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    /** SIGKILL: the service is gone at once, mid-call, as in a crash. */
+    void kill() throws InterruptedException {
+        if (process != null && process.isAlive()) {
+            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /** SIGSTOP: connections stay open and nothing answers, as with a hung or overloaded service. */
+    void freeze() throws IOException, InterruptedException {
+        signal("STOP");
+    }
+
+    /** SIGCONT: undoes {@link #freeze()}. */
+    void thaw() throws IOException, InterruptedException {
+        signal("CONT");
+    }
+
+    String baseUrl() {
+        return "http://127.0.0.1:" + servicePort;
+    }
+
+    String grpcTarget() {
+        return "127.0.0.1:" + servicePort;
+    }
+
+    @Override
+    public void close() throws Exception {
+        if (process != null) {
+            thaw();
+            stop();
+        }
+    }
+
+    private void signal(String signal) throws IOException, InterruptedException {
+        new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start().waitFor();
+    }
+
+    private void awaitHealthy(Path log) throws IOException, InterruptedException {
+        HttpRequest health = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + healthPort + "/actuator/health"))
+            .timeout(Duration.ofSeconds(2)).build();
+        long deadline = System.nanoTime() + STARTUP.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException(name + " exited at start-up; see " + log.toAbsolutePath());
+            }
+            try {
+                if (HTTP.send(health, HttpResponse.BodyHandlers.ofString()).body().equals("{\"status\":\"UP\"}")) {
+                    return;
+                }
+            } catch (IOException notYet) {
+                // Still starting.
+            }
+            Thread.sleep(200);
+        }
+        process.destroyForcibly();
+        throw new IllegalStateException(name + " not healthy within " + STARTUP + "; see " + log.toAbsolutePath());
+    }
+
+    private static String jar(String module) {
+        String jar = System.getProperty(module + ".jar");
+        if (jar == null || !new File(jar).isFile()) {
+            throw new IllegalStateException("No jar for " + module + " at " + jar
+                + ": run the end-to-end tests through './mvnw verify', which packages it first");
+        }
+        return jar;
+    }
+
+    private static String javaExecutable() {
+        return ProcessHandle.current().info().command().orElse("java");
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+}

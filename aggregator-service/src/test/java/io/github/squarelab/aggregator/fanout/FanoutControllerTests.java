@@ -1,0 +1,238 @@
+package io.github.squarelab.aggregator.fanout;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.asyncDispatch;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.content;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.jsonPath;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
+
+import io.github.squarelab.aggregator.AggregatorProperties;
+import io.github.squarelab.aggregator.fanout.DownstreamException.Kind;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.test.autoconfigure.web.servlet.WebMvcTest;
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.http.MediaType;
+import org.springframework.test.web.servlet.MockMvc;
+import org.springframework.test.web.servlet.MvcResult;
+import org.springframework.test.web.servlet.ResultActions;
+import reactor.core.publisher.Mono;
+
+/** The HTTP contract of the three paths, with the real fan-out and scripted clients behind it. */
+@WebMvcTest(value = FanoutController.class, properties = {
+    "aggregator.in-flight=4", "aggregator.deadline=300ms", "aggregator.max-n=100000"})
+@Import({FanoutService.class, FanoutMetrics.class, FanoutControllerTests.Clients.class})
+class FanoutControllerTests {
+
+    @Autowired
+    private MockMvc mvc;
+
+    @Autowired
+    private ScriptedClients.Unary restClient;
+
+    @Autowired
+    private ScriptedClients.Unary grpcUnaryClient;
+
+    @Autowired
+    private ScriptedClients.Stream streamClient;
+
+    @Autowired
+    private MeterRegistry registry;
+
+    @BeforeEach
+    void resetClients() {
+        restClient.reset();
+        grpcUnaryClient.reset();
+        streamClient.reset();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"rest/unary", "grpc/unary", "grpc/stream"})
+    void answersTheSquaresInOrderAsCompactJson(String path) throws Exception {
+        get("/" + path + "/3")
+            .andExpect(status().isOk())
+            .andExpect(content().contentType(MediaType.APPLICATION_JSON))
+            .andExpect(content().string("[{\"1\":1},{\"2\":4},{\"3\":9}]"));
+    }
+
+    @Test
+    void eachPathUsesItsOwnTransportOnly() throws Exception {
+        get("/rest/unary/5").andExpect(status().isOk());
+        get("/grpc/unary/6").andExpect(status().isOk());
+        get("/grpc/stream/7").andExpect(status().isOk());
+
+        assertThat(restClient.calls).hasValue(5);
+        assertThat(grpcUnaryClient.calls).hasValue(6);
+        assertThat(streamClient.streams).hasValue(1);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"rest/unary", "grpc/unary", "grpc/stream"})
+    void zeroSquaresIsAnEmptyArrayWithoutCallingAnyone(String path) throws Exception {
+        get("/" + path + "/0").andExpect(status().isOk()).andExpect(content().string("[]"));
+
+        assertThat(restClient.calls.get() + grpcUnaryClient.calls.get() + streamClient.streams.get()).isZero();
+    }
+
+    @Test
+    void keepsAtMostTheInFlightWindowOfCallsAndAnswersInOrderWhateverOrderTheyComeBack() throws Exception {
+        // Later numbers answer sooner, so answers come back out of order.
+        restClient.answer = number -> ScriptedClients.correct(number).delayElement(Duration.ofMillis(40 - number));
+
+        MvcResult result = get("/rest/unary/40").andExpect(status().isOk()).andReturn();
+
+        assertThat(restClient.mostInFlight).hasValue(4);
+        assertThat(result.getResponse().getContentAsString())
+            .startsWith("[{\"1\":1},{\"2\":4},{\"3\":9},{\"4\":16},{\"5\":25},")
+            .endsWith(",{\"39\":1521},{\"40\":1600}]");
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "abc          | n must be a non-negative integer, got 'abc'",
+        "-1           | n must be a non-negative integer, got '-1'",
+        "1.5          | n must be a non-negative integer, got '1.5'",
+        "99999999999  | n must be at most 100000 (aggregator.max-n), got 99999999999",
+        "100001       | n must be at most 100000 (aggregator.max-n), got 100001",
+    })
+    void badCountsAreBadRequestProblems(String n, String detail) throws Exception {
+        for (String path : new String[] {"rest/unary", "grpc/unary", "grpc/stream"}) {
+            get("/" + path + "/" + n)
+                .andExpect(status().isBadRequest())
+                .andExpect(content().contentType(MediaType.APPLICATION_PROBLEM_JSON))
+                .andExpect(jsonPath("$.type").value("about:blank"))
+                .andExpect(jsonPath("$.title").value("Bad Request"))
+                .andExpect(jsonPath("$.status").value(400))
+                .andExpect(jsonPath("$.detail").value(detail));
+        }
+    }
+
+    @Test
+    void unknownPathIsANotFoundProblem() throws Exception {
+        get("/soap/unary/3")
+            .andExpect(status().isNotFound())
+            .andExpect(content().contentType(MediaType.APPLICATION_PROBLEM_JSON))
+            .andExpect(jsonPath("$.status").value(404))
+            .andExpect(jsonPath("$.detail").value("No endpoint GET /soap/unary/3."));
+    }
+
+    @ParameterizedTest
+    @CsvSource({"UNAVAILABLE, 503, Service Unavailable", "BAD_ANSWER, 502, Bad Gateway", "TIMEOUT, 504, Gateway Timeout"})
+    void downstreamFailuresBecomeGatewayProblems(Kind kind, int status, String title) throws Exception {
+        DownstreamException failure = new DownstreamException(kind, "what the client said about " + kind);
+        restClient.answer = number -> number == 3 ? Mono.error(failure) : ScriptedClients.correct(number);
+        grpcUnaryClient.answer = restClient.answer;
+        streamClient.failure = Mono.error(failure);
+
+        for (String path : new String[] {"rest/unary", "grpc/unary", "grpc/stream"}) {
+            get("/" + path + "/10")
+                .andExpect(status().is(status))
+                .andExpect(content().contentType(MediaType.APPLICATION_PROBLEM_JSON))
+                .andExpect(jsonPath("$.title").value(title))
+                .andExpect(jsonPath("$.status").value(status))
+                .andExpect(jsonPath("$.detail").value("what the client said about " + kind));
+        }
+    }
+
+    @Test
+    void noCompleteAnswerWithinTheDeadlineIsAGatewayTimeoutProblem() throws Exception {
+        grpcUnaryClient.answer = number -> number == 2 ? Mono.never() : ScriptedClients.correct(number);
+
+        long start = System.nanoTime();
+        get("/grpc/unary/5")
+            .andExpect(status().isGatewayTimeout())
+            .andExpect(content().contentType(MediaType.APPLICATION_PROBLEM_JSON))
+            .andExpect(jsonPath("$.detail").value(
+                "no complete answer from the square service within 300 ms (aggregator.deadline)"));
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
+        assertThat(grpcUnaryClient.inFlight).as("the call still waiting is cancelled").hasValue(0);
+    }
+
+    @Test
+    void countsRequestsAndDownstreamCallsPerTransportAndOutcome() throws Exception {
+        double successes = fanoutCount("grpc_unary", "success");
+        double calls = downstreamCalls("grpc_unary", "success");
+        double errors = fanoutCount("rest_unary", "error");
+        double errorCalls = downstreamCalls("rest_unary", "error");
+
+        get("/grpc/unary/3").andExpect(status().isOk());
+        get("/grpc/unary/4").andExpect(status().isOk());
+        restClient.answer = number -> Mono.error(new DownstreamException(Kind.UNAVAILABLE, "down"));
+        get("/rest/unary/5").andExpect(status().isServiceUnavailable());
+
+        assertThat(fanoutCount("grpc_unary", "success")).isEqualTo(successes + 2);
+        assertThat(downstreamCalls("grpc_unary", "success")).isEqualTo(calls + 7);
+        assertThat(fanoutCount("rest_unary", "error")).isEqualTo(errors + 1);
+        assertThat(downstreamCalls("rest_unary", "error")).isGreaterThan(errorCalls);
+        assertThat(registry.get("aggregator.downstream.latency").tags("transport", "grpc_unary", "outcome", "success")
+            .timer().count()).isGreaterThanOrEqualTo(7);
+        assertThat(registry.get("aggregator.downstream.inflight").tag("transport", "rest_unary").gauge().value())
+            .isZero();
+    }
+
+    @Test
+    void streamMessagesAreCountedBothWays() throws Exception {
+        double sent = registry.get("aggregator.stream.messages").tag("direction", "sent").counter().count();
+        double received = registry.get("aggregator.stream.messages").tag("direction", "received").counter().count();
+
+        get("/grpc/stream/6").andExpect(status().isOk());
+
+        assertThat(registry.get("aggregator.stream.messages").tag("direction", "sent").counter().count())
+            .isEqualTo(sent + 6);
+        assertThat(registry.get("aggregator.stream.messages").tag("direction", "received").counter().count())
+            .isEqualTo(received + 6);
+        assertThat(downstreamCalls("grpc_stream", "success")).isGreaterThanOrEqualTo(6);
+    }
+
+    private double fanoutCount(String transport, String outcome) {
+        return registry.get("aggregator.fanout").tags("transport", transport, "outcome", outcome).timer().count();
+    }
+
+    private double downstreamCalls(String transport, String outcome) {
+        return registry.get("aggregator.downstream.calls").tags("transport", transport, "outcome", outcome)
+            .counter().count();
+    }
+
+    /** Performs a GET, and for the fan-out paths (which answer asynchronously) waits for the answer. */
+    private ResultActions get(String uri) throws Exception {
+        ResultActions actions = mvc.perform(org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get(uri));
+        MvcResult result = actions.andReturn();
+        return result.getRequest().isAsyncStarted() ? mvc.perform(asyncDispatch(result)) : actions;
+    }
+
+    /** Slices skip @ConfigurationPropertiesScan, so the properties are enabled here. */
+    @TestConfiguration
+    @EnableConfigurationProperties(AggregatorProperties.class)
+    static class Clients {
+
+        @Bean
+        ScriptedClients.Unary restClient() {
+            return new ScriptedClients.Unary(Transport.REST_UNARY);
+        }
+
+        @Bean
+        ScriptedClients.Unary grpcUnaryClient() {
+            return new ScriptedClients.Unary(Transport.GRPC_UNARY);
+        }
+
+        @Bean
+        ScriptedClients.Stream streamClient() {
+            return new ScriptedClients.Stream();
+        }
+
+        @Bean
+        SimpleMeterRegistry meterRegistry() {
+            return new SimpleMeterRegistry();
+        }
+    }
+}
