@@ -21,11 +21,12 @@ Knobs are environment variables (defaults replicate the article's `ab -n 1000 -c
   CONCURRENCY   concurrent ab clients; a space-separated list sweeps   100
   N             squares per request; a space-separated list sweeps     1000
   PATHS         paths to measure (also: rest/square, a baseline)       "rest/unary grpc/unary grpc/stream"
-  WARMUP        warm-up requests before each measured run, discarded   200  (0: none)
+  WARMUP        warm-up requests before each measured run, discarded   100  (0: none)
   AB_TIMEOUT    seconds ab waits for one response                      120
   RESULTS_DIR   where the results go                                   loadtest/results/<timestamp>
   JAVA_OPTS     JVM options of every service                           -XX:+UseParallelGC -Xms64m -Xmx256m
   AGGREGATOR_ARGS  extra Spring arguments for the aggregator, e.g. --aggregator.in-flight=64
+                (the lab sets --aggregator.deadline=<AB_TIMEOUT>s unless this sets it)
   AGGREGATOR_PORT, SQUARE_REST_PORT, SQUARE_GRPC_PORT, SQUARE_GRPC_ACTUATOR_PORT   8080, 7575, 6565, 6566
   HEALTH_TIMEOUT   seconds to wait for the services to become healthy  60
   LAB_SKIP_BUILD=1 never run Maven (the Maven build sets it: the jars are fresh there)
@@ -127,15 +128,24 @@ ports_needed() {
 service_args() {
   case $1 in
     aggregator-service)
-      # shellcheck disable=SC2086 # AGGREGATOR_ARGS is a list of arguments
       echo --server.address=127.0.0.1 --server.port="$AGGREGATOR_PORT" \
         --aggregator.rest.base-url="http://127.0.0.1:$SQUARE_REST_PORT" \
-        --aggregator.grpc.target="127.0.0.1:$SQUARE_GRPC_PORT" $AGGREGATOR_ARGS ;;
+        --aggregator.grpc.target="127.0.0.1:$SQUARE_GRPC_PORT" "$LAB_AGGREGATOR_ARGS" ;;
     square-rest-service) echo --server.address=127.0.0.1 --server.port="$SQUARE_REST_PORT" ;;
     square-grpc-service)
       echo --server.address=127.0.0.1 --server.port="$SQUARE_GRPC_ACTUATOR_PORT" \
         --grpc.server.address=127.0.0.1 --grpc.server.port="$SQUARE_GRPC_PORT" ;;
   esac
+}
+
+# The aggregator's extra arguments. The lab measures how long answers take, so the aggregator may take as
+# long as ab waits (AB_TIMEOUT): its own 30 s deadline would turn the slowest answers at the article's load
+# on a small machine into 504s. AGGREGATOR_ARGS can still set aggregator.deadline itself.
+lab_aggregator_args() {
+  local timeout
+  timeout=$(lab setting ab_timeout_s)
+  if [[ $AGGREGATOR_ARGS == *aggregator.deadline=* ]]; then echo "$AGGREGATOR_ARGS"
+  else echo "--aggregator.deadline=${timeout}s${AGGREGATOR_ARGS:+ $AGGREGATOR_ARGS}"; fi
 }
 
 health_url() {
@@ -204,8 +214,8 @@ cleanup() {
 measure() {
   local status=0
   # In the background, so that a signal reaches this script's trap at once instead of after the run.
-  lab measure "$RESULTS_DIR" --java "$JAVA" --java-opts "$JAVA_OPTS" --aggregator-args "$AGGREGATOR_ARGS" \
-    --repo "$ROOT_DIR" "${STARTED[@]}" &
+  lab measure "$RESULTS_DIR" --java="$JAVA" --java-opts="$JAVA_OPTS" --aggregator-args="$LAB_AGGREGATOR_ARGS" \
+    --repo="$ROOT_DIR" "${STARTED[@]}" &
   MEASURE_PID=$!
   wait "$MEASURE_PID" || status=$?
   MEASURE_PID=
@@ -234,6 +244,7 @@ main() {
   local services
   services=$(lab services) || exit 2
   mapfile -t SERVICES <<<"$services"
+  LAB_AGGREGATOR_ARGS=$(lab_aggregator_args)
   : "${RESULTS_DIR:=$LAB_DIR/results/$(date +%Y%m%d-%H%M%S)}"
   [[ $RESULTS_DIR == /* ]] || RESULTS_DIR=$PWD/$RESULTS_DIR
   [[ ! -e $RESULTS_DIR/results.json ]] || die "$RESULTS_DIR already holds results: choose another RESULTS_DIR"

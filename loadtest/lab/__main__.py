@@ -1,6 +1,7 @@
 """The lab's commands, called by loadtest/run.sh (which starts and stops the services).
 
     python3 -m lab services                   the services PATHS needs, one per line (checks every knob)
+    python3 -m lab setting NAME               one resolved knob, e.g. ab_timeout_s
     python3 -m lab ports VARIABLE=PORT...     fails, naming them, when ports are already taken
     python3 -m lab wait-healthy [--logs DIR] SECONDS NAME=PID=URL...
     python3 -m lab measure DIR --java J --java-opts O --repo R [--aggregator-args A] NAME=PID[=URL]...
@@ -26,6 +27,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python3 -m lab")
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("services")
+    commands.add_parser("setting").add_argument("name", choices=["ab_timeout_s"])
     ports = commands.add_parser("ports")
     ports.add_argument("ports", nargs="+", metavar="VARIABLE=PORT")
     healthy = commands.add_parser("wait-healthy")
@@ -56,6 +58,11 @@ def services_command(_args) -> int:
     settings = Settings.from_env()
     for name in paths.services_needed(paths.ALL[p] for p in settings.paths):
         print(name)
+    return 0
+
+
+def setting_command(args) -> int:
+    print(getattr(Settings.from_env(), args.name))
     return 0
 
 
@@ -153,6 +160,7 @@ def check_command(args) -> int:
 
 COMMANDS = {
     "services": services_command,
+    "setting": setting_command,
     "ports": ports_command,
     "wait-healthy": wait_healthy_command,
     "measure": measure_command,

@@ -11,7 +11,7 @@ DEFAULTS = {
     "CONCURRENCY": "100",
     "N": "1000",
     "PATHS": paths.DEFAULT,
-    "WARMUP": "200",
+    "WARMUP": "100",
     "AB_TIMEOUT": "120",
 }
 

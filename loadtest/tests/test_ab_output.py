@@ -44,6 +44,23 @@ class ReportParsingTests(unittest.TestCase):
         self.assertEqual(report.failed_breakdown, {"connect": 0, "receive": 50, "length": 0, "exceptions": 25})
         self.assertEqual(report.rps, 45537.34)
 
+    def test_reads_a_run_of_the_article_against_the_aggregator(self):
+        # ab -n 1000 -c 100 on /grpc/stream/1000: each answer is 14437 bytes of squares.
+        report = ab_output.parse_report(fixture("ab-aggregator-grpc-stream-c100.txt"))
+
+        self.assertEqual((report.completed, report.failed, report.non2xx, report.document_length), (1000, 0, 0, 14437))
+        self.assertEqual((report.rps, report.time_taken_s, report.mean_ms), (41.47, 24.113, 2411.267))
+        self.assertEqual(report.percentile_table_ms[50], 2333)
+        self.assertEqual(report.percentile_table_ms[100], 3839)
+
+    def test_answers_past_the_aggregators_deadline_are_non_2xx_and_length_failures(self):
+        # The aggregator's default 30 s deadline answered 504 problems, shorter than the 14437-byte squares.
+        report = ab_output.parse_report(fixture("ab-aggregator-rest-unary-deadline.txt"))
+
+        self.assertEqual((report.completed, report.failed, report.non2xx), (1000, 467, 467))
+        self.assertEqual(report.failed_breakdown, {"connect": 0, "receive": 0, "length": 467, "exceptions": 0})
+        self.assertEqual((report.rps, report.percentile_table_ms[90]), (4.98, 30921))
+
     def test_a_single_request_has_no_percentile_table(self):
         report = ab_output.parse_report(fixture("ab-single-request.txt"))
 
@@ -67,6 +84,12 @@ class PercentileCsvTests(unittest.TestCase):
         self.assertEqual(len(curve), 101)
         self.assertEqual((curve[0], curve[50], curve[90], curve[99], curve[100]),
                          (10.468, 57.664, 112.315, 187.001, 219.952))
+
+    def test_reads_the_curve_of_a_run_against_the_aggregator(self):
+        curve = ab_output.parse_percentile_csv(fixture("ab-aggregator-grpc-stream-c100.csv"), completed=1000)
+
+        self.assertEqual((curve[50], curve[90], curve[99], curve[100]), (2333.342, 3243.919, 3696.393, 3838.803))
+        self.assertEqual(curve, sorted(curve))
 
     def test_agrees_with_the_printed_table_to_the_millisecond(self):
         text = fixture("ab-non2xx.txt")
