@@ -17,7 +17,11 @@ class GrpcClientConfiguration {
     /** Shut down after the web server has finished its requests, letting calls under way complete. */
     @Bean(destroyMethod = "shutdown")
     ManagedChannel squareGrpcChannel(AggregatorProperties properties) {
-        return Grpc.newChannelBuilder(properties.grpc().target(), InsecureChannelCredentials.create()).build();
+        ManagedChannel channel =
+            Grpc.newChannelBuilder(properties.grpc().target(), InsecureChannelCredentials.create()).build();
+        // Connect now, so that the first request does not pay for the transport and the connection.
+        channel.getState(true);
+        return channel;
     }
 
     @Bean

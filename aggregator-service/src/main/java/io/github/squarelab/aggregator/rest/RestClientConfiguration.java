@@ -34,6 +34,8 @@ class RestClientConfiguration {
         HttpClient http = HttpClient.create(squareRestConnections)
             .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) CONNECT_TIMEOUT.toMillis())
             .responseTimeout(properties.callDeadline());
+        // Load the event loops, native transport and resolver now, not on the first request's clock.
+        http.warmup().block();
         // A plain builder, not Boot's: the per-call observation Boot adds would cost more than the call.
         WebClient webClient = WebClient.builder()
             .baseUrl(properties.rest().baseUrl().toString())
