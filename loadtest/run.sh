@@ -28,7 +28,7 @@ Knobs are environment variables (defaults replicate the article's `ab -n 1000 -c
   AGGREGATOR_ARGS  extra Spring arguments for the aggregator, e.g. --aggregator.in-flight=64
                 (the lab sets --aggregator.deadline=<AB_TIMEOUT>s unless this sets it)
   AGGREGATOR_PORT, SQUARE_REST_PORT, SQUARE_GRPC_PORT, SQUARE_GRPC_ACTUATOR_PORT   8080, 7575, 6565, 6566
-  HEALTH_TIMEOUT   seconds to wait for the services to become healthy  60
+  HEALTH_TIMEOUT   seconds to wait for the services to become healthy  180
   LAB_SKIP_BUILD=1 never run Maven (the Maven build sets it: the jars are fresh there)
 
 Example sweep: CONCURRENCY="1 8 64" N="10 100" REQUESTS=200 loadtest/run.sh
@@ -38,7 +38,7 @@ EOF
 : "${JAVA_OPTS=-XX:+UseParallelGC -Xms64m -Xmx256m}"
 : "${AGGREGATOR_ARGS=}"
 : "${AGGREGATOR_PORT:=8080}" "${SQUARE_REST_PORT:=7575}" "${SQUARE_GRPC_PORT:=6565}" "${SQUARE_GRPC_ACTUATOR_PORT:=6566}"
-: "${HEALTH_TIMEOUT:=60}"
+: "${HEALTH_TIMEOUT:=180}"
 : "${LAB_SKIP_BUILD:=0}"
 JAVA=${JAVA_HOME:+$JAVA_HOME/bin/}java
 
@@ -47,7 +47,8 @@ MEASURE_PID=      # the Python measuring process while it runs
 
 say() { printf '[lab] %s\n' "$*"; }
 die() { printf '[lab] ERROR: %s\n' "$*" >&2; exit 1; }
-lab() { PYTHONPATH="$LAB_DIR${PYTHONPATH:+:$PYTHONPATH}" python3 -m lab "$@"; }
+LAB_PYTHONPATH="$LAB_DIR${PYTHONPATH:+:$PYTHONPATH}"
+lab() { PYTHONPATH="$LAB_PYTHONPATH" python3 -m lab "$@"; }
 
 require_tools() {
   command -v python3 >/dev/null || die "python3 is missing: install Python 3.8 or newer (Debian: apt-get install -y python3)"
@@ -178,29 +179,37 @@ start_services() {
     waiting+=("$module=$!=$(health_url "$module")")
   done
   say "waiting up to ${HEALTH_TIMEOUT}s for ${SERVICES[*]} to be healthy"
-  lab wait-healthy --logs "$RESULTS_DIR/logs" "$HEALTH_TIMEOUT" "${waiting[@]}" || die "the services did not start (see above)"
+  lab wait-healthy --logs "$RESULTS_DIR/logs" "$HEALTH_TIMEOUT" "${waiting[@]}" || die "the services did not start (see above); on a busy machine, give them longer with HEALTH_TIMEOUT (now $HEALTH_TIMEOUT s)"
 }
 
-# Stops the measuring process first (it stops its ab), then every service: TERM, then KILL after 20 s.
+# Stops the measuring process (it stops its ab on TERM) and every service: TERM, then KILL after 20 s.
+# It polls instead of using `wait`, which can hang inside a trap that interrupted another `wait`.
 stop_all() {
+  local pids=()
   if [[ -n $MEASURE_PID ]]; then
+    pids+=("$MEASURE_PID")
     kill -TERM "$MEASURE_PID" 2>/dev/null || true
-    wait "$MEASURE_PID" 2>/dev/null || true
-    MEASURE_PID=
   fi
-  (( ${#SERVICE_PIDS[@]} )) || return 0
-  say "stopping the services"
-  local pid tries=0
-  kill -TERM "${SERVICE_PIDS[@]}" 2>/dev/null || true
-  while any_alive "${SERVICE_PIDS[@]}" && (( tries++ < 100 )); do sleep 0.2; done
-  kill -KILL "${SERVICE_PIDS[@]}" 2>/dev/null || true
-  for pid in "${SERVICE_PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+  if (( ${#SERVICE_PIDS[@]} )); then
+    say "stopping the services"
+    pids+=("${SERVICE_PIDS[@]}")
+    kill -TERM "${SERVICE_PIDS[@]}" 2>/dev/null || true
+  fi
+  local tries=0
+  while any_alive "${pids[@]}" && (( tries++ < 100 )); do sleep 0.2; done
+  if any_alive "${pids[@]}"; then kill -KILL "${pids[@]}" 2>/dev/null || true; fi
+  MEASURE_PID=
   SERVICE_PIDS=()
 }
 
+# True while one of the processes runs (a zombie, exited but not yet reaped, does not count).
 any_alive() {
-  local pid
-  for pid in "$@"; do kill -0 "$pid" 2>/dev/null && return 0; done
+  local pid stat
+  for pid in "$@"; do
+    read -r stat 2>/dev/null <"/proc/$pid/stat" || continue
+    stat=${stat##*) }
+    [[ ${stat%% *} != Z ]] && return 0
+  done
   return 1
 }
 
@@ -213,9 +222,10 @@ cleanup() {
 
 measure() {
   local status=0
-  # In the background, so that a signal reaches this script's trap at once instead of after the run.
-  lab measure "$RESULTS_DIR" --java="$JAVA" --java-opts="$JAVA_OPTS" --aggregator-args="$LAB_AGGREGATOR_ARGS" \
-    --repo="$ROOT_DIR" "${STARTED[@]}" &
+  # In the background, so that a signal reaches this script's trap at once instead of after the run; started
+  # directly (not through the lab function, which would put a subshell between), so that its pid is Python's.
+  PYTHONPATH="$LAB_PYTHONPATH" python3 -m lab measure "$RESULTS_DIR" --java="$JAVA" --java-opts="$JAVA_OPTS" \
+    --aggregator-args="$LAB_AGGREGATOR_ARGS" --repo="$ROOT_DIR" "${STARTED[@]}" &
   MEASURE_PID=$!
   wait "$MEASURE_PID" || status=$?
   MEASURE_PID=

@@ -50,7 +50,7 @@ def main(argv=None) -> int:
         print("[lab] ERROR: %s" % error, file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("\n[lab] interrupted", file=sys.stderr)
+        # run.sh says so and cleans up; a traceback would only hide its message.
         return 130
 
 

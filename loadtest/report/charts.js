@@ -67,6 +67,8 @@
   const draw = (id, config) => { const chart = new Chart(document.getElementById(id), config); drawn += 1; return chart; };
 
   function header() {
+    // A sweep has many lines: taller charts keep them apart under their legends.
+    document.body.classList.toggle('sweep', isSweep);
     const when = (data.finished_at || data.started_at || '').replace('T', ' ');
     document.getElementById('subtitle').textContent = when + ' · ' + settings.requests + ' requests per run · '
       + 'concurrency ' + settings.concurrency.join(', ') + ' · n = ' + settings.n.join(', ')
