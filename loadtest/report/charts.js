@@ -250,7 +250,7 @@
     table('runs', ['path', 'n', 'concurrency', 'req/s', 'mean', 'p50', 'p90', 'p99', 'max', 'completed', 'failed', 'non-2xx'],
       (run) => [fmt(run.rps, 2), ms(run.latency_ms.mean), ms(run.latency_ms.p50), ms(run.latency_ms.p90),
         ms(run.latency_ms.p99), ms(run.latency_ms.max), run.completed, run.failed, run.non2xx]);
-    const cpuCell = (entry) => (entry ? fmt(entry.percent, 0) + ' % · ' + fmt(entry.seconds, 2) + ' s' : '–');
+    const cpuCell = (entry) => (entry ? fmt(entry.percent, 0) + ' %\n' + fmt(entry.seconds, 2) + ' s' : '–');
     table('resources', ['path', 'n', 'concurrency'].concat(SERVICES.map((name) => name),
       ['ab', 'machine', 'service CPU / request', 'service CPU / call', 'peak RSS (MiB)']),
     (run) => {
