@@ -49,6 +49,7 @@ def measure(path: Path, n: int, concurrency: int, settings: Settings, services: 
     after = cpu.take_sample(pids)
     rss_mb = {name: cpu.peak_rss_mib(pid) for name, pid in pids.items()}
 
+    # The lab measures only after every path passed the pre-check against the exact expected answer.
     record = {"path": path.name, "n": n, "concurrency": concurrency, "requests": settings.requests, "url": url,
               "services": path.services, "verified": True,
               "raw": {"report": "raw/%s.txt" % slug, "csv": "raw/%s.csv" % slug},

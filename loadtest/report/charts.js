@@ -36,6 +36,8 @@
     : Number(value).toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }));
   const ms = (value) => (value === null || value === undefined ? '–' : value >= 1000
     ? fmt(value / 1000, 2) + ' s' : fmt(value, value < 10 ? 2 : 1) + ' ms');
+  // CPU per request or per call of the services that served the run's path (an idle one's is not the path's).
+  const pathCpu = (run, field) => run.services.reduce((sum, name) => sum + ((run.cpu[name] || {})[field] || 0), 0);
   const problemsOf = (run) => {
     if (run.error) return [run.error];
     const found = [];
@@ -91,7 +93,7 @@
     if (isSweep) return;
     const box = document.getElementById('cards');
     measured.forEach((run) => {
-      const cpuMs = SERVICES.reduce((sum, name) => sum + ((run.cpu[name] || {}).ms_per_request || 0), 0);
+      const cpuMs = pathCpu(run, 'ms_per_request');
       const card = el('div', { class: 'card', style: '--accent:' + colourOf(run.path) }, [
         el('h3', { text: run.path }),
         el('div', { class: 'what', text: run.n + ' squares per request' }),
@@ -254,9 +256,8 @@
     table('resources', ['path', 'n', 'concurrency'].concat(SERVICES.map((name) => name),
       ['ab', 'machine', 'service CPU / request', 'service CPU / call', 'peak RSS (MiB)']),
     (run) => {
-      const total = (field) => SERVICES.reduce((sum, name) => sum + ((run.cpu[name] || {})[field] || 0), 0);
       return SERVICES.map((name) => cpuCell(run.cpu[name])).concat([cpuCell(run.cpu.ab), cpuCell(run.cpu.machine),
-        fmt(total('ms_per_request'), 2) + ' ms', fmt(total('us_per_call'), 1) + ' µs',
+        fmt(pathCpu(run, 'ms_per_request'), 2) + ' ms', fmt(pathCpu(run, 'us_per_call'), 1) + ' µs',
         SERVICES.map((name) => fmt(run.rss_mb[name], 0)).join(' / ')]);
     });
   }
