@@ -5,8 +5,6 @@ import io.netty.channel.ChannelOption;
 import java.time.Duration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.http.client.reactive.ReactorClientHttpConnector;
-import org.springframework.web.reactive.function.client.WebClient;
 import reactor.netty.http.client.HttpClient;
 import reactor.netty.resources.ConnectionProvider;
 
@@ -31,16 +29,13 @@ class RestClientConfiguration {
 
     @Bean
     RestSquareClient restSquareClient(ConnectionProvider squareRestConnections, AggregatorProperties properties) {
+        String baseUrl = properties.rest().baseUrl().toString();
         HttpClient http = HttpClient.create(squareRestConnections)
+            .baseUrl(baseUrl)
             .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) CONNECT_TIMEOUT.toMillis())
             .responseTimeout(properties.callDeadline());
         // Load the event loops, native transport and resolver now, not on the first request's clock.
         http.warmup().block();
-        // A plain builder, not Boot's: the per-call observation Boot adds would cost more than the call.
-        WebClient webClient = WebClient.builder()
-            .baseUrl(properties.rest().baseUrl().toString())
-            .clientConnector(new ReactorClientHttpConnector(http))
-            .build();
-        return new RestSquareClient(webClient, properties.rest().baseUrl().toString(), properties.callDeadline());
+        return new RestSquareClient(http, baseUrl, properties.callDeadline());
     }
 }

@@ -4,31 +4,34 @@ import io.github.squarelab.aggregator.fanout.DownstreamException;
 import io.github.squarelab.aggregator.fanout.DownstreamException.Kind;
 import io.github.squarelab.aggregator.fanout.Transport;
 import io.github.squarelab.aggregator.fanout.UnarySquareClient;
+import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.timeout.ReadTimeoutException;
 import java.time.Duration;
 import java.util.concurrent.TimeoutException;
-import org.springframework.web.reactive.function.client.WebClient;
-import org.springframework.web.reactive.function.client.WebClientRequestException;
-import org.springframework.web.reactive.function.client.WebClientResponseException;
 import reactor.core.publisher.Mono;
+import reactor.netty.http.client.HttpClient;
 
-/** {@code GET /rest/square/unary/{number}} on the REST square service, over pooled keep-alive connections. */
+/**
+ * {@code GET /rest/square/unary/{number}} on the REST square service, over pooled keep-alive HTTP/1.1
+ * connections. Reactor Netty's client is used directly: WebClient would add a request object, filters
+ * and a codec lookup to every call, for a body that is one number.
+ */
 public class RestSquareClient implements UnarySquareClient {
 
     private static final String PATH = "/rest/square/unary/";
 
-    private final WebClient webClient;
+    private final HttpClient http;
     private final String service;
     private final Duration callDeadline;
 
     /**
-     * @param webClient a client whose base URL is the square service, and whose connector enforces the
-     *     per-call deadline (response timeout and pool acquire timeout)
+     * @param http a client whose base URL is the square service, and whose pool and response timeout
+     *     enforce the per-call deadline
      * @param service how to name the service in error messages, e.g. its base URL
      * @param callDeadline the deadline those timeouts enforce, for error messages
      */
-    public RestSquareClient(WebClient webClient, String service, Duration callDeadline) {
-        this.webClient = webClient;
+    public RestSquareClient(HttpClient http, String service, Duration callDeadline) {
+        this.http = http;
         this.service = service;
         this.callDeadline = callDeadline;
     }
@@ -40,10 +43,11 @@ public class RestSquareClient implements UnarySquareClient {
 
     @Override
     public Mono<Long> square(int number) {
-        return webClient.get()
+        return http.get()
             .uri(PATH + number)
-            .retrieve()
-            .bodyToMono(String.class)
+            .responseSingle((response, body) -> response.status().equals(HttpResponseStatus.OK)
+                ? body.asString()
+                : Mono.error(badAnswer(number, "HTTP " + response.status().code(), null)))
             .switchIfEmpty(Mono.error(() -> badAnswer(number, "an empty body", null)))
             .map(body -> parse(number, body))
             .onErrorMap(error -> !(error instanceof DownstreamException), error -> translate(number, error));
@@ -58,20 +62,14 @@ public class RestSquareClient implements UnarySquareClient {
     }
 
     private DownstreamException translate(int number, Throwable error) {
-        if (error instanceof WebClientResponseException response) {
-            return badAnswer(number, "HTTP " + response.getStatusCode().value(), error);
-        }
         if (isTimeout(error)) {
             return new DownstreamException(Kind.TIMEOUT, "no answer from the REST square service at " + service
                 + " for number " + number + " within " + callDeadline.toMillis() + " ms (aggregator.call-deadline)",
                 error);
         }
-        if (error instanceof WebClientRequestException) {
-            // Refused, reset or closed before the answer: the service is down or going away.
-            return new DownstreamException(Kind.UNAVAILABLE, "the REST square service at " + service
-                + " is unreachable: " + rootMessage(error), error);
-        }
-        return badAnswer(number, rootMessage(error), error);
+        // Refused, reset or closed before the answer: the service is down or going away.
+        return new DownstreamException(Kind.UNAVAILABLE, "the REST square service at " + service
+            + " is unreachable: " + rootMessage(error), error);
     }
 
     private static boolean isTimeout(Throwable error) {

@@ -30,7 +30,7 @@ import reactor.core.publisher.Mono;
 
 /** The HTTP contract of the three paths, with the real fan-out and scripted clients behind it. */
 @WebMvcTest(value = FanoutController.class, properties = {
-    "aggregator.in-flight=4", "aggregator.deadline=300ms", "aggregator.max-n=100000"})
+    "aggregator.in-flight=4", "aggregator.deadline=2s", "aggregator.max-n=100000"})
 @Import({FanoutService.class, FanoutMetrics.class, FanoutControllerTests.Clients.class})
 class FanoutControllerTests {
 
@@ -153,8 +153,8 @@ class FanoutControllerTests {
             .andExpect(status().isGatewayTimeout())
             .andExpect(content().contentType(MediaType.APPLICATION_PROBLEM_JSON))
             .andExpect(jsonPath("$.detail").value(
-                "no complete answer from the square service within 300 ms (aggregator.deadline)"));
-        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
+                "no complete answer from the square service within 2000 ms (aggregator.deadline)"));
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isBetween(Duration.ofSeconds(2), Duration.ofSeconds(6));
         assertThat(grpcUnaryClient.inFlight).as("the call still waiting is cancelled").hasValue(0);
     }
 

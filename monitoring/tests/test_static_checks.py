@@ -1,0 +1,243 @@
+"""Checks of the monitoring and deployment files with the real tools that can run without the services or a
+Docker engine: promtool, docker-compose, hadolint, shellcheck, and the files' own structure."""
+import http.server
+import json
+import re
+import threading
+import unittest
+
+from tests.support import MONITORING, REPO, free_port, run, tool
+
+PROMETHEUS_CONFIGS = ("prometheus.yml", "prometheus-compose.yml")
+DASHBOARD = MONITORING / "grafana" / "dashboards" / "rest-vs-grpc.json"
+DATASOURCES = MONITORING / "grafana" / "provisioning" / "datasources" / "prometheus.yml"
+DASHBOARD_PROVIDERS = MONITORING / "grafana" / "provisioning" / "dashboards" / "dashboards.yml"
+COMPOSE = REPO / "docker-compose.yml"
+JAVA_SERVICES = ("aggregator-service", "square-rest-service", "square-grpc-service")
+
+
+def assert_ran(test, completed):
+    test.assertEqual(0, completed.returncode,
+                     f"{' '.join(map(str, completed.args))} failed:\n{completed.stdout}\n{completed.stderr}")
+
+
+class PrometheusConfigTests(unittest.TestCase):
+
+    def test_configs_are_valid_for_promtool(self):
+        promtool = tool("promtool")
+        for config in PROMETHEUS_CONFIGS:
+            with self.subTest(config=config):
+                assert_ran(self, run([promtool, "check", "config", config], cwd=MONITORING))
+
+    def test_rules_are_valid_for_promtool(self):
+        promtool = tool("promtool")
+        rules = sorted(str(p.relative_to(MONITORING)) for p in (MONITORING / "rules").glob("*.yml"))
+        self.assertTrue(rules, "no rule files in monitoring/rules")
+        assert_ran(self, run([promtool, "check", "rules", *rules], cwd=MONITORING))
+
+    def test_rules_record_the_expected_values(self):
+        promtool = tool("promtool")
+        assert_ran(self, run([promtool, "test", "rules", "tests/rules.test.yml"], cwd=MONITORING))
+
+    def test_compose_config_differs_from_the_local_one_only_in_targets(self):
+        def normalised(name, targets):
+            text = (MONITORING / name).read_text()
+            for target in targets:
+                self.assertIn(f"'{target}'", text, name)
+                text = text.replace(f"'{target}'", "'TARGET'")
+            return [line for line in text.splitlines() if not line.lstrip().startswith("#")]
+
+        local = normalised("prometheus.yml", ["127.0.0.1:8080", "127.0.0.1:7575", "127.0.0.1:6566"])
+        compose = normalised("prometheus-compose.yml",
+                             ["aggregator-service:8080", "square-rest-service:7575", "square-grpc-service:6566"])
+        self.assertEqual(local, compose)
+
+
+class DashboardTests(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dashboard = json.loads(DASHBOARD.read_text())
+        cls.panels = [p for p in cls.dashboard["panels"] if p["type"] != "row"]
+
+    def test_every_panel_queries_the_provisioned_datasource(self):
+        uid = re.search(r"^\s*uid:\s*(\S+)", DATASOURCES.read_text(), re.MULTILINE).group(1)
+        for panel in self.panels:
+            with self.subTest(panel=panel["title"]):
+                self.assertEqual(uid, panel["datasource"]["uid"])
+                self.assertTrue(panel["targets"])
+                for target in panel["targets"]:
+                    self.assertEqual(uid, target["datasource"]["uid"])
+                    self.assertTrue(target["expr"].strip())
+
+    def test_panels_have_unique_ids_and_do_not_overlap(self):
+        ids = [p["id"] for p in self.dashboard["panels"]]
+        self.assertEqual(len(ids), len(set(ids)))
+        taken = set()
+        for panel in self.dashboard["panels"]:
+            pos = panel["gridPos"]
+            self.assertLessEqual(pos["x"] + pos["w"], 24, panel["title"])
+            cells = {(x, y) for x in range(pos["x"], pos["x"] + pos["w"])
+                     for y in range(pos["y"], pos["y"] + pos["h"])}
+            self.assertFalse(cells & taken, f"{panel['title']} overlaps another panel")
+            taken |= cells
+
+    def test_dashboard_shows_what_the_issue_asks_for(self):
+        queries = " ".join(t["expr"] for p in self.panels for t in p["targets"])
+        for metric in ("aggregator_fanout_seconds_count", "aggregator_fanout_seconds_bucket",
+                       "aggregator_downstream_calls_total", "aggregator_downstream_latency_seconds_bucket",
+                       "aggregator_downstream_inflight", "aggregator_stream_messages_total",
+                       "process_cpu_usage", "jvm_memory_used_bytes", "http_server_requests_seconds_bucket",
+                       "grpc_server_processing_duration_seconds_bucket"):
+            with self.subTest(metric=metric):
+                self.assertIn(metric, queries)
+        self.assertIn("histogram_quantile(0.99", queries)
+        self.assertIn("histogram_quantile(0.5", queries)
+
+    def test_provisioning_loads_the_folder_compose_mounts(self):
+        path = re.search(r"^\s*path:\s*(\S+)", DASHBOARD_PROVIDERS.read_text(), re.MULTILINE).group(1)
+        self.assertIn(f"./monitoring/grafana/dashboards:{path}:ro", COMPOSE.read_text())
+
+
+class ComposeTests(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        compose = tool("docker-compose")
+        completed = run([compose, "-f", str(COMPOSE), "config"], cwd=REPO)
+        if completed.returncode != 0:
+            raise AssertionError(f"docker-compose config failed:\n{completed.stderr}")
+        cls.services = cls.service_blocks(completed.stdout)
+
+    @staticmethod
+    def service_blocks(resolved):
+        """The resolved file's service sections as text, by name (docker-compose config prints 2-space YAML)."""
+        blocks, name = {}, None
+        in_services = False
+        for line in resolved.splitlines():
+            if re.match(r"^\S", line):
+                in_services = line.startswith("services:")
+                name = None
+                continue
+            match = re.match(r"^  (\S+):$", line)
+            if in_services and match:
+                name = match.group(1)
+                blocks[name] = []
+            elif in_services and name:
+                blocks[name].append(line)
+        return {k: "\n".join(v) for k, v in blocks.items()}
+
+    def test_compose_file_is_valid(self):
+        assert_ran(self, run([tool("docker-compose"), "-f", str(COMPOSE), "config", "-q"], cwd=REPO))
+
+    def test_it_runs_the_services_prometheus_and_grafana(self):
+        self.assertEqual({*JAVA_SERVICES, "prometheus", "grafana"}, set(self.services))
+
+    def test_every_service_has_a_health_check_and_limits(self):
+        for name, block in self.services.items():
+            with self.subTest(service=name):
+                self.assertIn("healthcheck:", block)
+                self.assertRegex(block, r"(?m)^    cpus: [0-9.]+$")
+                self.assertRegex(block, r"(?m)^    mem_limit: \S+$")
+
+    def test_square_services_get_the_same_limits(self):
+        def limits(name):
+            block = self.services[name]
+            return re.search(r"cpus: (\S+)", block).group(1), re.search(r"mem_limit: (\S+)", block).group(1)
+
+        self.assertEqual(limits("square-rest-service"), limits("square-grpc-service"))
+
+    def test_aggregator_waits_for_healthy_downstreams_at_their_container_addresses(self):
+        block = self.services["aggregator-service"]
+        self.assertIn("AGGREGATOR_REST_BASE_URL: http://square-rest-service:7575", block)
+        self.assertIn("AGGREGATOR_GRPC_TARGET: square-grpc-service:6565", block)
+        self.assertEqual(2, block.count("condition: service_healthy"))
+
+    def test_java_services_are_built_from_the_repository(self):
+        for name in JAVA_SERVICES:
+            with self.subTest(service=name):
+                self.assertIn(f"MODULE: {name}", self.services[name])
+
+    def test_published_ports_listen_on_loopback_only(self):
+        for name, block in self.services.items():
+            published = re.findall(r"(?m)^    - (\S+/(?:tcp|udp))$", block)
+            with self.subTest(service=name):
+                self.assertTrue(published, "publishes no port")
+                for port in published:
+                    self.assertTrue(port.startswith("127.0.0.1:"), port)
+
+
+class DockerfileTests(unittest.TestCase):
+    dockerfile = (REPO / "Dockerfile").read_text()
+
+    def test_hadolint_passes(self):
+        assert_ran(self, run([tool("hadolint"), "Dockerfile"], cwd=REPO))
+
+    def test_base_images_are_temurin_17_and_runs_as_non_root_with_a_health_check(self):
+        images = re.findall(r"^FROM (\S+)", self.dockerfile, re.MULTILINE)
+        self.assertEqual(["eclipse-temurin:17-jdk-noble", "eclipse-temurin:17-jre-noble"], images)
+        user = re.findall(r"^USER (\S+)", self.dockerfile, re.MULTILINE)
+        self.assertEqual(1, len(user))
+        self.assertNotIn(user[0].split(":")[0], ("0", "root"))
+        self.assertRegex(self.dockerfile, r"(?m)^HEALTHCHECK .*CMD \[\"/usr/local/bin/healthcheck\"\]")
+
+    def test_the_jar_it_copies_has_the_project_version(self):
+        version = re.search(r"<artifactId>rest-vs-grpc-lab</artifactId>\s*<version>([^<]+)</version>",
+                            (REPO / "pom.xml").read_text()).group(1)
+        self.assertIn(f'target/${{MODULE}}-{version}.jar"', self.dockerfile)
+
+    def test_build_context_leaves_out_build_output_and_history(self):
+        ignored = (REPO / ".dockerignore").read_text().splitlines()
+        for pattern in (".git", "**/target", "loadtest/results", "**/node_modules"):
+            with self.subTest(pattern=pattern):
+                self.assertIn(pattern, ignored)
+
+
+class ShellScriptTests(unittest.TestCase):
+    scripts = [REPO / "docker" / "healthcheck.sh", MONITORING / "run-prometheus.sh",
+               MONITORING / "install-tools.sh"]
+
+    def test_scripts_are_executable_and_pass_shellcheck(self):
+        shellcheck = tool("shellcheck")
+        for script in self.scripts:
+            with self.subTest(script=script.name):
+                self.assertTrue(script.stat().st_mode & 0o111, f"{script} is not executable")
+                assert_ran(self, run([shellcheck, str(script)]))
+
+    def test_healthcheck_accepts_only_a_200_that_says_up(self):
+        healthcheck = str(REPO / "docker" / "healthcheck.sh")
+        for status, body, expected in ((200, '{"status":"UP"}', 0),
+                                       (503, '{"status":"DOWN"}', 1),
+                                       (200, '{"status":"DOWN"}', 1)):
+            with self.subTest(status=status, body=body), _health_server(status, body) as port:
+                self.assertEqual(expected, run([healthcheck, str(port)], timeout=10).returncode)
+        self.assertEqual(1, run([healthcheck, str(free_port())], timeout=10).returncode)
+
+
+class _health_server:
+    """A local HTTP server answering /actuator/health with a fixed status and body."""
+
+    def __init__(self, status, body):
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                self.send_response(status if self.path == "/actuator/health" else 404)
+                self.send_header("Content-Type", "application/json")
+                self.end_headers()
+                self.wfile.write(body.encode())
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+
+    def __enter__(self):
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return self.server.server_address[1]
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,30 @@
+package io.github.squarelab.floor;
+
+import java.util.Arrays;
+import java.util.Optional;
+
+/** The bare transports, one for each of the aggregator's paths. */
+public enum Transport {
+
+    /** The REST path's transport: HTTP/1.1, one call at a time per keep-alive connection. */
+    HTTP("http"),
+    /** The gRPC unary path's: unary calls multiplexed on one HTTP/2 connection. */
+    GRPC_UNARY("grpc-unary"),
+    /** The gRPC stream path's: messages on bidi streams multiplexed on one HTTP/2 connection. */
+    GRPC_STREAM("grpc-stream");
+
+    private final String id;
+
+    Transport(String id) {
+        this.id = id;
+    }
+
+    /** The name on the command line and in the JSON. */
+    public String id() {
+        return id;
+    }
+
+    public static Optional<Transport> byId(String id) {
+        return Arrays.stream(values()).filter(transport -> transport.id.equals(id)).findFirst();
+    }
+}

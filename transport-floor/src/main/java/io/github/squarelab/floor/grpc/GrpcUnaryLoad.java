@@ -1,0 +1,129 @@
+package io.github.squarelab.floor.grpc;
+
+import io.github.squarelab.floor.Squares;
+import io.github.squarelab.floor.measure.Load;
+import io.github.squarelab.floor.measure.Window;
+import io.github.squarelab.proto.Input;
+import io.github.squarelab.proto.Output;
+import io.github.squarelab.proto.SquareRpcGrpc;
+import io.grpc.CallOptions;
+import io.grpc.ClientCall;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.stub.ClientCalls;
+import io.grpc.stub.StreamObserver;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code findSquareUnary} on one channel with {@code inFlight} asynchronous calls in flight at all times:
+ * each answer, once checked, starts the next call, as grpc-java's AsyncClient benchmark does. No thread
+ * waits on a call.
+ */
+public final class GrpcUnaryLoad implements Load {
+
+    private final ManagedChannel channel;
+    private final int inFlight;
+    private final Duration callDeadline;
+    private final CountDownLatch callChainsEnded;
+    private volatile boolean stopping;
+    private volatile boolean givenUp;
+    private Window window;
+
+    /**
+     * @param target the server, as a grpc-java target such as 127.0.0.1:6565
+     * @param inFlight how many calls to keep in flight
+     * @param callDeadline the deadline of each call
+     */
+    public GrpcUnaryLoad(String target, int inFlight, Duration callDeadline) {
+        this.channel = GrpcChannels.withShortCallbacks(target);
+        this.inFlight = inFlight;
+        this.callDeadline = callDeadline;
+        this.callChainsEnded = new CountDownLatch(inFlight);
+    }
+
+    public static String io() {
+        return GrpcChannels.io();
+    }
+
+    @Override
+    public void start(Window window) {
+        this.window = window;
+        for (int chain = 0; chain < inFlight; chain++) {
+            call(Squares.first(chain));
+        }
+    }
+
+    /**
+     * Each chain ends with the answer to its last call; after {@code timeout} the calls still unanswered
+     * are cancelled, all at once by shutting the channel down, and counted as they end.
+     */
+    @Override
+    public void stop(Duration timeout) throws InterruptedException {
+        stopping = true;
+        if (!callChainsEnded.await(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+            givenUp = true;
+            channel.shutdownNow();
+            if (!callChainsEnded.await(GrpcChannels.GIVE_UP_GRACE.toNanos(), TimeUnit.NANOSECONDS)) {
+                window.fail(callChainsEnded.getCount() + " grpc-unary calls did not end even when cancelled");
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        GrpcChannels.close(channel);
+    }
+
+    private void call(int number) {
+        ClientCall<Input, Output> call = channel.newCall(SquareRpcGrpc.getFindSquareUnaryMethod(),
+            CallOptions.DEFAULT.withDeadlineAfter(callDeadline.toNanos(), TimeUnit.NANOSECONDS));
+        ClientCalls.asyncUnaryCall(call, Input.newBuilder().setNumber(number).build(), new Answer(number));
+    }
+
+    /** The answer to one call: checked, reported, and followed by the next call. */
+    private final class Answer implements StreamObserver<Output> {
+
+        private final int number;
+        private final long sentNanos = System.nanoTime();
+        private Output output;
+
+        Answer(int number) {
+            this.number = number;
+        }
+
+        @Override
+        public void onNext(Output output) {
+            this.output = output;
+        }
+
+        @Override
+        public void onError(Throwable error) {
+            if (givenUp) {
+                window.unanswered(1);
+            } else {
+                window.fail("grpc-unary call for " + number + " failed: " + Status.fromThrowable(error));
+            }
+            callChainsEnded.countDown();
+        }
+
+        @Override
+        public void onCompleted() {
+            long latency = System.nanoTime() - sentNanos;
+            long square = Squares.square(number);
+            if (output.getNumber() != number || output.getResult() != square) {
+                window.fail("grpc-unary answered number " + output.getNumber() + " with " + output.getResult()
+                    + " when asked for " + number + " (" + square + ")");
+                callChainsEnded.countDown();
+                return;
+            }
+            window.answered(latency);
+            if (stopping || window.hasFailed()) {
+                callChainsEnded.countDown();
+            } else {
+                call(Squares.next(number));
+            }
+        }
+    }
+}

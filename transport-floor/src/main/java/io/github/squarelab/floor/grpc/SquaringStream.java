@@ -1,0 +1,56 @@
+package io.github.squarelab.floor.grpc;
+
+import io.github.squarelab.proto.Input;
+import io.github.squarelab.proto.Output;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import java.util.function.Function;
+
+/**
+ * One bidi stream: answers each {@link Input}, in order.
+ *
+ * <p>Flow control is manual, as in grpc-java's ManualFlowControlServer and in the lab's square service: the
+ * next message is requested only while the client is reading our answers, so a client that stops reading
+ * stops us from reading too, and nothing piles up on either side. grpc-java runs the callbacks of one
+ * call one at a time, so the flag needs no lock.
+ */
+final class SquaringStream implements StreamObserver<Input> {
+
+    private final ServerCallStreamObserver<Output> answers;
+    private final Function<Input, Output> answer;
+    /** True while a message is requested and not yet received, so that onReady does not request twice. */
+    private boolean awaitingMessage;
+
+    SquaringStream(ServerCallStreamObserver<Output> answers, Function<Input, Output> answer) {
+        this.answers = answers;
+        this.answer = answer;
+        answers.disableAutoRequest();
+        answers.setOnReadyHandler(this::requestIfReady);
+        // A cancelled call (client gone, deadline passed) just ends; there is nobody left to answer.
+        answers.setOnCancelHandler(() -> { });
+    }
+
+    @Override
+    public void onNext(Input input) {
+        awaitingMessage = false;
+        answers.onNext(answer.apply(input));
+        requestIfReady();
+    }
+
+    @Override
+    public void onError(Throwable t) {
+        // The client cancelled or the transport broke: the call is already over, nothing to send.
+    }
+
+    @Override
+    public void onCompleted() {
+        answers.onCompleted();
+    }
+
+    private void requestIfReady() {
+        if (!awaitingMessage && answers.isReady() && !answers.isCancelled()) {
+            awaitingMessage = true;
+            answers.request(1);
+        }
+    }
+}

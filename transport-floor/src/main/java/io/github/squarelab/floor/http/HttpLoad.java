@@ -1,0 +1,133 @@
+package io.github.squarelab.floor.http;
+
+import io.github.squarelab.floor.Squares;
+import io.github.squarelab.floor.measure.FloorFailure;
+import io.github.squarelab.floor.measure.Load;
+import io.github.squarelab.floor.measure.Window;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.timeout.ReadTimeoutHandler;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code GET /rest/square/unary/{n}} on {@code connections} keep-alive HTTP/1.1 connections, one call at
+ * a time on each, as the aggregator's pool does: a plain Netty client, so that nothing but HTTP/1.1 and
+ * Netty is on the path. Netty's default number of event loops (twice the processors) carry the
+ * connections, and the callbacks run on them.
+ */
+public final class HttpLoad implements Load {
+
+    /** Connecting on loopback takes microseconds; a refused or black-holed port must not hang the run. */
+    private static final int CONNECT_TIMEOUT_MILLIS = 2000;
+    /** Closing is local and immediate; this only guards against a connection that never reports its end. */
+    private static final Duration GIVE_UP_GRACE = Duration.ofSeconds(5);
+    /** Far more than a bare number and the headers of a problem need. */
+    private static final int MAX_RESPONSE_BYTES = 64 * 1024;
+
+    private final String host;
+    private final int port;
+    private final int connections;
+    private final Duration callDeadline;
+    private final EventLoopGroup eventLoops = NettyTransport.group(0);
+    private final ChannelGroup channels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+    private final CountDownLatch exchangesEnded;
+    private volatile boolean stopping;
+    private volatile boolean givenUp;
+    private Window window;
+
+    /**
+     * @param target the server as host:port
+     * @param connections how many connections, and so calls in flight
+     * @param callDeadline how long one call may go unanswered before the run fails
+     */
+    public HttpLoad(String target, int connections, Duration callDeadline) {
+        int colon = target.lastIndexOf(':');
+        if (colon <= 0) {
+            throw new IllegalArgumentException("the target must be host:port, not " + target);
+        }
+        this.host = target.substring(0, colon);
+        this.port = Integer.parseInt(target.substring(colon + 1));
+        this.connections = connections;
+        this.callDeadline = callDeadline;
+        this.exchangesEnded = new CountDownLatch(connections);
+    }
+
+    public static String io() {
+        return NettyTransport.name();
+    }
+
+    @Override
+    public void start(Window window) throws FloorFailure {
+        this.window = window;
+        String hostHeader = host + ":" + port;
+        for (int connection = 0; connection < connections; connection++) {
+            int first = Squares.first(connection);
+            ChannelFuture connected = bootstrap(hostHeader, first).connect(host, port).awaitUninterruptibly();
+            if (!connected.isSuccess()) {
+                throw new FloorFailure("http: cannot connect to " + hostHeader + ": " + connected.cause(),
+                    connected.cause());
+            }
+            channels.add(connected.channel());
+        }
+    }
+
+    /**
+     * Each connection closes after the answer to its last call; after {@code timeout} the ones still
+     * waiting are closed and their calls counted as unanswered.
+     */
+    @Override
+    public void stop(Duration timeout) throws InterruptedException {
+        stopping = true;
+        if (!exchangesEnded.await(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+            givenUp = true;
+            channels.close();
+            if (!exchangesEnded.await(GIVE_UP_GRACE.toNanos(), TimeUnit.NANOSECONDS)) {
+                window.fail(exchangesEnded.getCount() + " http connections did not end even when closed");
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        eventLoops.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+    }
+
+    boolean isStopping() {
+        return stopping;
+    }
+
+    boolean hasGivenUp() {
+        return givenUp;
+    }
+
+    void exchangeEnded() {
+        exchangesEnded.countDown();
+    }
+
+    private Bootstrap bootstrap(String hostHeader, int first) {
+        return new Bootstrap()
+            .group(eventLoops)
+            .channel(NettyTransport.socketChannel())
+            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, CONNECT_TIMEOUT_MILLIS)
+            .handler(new ChannelInitializer<SocketChannel>() {
+                @Override
+                protected void initChannel(SocketChannel channel) {
+                    // A connection always has a call in flight, so a deadline without a read is an unanswered call.
+                    channel.pipeline().addLast(new HttpClientCodec(), new HttpObjectAggregator(MAX_RESPONSE_BYTES),
+                        new ReadTimeoutHandler(callDeadline.toNanos(), TimeUnit.NANOSECONDS),
+                        new SquareExchange(hostHeader, first, window, HttpLoad.this));
+                }
+            });
+    }
+}

@@ -1,0 +1,77 @@
+package io.github.squarelab.floor.http;
+
+import io.github.squarelab.floor.SquareServer;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.HttpServerKeepAliveHandler;
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntToLongFunction;
+
+/**
+ * The REST square endpoint on plain Netty HTTP/1.1 with keep-alive: no framework, no routing table, no
+ * metrics. One event loop accepts; Netty's default number of event loops (twice the processors) serve the
+ * connections, and the handler answers on them, since it never blocks.
+ */
+public final class HttpSquareServer implements SquareServer {
+
+    private final EventLoopGroup acceptor = NettyTransport.group(1);
+    private final EventLoopGroup workers = NettyTransport.group(0);
+    private final Channel listener;
+
+    /**
+     * @param host the address to listen on, e.g. 127.0.0.1
+     * @param port the port, or 0 for one the system chooses
+     * @param square what to answer for a number: its square, or something else in tests
+     */
+    public HttpSquareServer(String host, int port, IntToLongFunction square) {
+        SquareHandler handler = new SquareHandler(square);
+        try {
+            listener = new ServerBootstrap()
+                .group(acceptor, workers)
+                .channel(NettyTransport.serverChannel())
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel channel) {
+                        channel.pipeline().addLast(new HttpServerCodec(), new HttpServerKeepAliveHandler(), handler);
+                    }
+                })
+                .bind(host, port).syncUninterruptibly().channel();
+        } catch (RuntimeException e) {
+            shutDownEventLoops();
+            throw new IllegalStateException("cannot listen on " + host + ":" + port, e);
+        }
+    }
+
+    public static String io() {
+        return NettyTransport.name();
+    }
+
+    @Override
+    public int port() {
+        return ((InetSocketAddress) listener.localAddress()).getPort();
+    }
+
+    @Override
+    public void awaitTermination() throws InterruptedException {
+        listener.closeFuture().sync();
+        workers.terminationFuture().sync();
+    }
+
+    @Override
+    public void close() {
+        listener.close().syncUninterruptibly();
+        shutDownEventLoops();
+    }
+
+    private void shutDownEventLoops() {
+        acceptor.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+        workers.shutdownGracefully(100, 2000, TimeUnit.MILLISECONDS);
+        acceptor.terminationFuture().awaitUninterruptibly(5, TimeUnit.SECONDS);
+        workers.terminationFuture().awaitUninterruptibly(5, TimeUnit.SECONDS);
+    }
+}

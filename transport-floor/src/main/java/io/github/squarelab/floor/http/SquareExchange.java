@@ -1,0 +1,134 @@
+package io.github.squarelab.floor.http;
+
+import io.github.squarelab.floor.Squares;
+import io.github.squarelab.floor.measure.Window;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.timeout.ReadTimeoutException;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * One keep-alive connection asking for squares one at a time (HTTP/1.1 has no multiplexing, and
+ * pipelining is off in every client the lab would compare with): each checked answer sends the next
+ * request. All callbacks of a connection run on its event loop, so the fields need no lock. The
+ * connection's end is accounted for once, when it closes.
+ */
+final class SquareExchange extends SimpleChannelInboundHandler<FullHttpResponse> {
+
+    private final String host;
+    private final Window window;
+    private final HttpLoad load;
+    private int number;
+    private long sentNanos;
+    private boolean awaitingAnswer;
+
+    /**
+     * @param host the Host header, the server's host:port
+     * @param first the first number to ask for
+     */
+    SquareExchange(String host, int first, Window window, HttpLoad load) {
+        this.host = host;
+        this.number = first;
+        this.window = window;
+        this.load = load;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        send(ctx);
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, FullHttpResponse response) {
+        long latency = System.nanoTime() - sentNanos;
+        awaitingAnswer = false;
+        String wrong = check(response);
+        if (wrong != null) {
+            window.fail(wrong);
+            ctx.close();
+            return;
+        }
+        window.answered(latency);
+        number = Squares.next(number);
+        if (load.isStopping() || window.hasFailed()) {
+            ctx.close();
+        } else {
+            send(ctx);
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        if (load.hasGivenUp()) {
+            window.unanswered(awaitingAnswer ? 1 : 0);
+        } else if (awaitingAnswer) {
+            window.fail("http: the server closed a connection without answering " + number);
+        }
+        load.exchangeEnded();
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (!load.hasGivenUp()) {
+            window.fail(cause instanceof ReadTimeoutException ? "http: no answer for " + number + " within the deadline"
+                : "http: " + cause);
+        }
+        ctx.close();
+    }
+
+    private void send(ChannelHandlerContext ctx) {
+        FullHttpRequest request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET,
+            SquareHandler.PATH + number, Unpooled.EMPTY_BUFFER);
+        request.headers()
+            .set(HttpHeaderNames.HOST, host)
+            .set(HttpHeaderNames.ACCEPT, HttpHeaderValues.APPLICATION_JSON);
+        awaitingAnswer = true;
+        sentNanos = System.nanoTime();
+        ctx.writeAndFlush(request).addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
+    }
+
+    /** What is wrong with the answer, or null when it is the square of the number asked for. */
+    private String check(FullHttpResponse response) {
+        long square = Squares.square(number);
+        if (!HttpResponseStatus.OK.equals(response.status())) {
+            return "http answered " + response.status() + " for " + number;
+        }
+        String type = response.headers().get(HttpHeaderNames.CONTENT_TYPE);
+        if (type == null || !type.startsWith(HttpHeaderValues.APPLICATION_JSON.toString())) {
+            return "http answered Content-Type " + type + " for " + number;
+        }
+        if (!HttpUtil.isKeepAlive(response)) {
+            return "http did not keep the connection alive after answering " + number;
+        }
+        String body = response.content().toString(StandardCharsets.UTF_8);
+        if (!isNumber(body.strip(), square)) {
+            return "http answered '" + abbreviate(body) + "' for " + number + " (" + square + ")";
+        }
+        return null;
+    }
+
+    private static boolean isNumber(String text, long expected) {
+        try {
+            return Long.parseLong(text) == expected;
+        } catch (NumberFormatException e) {
+            return false;
+        }
+    }
+
+    private static String abbreviate(String text) {
+        return text.length() <= 40 ? text : text.substring(0, 40) + "...";
+    }
+}

@@ -1,0 +1,129 @@
+package io.github.squarelab.floor.measure;
+
+import com.sun.management.OperatingSystemMXBean;
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * One run of a load: counts every checked answer, keeps the latencies of those that arrive while the
+ * window is open (warm-up answers are checked but not measured), samples this process's CPU time at
+ * opening and closing, and holds the first failure.
+ *
+ * <p>Answers arrive on the transports' event-loop threads, so each thread records into samples of its
+ * own; they are read only after the load has stopped, and its stop happens-after every answer's
+ * recording.
+ */
+public final class Window {
+
+    private static final OperatingSystemMXBean OS = ManagementFactory.getPlatformMXBean(OperatingSystemMXBean.class);
+
+    private final Queue<LatencySamples> allSamples = new ConcurrentLinkedQueue<>();
+    private final ThreadLocal<LatencySamples> samples = ThreadLocal.withInitial(this::newSamples);
+    private final LongAdder checked = new LongAdder();
+    private final LongAdder unanswered = new LongAdder();
+    private final AtomicReference<String> failure = new AtomicReference<>();
+    private final CountDownLatch failed = new CountDownLatch(1);
+    private final CountDownLatch answeredOrFailed = new CountDownLatch(1);
+    private volatile boolean open;
+    private long openedNanos;
+    private long closedNanos;
+    private long cpuNanosAtOpen;
+    private long cpuNanosAtClose;
+
+    /** A correct answer to a call that took {@code latencyNanos}, from sending to the checked answer. */
+    public void answered(long latencyNanos) {
+        checked.increment();
+        if (answeredOrFailed.getCount() > 0) {
+            answeredOrFailed.countDown();
+        }
+        if (open) {
+            samples.get().add(latencyNanos);
+        }
+    }
+
+    /** Calls (stream messages) sent but given up unanswered when the load stopped; not a failure. */
+    public void unanswered(long calls) {
+        unanswered.add(calls);
+    }
+
+    /** The run has failed; the first failure is the one reported. */
+    public void fail(String what) {
+        if (failure.compareAndSet(null, what)) {
+            failed.countDown();
+            answeredOrFailed.countDown();
+        }
+    }
+
+    public boolean hasFailed() {
+        return failure.get() != null;
+    }
+
+    /** Waits {@code time}, or less if the run fails meanwhile. */
+    void await(Duration time) throws FloorFailure, InterruptedException {
+        failed.await(time.toNanos(), TimeUnit.NANOSECONDS);
+        throwIfFailed();
+    }
+
+    /** Waits until the first answer has come, or the run has failed, or {@code timeout} has passed. */
+    void awaitFirstAnswer(Duration timeout) throws FloorFailure, InterruptedException {
+        boolean answeredOrFailedInTime = answeredOrFailed.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        throwIfFailed();
+        if (!answeredOrFailedInTime) {
+            throw new FloorFailure("no answer within " + timeout.toMillis() + " ms of starting");
+        }
+    }
+
+    void throwIfFailed() throws FloorFailure {
+        String what = failure.get();
+        if (what != null) {
+            throw new FloorFailure(what);
+        }
+    }
+
+    void open() {
+        cpuNanosAtOpen = OS.getProcessCpuTime();
+        openedNanos = System.nanoTime();
+        open = true;
+    }
+
+    void close() {
+        open = false;
+        closedNanos = System.nanoTime();
+        cpuNanosAtClose = OS.getProcessCpuTime();
+    }
+
+    Duration measured() {
+        return Duration.ofNanos(closedNanos - openedNanos);
+    }
+
+    /** CPU time this whole process used while the window was open, all threads. */
+    Duration cpuWhileOpen() {
+        return Duration.ofNanos(cpuNanosAtClose - cpuNanosAtOpen);
+    }
+
+    /** Every answer checked, measured or not. */
+    long answersChecked() {
+        return checked.sum();
+    }
+
+    long unansweredAtEnd() {
+        return unanswered.sum();
+    }
+
+    /** The measured latencies, sorted; call after the load has stopped. */
+    long[] sortedLatencies() {
+        return LatencySamples.sortedUnion(allSamples);
+    }
+
+    private LatencySamples newSamples() {
+        LatencySamples created = new LatencySamples();
+        allSamples.add(created);
+        return created;
+    }
+}

@@ -1,0 +1,63 @@
+package io.github.squarelab.floor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.github.squarelab.floor.measure.Latency;
+import io.github.squarelab.floor.measure.Measurement;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** The one JSON object a client run prints: the shape run-floor.sh and the lab read. */
+class FloorClientTests {
+
+    private static final Measurement MEASUREMENT = new Measurement(25_000, Duration.ofMillis(2_500),
+        new Latency(150.25, 900, 2_000.5, 12_345.678), Duration.ofMillis(1_750), 31_000, 0);
+
+    @Test
+    void describesTheRunWithItsResultsAndEverySettingUsed() throws Exception {
+        ClientSettings settings = new ClientSettings(Transport.GRPC_UNARY, "127.0.0.1:6000", 3200, 100, 64,
+            Duration.ofSeconds(3), Duration.ofSeconds(10));
+
+        JsonNode json = new ObjectMapper().readTree(ShortRuns.client(settings).toJson(MEASUREMENT));
+
+        assertThat(json.get("transport").asText()).isEqualTo("grpc-unary");
+        assertThat(json.get("calls").asLong()).isEqualTo(25_000);
+        assertThat(json.get("seconds").asDouble()).isEqualTo(2.5);
+        assertThat(json.get("calls_per_second").asDouble()).isEqualTo(10_000.0);
+        assertThat(json.get("latency_us").toString())
+            .isEqualTo("{\"p50\":150.25,\"p90\":900,\"p99\":2000.5,\"max\":12345.678}");
+        assertThat(json.get("client_cpu_seconds").asDouble()).isEqualTo(1.75);
+        assertThat(json.get("answers_checked").asLong()).isEqualTo(31_000);
+        assertThat(json.get("unanswered_at_end").asLong()).isZero();
+        JsonNode used = json.get("settings");
+        assertThat(used.get("target").asText()).isEqualTo("127.0.0.1:6000");
+        assertThat(used.get("in_flight").asInt()).isEqualTo(3200);
+        assertThat(used.get("channels").asInt()).isEqualTo(1);
+        assertThat(used.get("call_deadline_s").asDouble()).isEqualTo(30 + 3 + 10 + 2 * 10.0);
+        assertThat(used.get("first_answer_timeout_s").asDouble()).isEqualTo(30.0);
+        assertThat(used.get("drain_timeout_s").asDouble()).isEqualTo(10.0);
+        assertThat(used.get("warmup_s").asDouble()).isEqualTo(3.0);
+        assertThat(used.get("duration_s").asDouble()).isEqualTo(10.0);
+        assertThat(used.get("numbers").asText()).isEqualTo("1..1000");
+    }
+
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void everyTransportHasTheSameTopLevelFields(Transport transport) throws Exception {
+        ClientSettings settings = ShortRuns.settings(transport, 6000, 4);
+
+        JsonNode json = new ObjectMapper().readTree(ShortRuns.client(settings).toJson(MEASUREMENT));
+
+        assertThat(json.fieldNames()).toIterable().containsExactly("transport", "settings", "calls", "seconds",
+            "calls_per_second", "latency_us", "client_cpu_seconds", "answers_checked", "unanswered_at_end");
+        assertThat(json.get("settings").fieldNames()).toIterable()
+            .contains("target", "first_answer_timeout_s", "warmup_s", "duration_s", "drain_timeout_s", "numbers",
+                "client", "java", "processors")
+            .containsAnyElementsOf(List.of("in_flight", "streams"));
+    }
+}

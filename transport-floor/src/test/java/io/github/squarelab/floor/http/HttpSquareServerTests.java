@@ -1,0 +1,121 @@
+package io.github.squarelab.floor.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.squarelab.floor.Squares;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** The bare HTTP server answers as the contract says of the REST square service. */
+class HttpSquareServerTests {
+
+    private final HttpClient http = HttpClient.newBuilder()
+        .version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
+    private HttpSquareServer server;
+
+    @BeforeEach
+    void startServer() {
+        server = new HttpSquareServer("127.0.0.1", 0, Squares::square);
+    }
+
+    @AfterEach
+    void stopServer() {
+        server.close();
+    }
+
+    @ParameterizedTest
+    @CsvSource({"7, 49", "-3, 9", "0, 0", "65536, 4294967296", "-2147483648, 4611686018427387904"})
+    void answersTheBareSquareAsJson(String number, String square) throws Exception {
+        HttpResponse<String> response = get("/rest/square/unary/" + number);
+
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.headers().firstValue("Content-Type")).hasValue("application/json");
+        assertThat(response.body()).isEqualTo(square);
+    }
+
+    @ParameterizedTest
+    @CsvSource({"abc", "2147483648", "1.5"})
+    void answers400WithAProblemForANumberThatIsNotA32BitInteger(String number) throws Exception {
+        HttpResponse<String> response = get("/rest/square/unary/" + number);
+
+        assertThat(response.statusCode()).isEqualTo(400);
+        assertThat(response.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+        assertThat(response.body()).isEqualTo("{\"type\":\"about:blank\",\"title\":\"Bad Request\",\"status\":400,"
+            + "\"detail\":\"'" + number + "' is not a 32-bit signed integer\"}");
+    }
+
+    @Test
+    void answers404ForAnotherPath() throws Exception {
+        assertThat(get("/rest/square/unary/3/4").statusCode()).isEqualTo(404);
+        assertThat(get("/rest/square/other/3").statusCode()).isEqualTo(404);
+    }
+
+    @Test
+    void answers405ForAnotherMethod() throws Exception {
+        HttpResponse<String> response = http.send(HttpRequest.newBuilder(uri("/rest/square/unary/3"))
+            .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+
+        assertThat(response.statusCode()).isEqualTo(405);
+        assertThat(response.headers().firstValue("Allow")).hasValue("GET");
+    }
+
+    @Test
+    void answersOneRequestAfterAnotherOnOneKeptAliveConnection() throws Exception {
+        try (Socket socket = new Socket("127.0.0.1", server.port())) {
+            socket.setSoTimeout(5000);
+            OutputStream out = socket.getOutputStream();
+            BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII));
+
+            List<String> bodies = new ArrayList<>();
+            for (int number = 1; number <= 3; number++) {
+                out.write(("GET /rest/square/unary/" + number + " HTTP/1.1\r\nHost: test\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                bodies.add(readBody(in));
+            }
+
+            assertThat(bodies).containsExactly("1", "4", "9");
+        }
+    }
+
+    /** Reads one response with a Content-Length, returning its body. */
+    private static String readBody(BufferedReader in) throws Exception {
+        assertThat(in.readLine()).isEqualTo("HTTP/1.1 200 OK");
+        int length = -1;
+        for (String header = in.readLine(); !header.isEmpty(); header = in.readLine()) {
+            assertThat(header.toLowerCase()).doesNotStartWith("connection: close");
+            if (header.toLowerCase().startsWith("content-length:")) {
+                length = Integer.parseInt(header.substring("content-length:".length()).strip());
+            }
+        }
+        char[] body = new char[length];
+        int read = 0;
+        while (read < length) {
+            read += in.read(body, read, length - read);
+        }
+        return new String(body);
+    }
+
+    private HttpResponse<String> get(String path) throws Exception {
+        return http.send(HttpRequest.newBuilder(uri(path)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private URI uri(String path) {
+        return URI.create("http://127.0.0.1:" + server.port() + path);
+    }
+}
