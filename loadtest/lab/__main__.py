@@ -1,0 +1,233 @@
+"""The lab's commands, called by loadtest/run.sh (which starts and stops the services).
+
+    python3 -m lab services                   the services PATHS needs, one per line (checks every knob)
+    python3 -m lab setting NAME               one resolved knob, e.g. ab_timeout_s
+    python3 -m lab ports VARIABLE=PORT...     fails, naming them, when ports are already taken
+    python3 -m lab wait-healthy [--logs DIR] SECONDS NAME=PID=URL...
+    python3 -m lab measure DIR --java J --java-opts O --repo R [--aggregator-args A] NAME=PID[=URL]...
+    python3 -m lab report DIR                 writes DIR/report.html from DIR/results.json
+    python3 -m lab check DIR                  checks DIR/results.json as CI does
+"""
+
+import argparse
+import datetime
+import os
+import signal
+import subprocess
+import sys
+
+from . import bench, check_results, environment, http_check, paths, report, results
+from .settings import Settings, SettingsError
+
+
+def main(argv=None) -> int:
+    # A plain TERM (the lab's cleanup, or a CI timeout) must end the run like Ctrl-C does: as an exception,
+    # so that the ab under way is killed too instead of being left running.
+    signal.signal(signal.SIGTERM, _raise_exit)
+    parser = argparse.ArgumentParser(prog="python3 -m lab")
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("services")
+    commands.add_parser("setting").add_argument("name", choices=["ab_timeout_s"])
+    ports = commands.add_parser("ports")
+    ports.add_argument("ports", nargs="+", metavar="VARIABLE=PORT")
+    healthy = commands.add_parser("wait-healthy")
+    healthy.add_argument("--logs", help="folder of the services' logs, to show the failing one's end")
+    healthy.add_argument("timeout", type=float)
+    healthy.add_argument("services", nargs="+", metavar="NAME=PID=URL")
+    measure = commands.add_parser("measure")
+    measure.add_argument("results_dir")
+    measure.add_argument("--java", default="java")
+    measure.add_argument("--java-opts", default="")
+    measure.add_argument("--aggregator-args", default="")
+    measure.add_argument("--repo", default=".")
+    measure.add_argument("services", nargs="+", metavar="NAME=PID[=URL]")
+    for name in ("report", "check"):
+        commands.add_parser(name).add_argument("results_dir")
+    args = parser.parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except SettingsError as error:
+        print("[lab] ERROR: %s" % error, file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        # run.sh says so and cleans up; a traceback would only hide its message.
+        return 130
+
+
+def services_command(_args) -> int:
+    settings = Settings.from_env()
+    for name in paths.services_needed(paths.ALL[p] for p in settings.paths):
+        print(name)
+    return 0
+
+
+def setting_command(args) -> int:
+    print(getattr(Settings.from_env(), args.name))
+    return 0
+
+
+def ports_command(args) -> int:
+    taken = []
+    for entry in args.ports:
+        variable, port = entry.split("=", 1)
+        if http_check.port_taken(int(port)):
+            taken.append((variable, int(port)))
+    for variable, port in taken:
+        print("[lab] ERROR: port %d (%s) is already in use on 127.0.0.1.%s" % (port, variable, _holder(port)),
+              file=sys.stderr)
+    if taken:
+        print("[lab] Stop what holds it, or give the lab other ports, e.g. %s loadtest/run.sh"
+              % " ".join("%s=%d" % (variable, port + 10000) for variable, port in taken), file=sys.stderr)
+    return 1 if taken else 0
+
+
+def wait_healthy_command(args) -> int:
+    services = []
+    for entry in args.services:
+        name, pid, url = entry.split("=", 2)
+        services.append((name, int(pid), url))
+    problem = http_check.wait_healthy(services, args.timeout)
+    if not problem:
+        return 0
+    print("[lab] ERROR: %s" % problem.message, file=sys.stderr)
+    if args.logs:
+        log_file = os.path.join(args.logs, problem.service + ".log")
+        print("[lab] the end of %s:" % log_file, file=sys.stderr)
+        print(_tail(log_file, 40), file=sys.stderr)
+    return 1
+
+
+def measure_command(args) -> int:
+    settings = Settings.from_env()
+    services = [_service(entry) for entry in args.services]
+    started = _now()
+    env = environment.describe(args.repo, args.java, args.java_opts)
+    run_results = {
+        "environment": env,
+        "settings": dict(settings.as_dict(), java_opts=args.java_opts, aggregator_args=args.aggregator_args,
+                         ab_command="ab -n %d -c <concurrency> -s %d -q -r -e <csv> <url>"
+                                    % (settings.requests, settings.ab_timeout_s),
+                         keep_alive=False,
+                         endpoints={s.name: s.base_url for s in services if s.base_url}),
+        "started_at": started,
+        "finished_at": None,
+        "runs": [],
+    }
+    os.makedirs(os.path.join(args.results_dir, "raw"), exist_ok=True)
+
+    wrong = _verify(settings, services)
+    if wrong:
+        print("[lab] ERROR: a path answers wrongly, so the lab measures nothing:", file=sys.stderr)
+        for problem in wrong:
+            print("  " + problem, file=sys.stderr)
+        return 1
+
+    combos = settings.combinations()
+    for index, (name, n, concurrency) in enumerate(combos, 1):
+        print("[lab] run %d/%d: %s n=%d concurrency=%d" % (index, len(combos), name, n, concurrency), flush=True)
+        run = bench.measure(paths.ALL[name], n, concurrency, settings, services,
+                            os.path.join(args.results_dir, "raw"), log=_log)
+        run_results["runs"].append(run)
+        _print_outcome(run)
+        # Rewritten after every run: an interrupted lab still leaves the runs it finished.
+        results.write_json(args.results_dir, run_results)
+    run_results["finished_at"] = _now()
+    results.write_json(args.results_dir, run_results)
+    results.write_summary(args.results_dir, run_results)
+    print()
+    print(results.summary_table(run_results))
+    troubled = [run for run in run_results["runs"] if results.problems(run)]
+    if troubled:
+        print("[lab] ERROR: %d of %d runs had failures (see summary.md); their figures are not comparable."
+              % (len(troubled), len(combos)), file=sys.stderr)
+        return 1
+    return 0
+
+
+def report_command(args) -> int:
+    try:
+        target = report.write(args.results_dir)
+    except report.ReportError as error:
+        print("[lab] ERROR: no report.html: %s" % error, file=sys.stderr)
+        return 1
+    print("[lab] report: %s" % target)
+    return 0
+
+
+def check_command(args) -> int:
+    return check_results.main([args.results_dir])
+
+
+COMMANDS = {
+    "services": services_command,
+    "setting": setting_command,
+    "ports": ports_command,
+    "wait-healthy": wait_healthy_command,
+    "measure": measure_command,
+    "report": report_command,
+    "check": check_command,
+}
+
+
+def _verify(settings, services):
+    """Checks every path at every n against the exact expected body before anything is measured."""
+    base_urls = {s.name: s.base_url for s in services if s.base_url}
+    wrong = []
+    for name in settings.paths:
+        path = paths.ALL[name]
+        for n in settings.n:
+            print("[lab] checking %s n=%d answers correctly" % (name, n), flush=True)
+            problem = http_check.answer_mismatch(path, path.url(base_urls, n), n, settings.ab_timeout_s)
+            if problem:
+                wrong.append(problem)
+    return wrong
+
+
+def _service(entry: str) -> bench.Service:
+    name, pid, *url = entry.split("=", 2)
+    return bench.Service(name, int(pid), url[0] if url else None)
+
+
+def _print_outcome(run) -> None:
+    found = results.problems(run)
+    if "error" in run:
+        _log("ERROR: " + run["error"])
+        return
+    latency = run["latency_ms"]
+    _log("%.2f req/s, p50 %.1f ms, p90 %.1f ms, failed %d%s" % (
+        run["rps"], latency["p50"] or 0, latency["p90"] or 0, run["failed"],
+        "  <- " + "; ".join(found) if found else ""))
+
+
+def _holder(port: int) -> str:
+    """Which process holds a port, when ss can tell."""
+    try:
+        out = subprocess.run(["ss", "-Hltnp", "sport = :%d" % port], capture_output=True, text=True,
+                             timeout=5).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return " Held by: %s" % out.split("users:", 1)[-1] if "users:" in out else ""
+
+
+def _tail(file_name: str, lines: int) -> str:
+    try:
+        with open(file_name, errors="replace") as handle:
+            return "".join(handle.readlines()[-lines:]).rstrip()
+    except OSError as error:
+        return "(cannot read it: %s)" % error
+
+
+def _log(message: str) -> None:
+    print("  " + message.strip(), flush=True)
+
+
+def _now() -> str:
+    return datetime.datetime.now().astimezone().isoformat(timespec="seconds")
+
+
+def _raise_exit(signum, _frame):
+    raise SystemExit(128 + signum)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

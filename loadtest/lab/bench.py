@@ -1,0 +1,132 @@
+"""One measured run: warm up and discard, then run ab with the CPU counters read right around it."""
+
+import os
+import subprocess
+from dataclasses import dataclass
+from typing import Dict, List, Optional
+
+from . import ab_output, cpu
+from .paths import Path
+from .settings import Settings
+
+
+@dataclass
+class Service:
+    """A running service the lab started: its module name, process id and HTTP base URL (if any)."""
+
+    name: str
+    pid: int
+    base_url: Optional[str]
+
+
+def run_slug(path: str, n: int, concurrency: int) -> str:
+    """The file-name stem of a run's raw outputs, e.g. rest-unary_n1000_c100."""
+    return "%s_n%d_c%d" % (path.replace("/", "-"), n, concurrency)
+
+
+def measure(path: Path, n: int, concurrency: int, settings: Settings, services: List[Service],
+            raw_dir: str, log=print) -> Dict:
+    """Warms the path up, measures it once and returns the run's record for results.json."""
+    base_urls = {s.name: s.base_url for s in services if s.base_url}
+    url = path.url(base_urls, n)
+    slug = run_slug(path.name, n, concurrency)
+    warmup = settings.warmup_requests(concurrency)
+    if warmup:
+        log("  warm-up: %d requests (discarded)" % warmup)
+        done = _run_ab(ab_output.ab_command(url, warmup, concurrency, settings.ab_timeout_s, None),
+                       os.path.join(raw_dir, slug + "-warmup.txt"))
+        if done.returncode != 0:
+            log("  warning: the warm-up ended with ab exit code %d (see raw/%s-warmup.txt)" % (done.returncode, slug))
+
+    pids = {s.name: s.pid for s in services}
+    rss_scope = "run" if all([cpu.reset_peak_rss(pid) for pid in pids.values()]) else "since start"
+    load_before = cpu.load_average()
+    csv_path = os.path.join(raw_dir, slug + ".csv")
+    log("  measuring: %d requests, %d at a time" % (settings.requests, concurrency))
+    before = cpu.take_sample(pids)
+    done = _run_ab(ab_output.ab_command(url, settings.requests, concurrency, settings.ab_timeout_s, csv_path),
+                   os.path.join(raw_dir, slug + ".txt"))
+    after = cpu.take_sample(pids)
+    rss_mb = {name: cpu.peak_rss_mib(pid) for name, pid in pids.items()}
+
+    # The lab measures only after every path passed the pre-check against the exact expected answer.
+    record = {"path": path.name, "n": n, "concurrency": concurrency, "requests": settings.requests, "url": url,
+              "services": path.services, "verified": True,
+              "raw": {"report": "raw/%s.txt" % slug, "csv": "raw/%s.csv" % slug},
+              "load_average_before": load_before, "rss_scope": rss_scope}
+    if done.returncode != 0:
+        record["error"] = "ab exited with code %d: %s" % (done.returncode, _last_line(done.stderr))
+        return record
+    try:
+        report = ab_output.parse_report(done.stdout)
+        curve = _read_curve(csv_path, report.completed)
+    except ab_output.AbOutputError as error:
+        record["error"] = "cannot read ab's output: %s" % error
+        return record
+    record.update(figures(path, n, report, curve, cpu.cpu_between(before, after), rss_mb))
+    return record
+
+
+def figures(path: Path, n: int, report: ab_output.AbReport, curve: Optional[List[float]],
+            usage: Dict[str, Dict], rss_mb: Dict[str, float]) -> Dict:
+    """The measured part of a run's record: counts, throughput, latency, CPU and memory."""
+    calls = report.completed * path.calls_per_request(n)
+    cpu_usage = {}
+    for name, entry in usage.items():
+        entry = dict(entry)
+        entry["ms_per_request"] = _per(entry["seconds"] * 1e3, report.completed)
+        entry["us_per_call"] = _per(entry["seconds"] * 1e6, calls)
+        cpu_usage[name] = entry
+    return {
+        "completed": report.completed,
+        "failed": report.failed,
+        "failed_breakdown": report.failed_breakdown,
+        "non2xx": report.non2xx,
+        "rps": report.rps,
+        "time_taken_s": report.time_taken_s,
+        "downstream_calls": calls,
+        "latency_ms": latency(report, curve),
+        "latency_table_ms": {str(k): v for k, v in report.percentile_table_ms.items()},
+        "latency_curve_ms": curve,
+        "cpu": cpu_usage,
+        "rss_mb": rss_mb,
+    }
+
+
+def latency(report: ab_output.AbReport, curve: Optional[List[float]]) -> Dict[str, Optional[float]]:
+    """Mean, p50, p90, p99 and max in ms.
+
+    The percentiles come from ab's -e CSV, which has microsecond resolution; ab's printed table rounds to
+    whole milliseconds, too coarse for a fast path. Both come from the same sorted list inside ab.
+    """
+    if curve:
+        return {"mean": report.mean_ms, "p50": curve[50], "p90": curve[90], "p99": curve[99], "max": curve[100]}
+    table = report.percentile_table_ms
+    return {"mean": report.mean_ms, "p50": table.get(50), "p90": table.get(90), "p99": table.get(99),
+            "max": table.get(100)}
+
+
+def _run_ab(command: List[str], report_path: str) -> subprocess.CompletedProcess:
+    # subprocess.run kills ab if the lab is interrupted while it waits, so no ab outlives the lab.
+    done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    with open(report_path, "w") as handle:
+        handle.write(done.stdout)
+        if done.stderr.strip():
+            handle.write("\n--- ab stderr ---\n" + done.stderr)
+    return done
+
+
+def _read_curve(csv_path: str, completed: int) -> Optional[List[float]]:
+    if not completed or not os.path.exists(csv_path):
+        return None
+    with open(csv_path) as handle:
+        return ab_output.parse_percentile_csv(handle.read(), completed)
+
+
+def _per(amount: float, count: int) -> Optional[float]:
+    return round(amount / count, 3) if count else None
+
+
+def _last_line(text: str) -> str:
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[-1] if lines else "(no message)"

@@ -1,0 +1,124 @@
+"""CPU time and memory of the services and of the whole machine, read from Linux's /proc.
+
+The lab samples right before and right after each measured ab run, so that the CPU seconds it reports
+belong to that run alone (not to start-up, the pre-check or the warm-up). Everything runs on one box:
+the services, ab and whatever else the machine is doing share its cores, so the machine's own busy time
+is reported beside the services'.
+"""
+
+import os
+import resource
+import time
+from dataclasses import dataclass
+from typing import Dict, Optional, Tuple
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def process_cpu_ticks(stat_text: str) -> int:
+    """utime + stime of a process (all its threads) from the text of /proc/<pid>/stat."""
+    # The command name (field 2) is in parentheses and may contain spaces: split after the last ')'.
+    fields = stat_text[stat_text.rindex(")") + 2:].split()
+    # fields[0] is field 3 (state), so utime (field 14) and stime (field 15) are at 11 and 12.
+    return int(fields[11]) + int(fields[12])
+
+
+def machine_cpu_ticks(proc_stat_text: str) -> Tuple[int, int]:
+    """(busy, total) ticks of all cores from the text of /proc/stat: busy = total - idle - iowait."""
+    for line in proc_stat_text.splitlines():
+        if line.startswith("cpu "):
+            # user nice system idle iowait irq softirq steal; guest time is already counted in user.
+            values = [int(v) for v in line.split()[1:9]]
+            total = sum(values)
+            return total - values[3] - values[4], total
+    raise ValueError("/proc/stat has no 'cpu ' line")
+
+
+def peak_rss_kib(status_text: str) -> int:
+    """VmHWM (the peak resident set size) in KiB from the text of /proc/<pid>/status."""
+    for line in status_text.splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    raise ValueError("no VmHWM line in /proc/<pid>/status")
+
+
+@dataclass
+class Sample:
+    """The CPU counters at one moment."""
+
+    wall_s: float
+    process_ticks: Dict[str, int]
+    machine_busy_ticks: int
+    # CPU seconds of this Python process's finished children, i.e. of ab, from getrusage.
+    children_cpu_s: float
+
+
+def take_sample(pids: Dict[str, int]) -> Sample:
+    """Reads the counters of the named processes and of the machine, now."""
+    return Sample(
+        wall_s=time.monotonic(),
+        process_ticks={name: process_cpu_ticks(_read(f"/proc/{pid}/stat")) for name, pid in pids.items()},
+        machine_busy_ticks=machine_cpu_ticks(_read("/proc/stat"))[0],
+        children_cpu_s=_children_cpu_seconds(),
+    )
+
+
+def cpu_between(before: Sample, after: Sample, ticks_per_second: int = CLOCK_TICKS) -> Dict[str, Dict]:
+    """CPU seconds and percent (of one core: 200 % = two cores busy) of each process over the window.
+
+    Besides the named processes: "ab" (the load generator, on the same box), "machine" (all cores) and
+    "other" (machine minus the named processes and ab: the lab's own Python and anything else running).
+    """
+    wall = after.wall_s - before.wall_s
+
+    def entry(seconds: float) -> Dict[str, float]:
+        return {"seconds": round(seconds, 3), "percent": round(seconds / wall * 100, 1) if wall > 0 else None}
+
+    usage = {}
+    for name, ticks in after.process_ticks.items():
+        usage[name] = entry((ticks - before.process_ticks[name]) / ticks_per_second)
+    ab_seconds = after.children_cpu_s - before.children_cpu_s
+    machine_seconds = (after.machine_busy_ticks - before.machine_busy_ticks) / ticks_per_second
+    services_seconds = sum(u["seconds"] for u in usage.values())
+    usage["ab"] = entry(ab_seconds)
+    usage["machine"] = entry(machine_seconds)
+    # Tick counters of processes and of the machine are sampled at slightly different moments, so a quiet
+    # machine can come out a few ticks below zero here: that is noise, not negative load.
+    usage["other"] = entry(max(0.0, machine_seconds - services_seconds - ab_seconds))
+    return usage
+
+
+def reset_peak_rss(pid: int) -> bool:
+    """Resets the process's VmHWM to its current RSS, so that the next reading is the peak of one run.
+
+    Linux allows it to the process's owner (writing 5 to clear_refs); where it is refused, VmHWM stays
+    the peak since the process started, and the caller records that.
+    """
+    try:
+        with open(f"/proc/{pid}/clear_refs", "w") as handle:
+            handle.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def peak_rss_mib(pid: int) -> float:
+    return round(peak_rss_kib(_read(f"/proc/{pid}/status")) / 1024, 1)
+
+
+def load_average() -> Optional[Tuple[float, float, float]]:
+    """The 1, 5 and 15 minute load averages: how busy the shared machine was before a run."""
+    try:
+        return os.getloadavg()
+    except OSError:
+        return None
+
+
+def _children_cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _read(path: str) -> str:
+    with open(path) as handle:
+        return handle.read()

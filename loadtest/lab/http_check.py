@@ -1,0 +1,99 @@
+"""Plain HTTP checks of the services: free ports before start, health after, correct answers before measuring."""
+
+import socket
+import time
+import urllib.error
+import urllib.request
+from typing import Iterable, List, NamedTuple, Optional, Tuple
+
+from .paths import Path
+
+
+def port_taken(port: int, host: str = "127.0.0.1") -> bool:
+    """True when something already listens on the port, so a service could not bind it.
+
+    SO_REUSEADDR makes the test ignore sockets in TIME_WAIT, which a previous run leaves behind by the
+    thousand (ab closes every connection) and which do not stop a server from binding.
+    """
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError:
+            return True
+    return False
+
+
+def get(url: str, timeout_s: float) -> Tuple[int, str, str]:
+    """(status, content type, body) of a GET; HTTP errors are answers too."""
+    try:
+        with urllib.request.urlopen(url, timeout=timeout_s) as response:
+            return response.status, response.headers.get("Content-Type", ""), response.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers.get("Content-Type", ""), error.read().decode(errors="replace")
+
+
+def is_healthy(url: str) -> bool:
+    try:
+        status, _, body = get(url, timeout_s=2)
+    except (OSError, ValueError):
+        return False
+    return status == 200 and '"status":"UP"' in body.replace(" ", "")
+
+
+class Unhealthy(NamedTuple):
+    service: str
+    message: str
+
+
+def wait_healthy(services: Iterable[Tuple[str, int, str]], timeout_s: float,
+                 alive=lambda pid: _alive(pid)) -> Optional[Unhealthy]:
+    """Waits until every (name, pid, health URL) answers UP; returns None, or the first that did not."""
+    pending = list(services)
+    deadline = time.monotonic() + timeout_s
+    while pending:
+        for service in list(pending):
+            name, pid, url = service
+            if not alive(pid):
+                return Unhealthy(name, "%s (pid %d) exited during start-up" % (name, pid))
+            if is_healthy(url):
+                pending.remove(service)
+        if pending and time.monotonic() > deadline:
+            name, _, url = pending[0]
+            return Unhealthy(name, "%s did not answer UP at %s within %d s" % (name, url, timeout_s))
+        if pending:
+            time.sleep(0.5)
+    return None
+
+
+def answer_mismatch(path: Path, url: str, n: int, timeout_s: float) -> Optional[str]:
+    """Checks one answer against the exact expected body; returns None, or what is wrong with it."""
+    try:
+        status, content_type, body = get(url, timeout_s)
+    except (OSError, ValueError) as error:
+        return "GET %s failed: %s" % (url, error)
+    problems: List[str] = []
+    if status != 200:
+        problems.append("status %d, expected 200" % status)
+    if not content_type.startswith("application/json"):
+        problems.append("Content-Type %r, expected application/json" % content_type)
+    expected = path.expected_body(n)
+    if body != expected:
+        problems.append("body differs from the expected one at character %d: got %r, expected %r"
+                        % _first_difference(body, expected))
+    return "GET %s: %s" % (url, "; ".join(problems)) if problems else None
+
+
+def _first_difference(got: str, expected: str) -> Tuple[int, str, str]:
+    index = next((i for i, (a, b) in enumerate(zip(got, expected)) if a != b), min(len(got), len(expected)))
+    start = max(0, index - 20)
+    return index, got[start:index + 40], expected[start:index + 40]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            # A process that exited but was not yet reaped by its parent is a zombie: not alive.
+            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False

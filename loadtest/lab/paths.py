@@ -1,0 +1,74 @@
+"""The paths the lab can measure: where ab sends its load, what a correct answer is, who does the work."""
+
+from dataclasses import dataclass
+from typing import Dict, Iterable, List, Optional
+
+AGGREGATOR = "aggregator-service"
+SQUARE_REST = "square-rest-service"
+SQUARE_GRPC = "square-grpc-service"
+
+
+@dataclass(frozen=True)
+class Path:
+    name: str
+    # The service ab calls, and the URL path it asks for, with {n} in it.
+    target: str
+    url_path: str
+    # The service that answers the squares, or None when the target answers by itself.
+    downstream: Optional[str]
+    description: str
+
+    def url(self, base_urls: Dict[str, str], n: int) -> str:
+        return base_urls[self.target] + self.url_path.format(n=n)
+
+    def expected_body(self, n: int) -> str:
+        if self.target == AGGREGATOR:
+            # The aggregator's contract: [{"1":1},{"2":4},...] with no whitespace, in order.
+            return "[" + ",".join('{"%d":%d}' % (i, i * i) for i in range(1, n + 1)) + "]"
+        return str(n * n)
+
+    def calls_per_request(self, n: int) -> int:
+        """How many square calls (or stream messages) one request costs downstream."""
+        return n if self.target == AGGREGATOR else 1
+
+    @property
+    def services(self) -> List[str]:
+        return [self.target] if self.downstream is None else [self.target, self.downstream]
+
+
+ALL = {
+    path.name: path
+    for path in (
+        Path("rest/unary", AGGREGATOR, "/rest/unary/{n}", SQUARE_REST,
+             "aggregator -> square-rest-service: n REST calls"),
+        Path("grpc/unary", AGGREGATOR, "/grpc/unary/{n}", SQUARE_GRPC,
+             "aggregator -> square-grpc-service: n gRPC unary calls"),
+        Path("grpc/stream", AGGREGATOR, "/grpc/stream/{n}", SQUARE_GRPC,
+             "aggregator -> square-grpc-service: n messages on one bidi stream"),
+        # A baseline beside the article's three: one REST call straight to the square service, no aggregator
+        # (n is then the number squared). It needs only square-rest-service.
+        Path("rest/square", SQUARE_REST, "/rest/square/unary/{n}", None,
+             "ab -> square-rest-service directly: one REST call per request (baseline)"),
+    )
+}
+
+DEFAULT = "rest/unary grpc/unary grpc/stream"
+
+
+def parse(names: str) -> List[Path]:
+    """The paths named in a space-separated list such as PATHS, in the order given."""
+    chosen = []
+    for name in names.split():
+        if name not in ALL:
+            raise ValueError("unknown path %r in PATHS; known paths: %s" % (name, " ".join(ALL)))
+        if ALL[name] not in chosen:
+            chosen.append(ALL[name])
+    if not chosen:
+        raise ValueError("PATHS names no path; known paths: %s" % " ".join(ALL))
+    return chosen
+
+
+def services_needed(paths: Iterable[Path]) -> List[str]:
+    """Every service the paths involve, in start-up order (downstreams before the aggregator)."""
+    needed = {service for path in paths for service in path.services}
+    return [service for service in (SQUARE_REST, SQUARE_GRPC, AGGREGATOR) if service in needed]

@@ -1,0 +1,115 @@
+"""The results folder's two text files: results.json (a contract other tools read) and summary.md."""
+
+import json
+import os
+from typing import Dict, List, Optional
+
+from .paths import AGGREGATOR, SQUARE_GRPC, SQUARE_REST
+
+SERVICE_ORDER = (AGGREGATOR, SQUARE_REST, SQUARE_GRPC)
+
+
+def write_json(results_dir: str, results: Dict) -> str:
+    target = os.path.join(results_dir, "results.json")
+    # Written to a side file and renamed, so that a reader never sees half a file.
+    with open(target + ".part", "w") as handle:
+        json.dump(results, handle, indent=2)
+        handle.write("\n")
+    os.replace(target + ".part", target)
+    return target
+
+
+def read_json(results_dir: str) -> Dict:
+    with open(os.path.join(results_dir, "results.json")) as handle:
+        return json.load(handle)
+
+
+def problems(run: Dict) -> List[str]:
+    """Why a run's figures cannot be trusted as they stand; empty when they can."""
+    if "error" in run:
+        return [run["error"]]
+    found = []
+    if not run.get("verified"):
+        found.append("the answer was not verified")
+    if run["failed"]:
+        found.append("%d failed requests" % run["failed"])
+    if run["non2xx"]:
+        found.append("%d non-2xx responses" % run["non2xx"])
+    return found
+
+
+def services_in(results: Dict) -> List[str]:
+    """The services that ran, in the report's order."""
+    present = set()
+    for run in results["runs"]:
+        present.update(name for name in run.get("cpu", {}) if name in SERVICE_ORDER)
+    return [name for name in SERVICE_ORDER if name in present]
+
+
+def summary_table(results: Dict) -> str:
+    """The article's table, one row per run, as Markdown (which also reads well in a terminal)."""
+    services = services_in(results)
+    header = ["path", "n", "concurrency", "req/s", "p50 ms", "p90 ms", "p99 ms", "max ms"]
+    header += ["CPU %s" % name for name in services] + ["failed"]
+    rows = [header, ["---"] * len(header)]
+    for run in results["runs"]:
+        if "error" in run:
+            rows.append([run["path"], str(run["n"]), str(run["concurrency"]), "error: " + run["error"]]
+                        + [""] * (len(header) - 4))
+            continue
+        latency = run["latency_ms"]
+        row = [run["path"], str(run["n"]), str(run["concurrency"]), "%.2f" % run["rps"]]
+        row += [_ms(latency[key]) for key in ("p50", "p90", "p99", "max")]
+        row += [_cpu_cell(run["cpu"].get(name)) for name in services]
+        failed = str(run["failed"])
+        if run["non2xx"]:
+            failed += " (+%d non-2xx)" % run["non2xx"]
+        rows.append(row + [failed])
+    return "\n".join("| " + " | ".join(row) + " |" for row in rows) + "\n"
+
+
+def summary_markdown(results: Dict) -> str:
+    env, settings = results["environment"], results["settings"]
+    lines = [
+        "# REST vs gRPC load-test results",
+        "",
+        "%s, on %s." % (results.get("finished_at") or results.get("started_at"), machine_line(env)),
+        "",
+        "Each run: `%s`, after a discarded warm-up of %d requests. ab speaks HTTP/1.0 without keep-alive "
+        "(a new connection per request), as in the article. Everything runs on this one machine; "
+        "CPU %% is of one core (%d cores = %d %%), CPU seconds cover exactly the measured run."
+        % (settings["ab_command"], settings["warmup"], env["cores"] or 0, (env["cores"] or 0) * 100),
+        "",
+        summary_table(results),
+    ]
+    troubled = [(run, problems(run)) for run in results["runs"] if problems(run)]
+    if troubled:
+        lines.append("**Runs whose figures cannot be trusted:**")
+        lines.append("")
+        lines += ["- %s n=%d c=%d: %s" % (run["path"], run["n"], run["concurrency"], "; ".join(found))
+                  for run, found in troubled]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def write_summary(results_dir: str, results: Dict) -> str:
+    target = os.path.join(results_dir, "summary.md")
+    with open(target, "w") as handle:
+        handle.write(summary_markdown(results))
+    return target
+
+
+def machine_line(env: Dict) -> str:
+    parts = [env.get("cpu_model") or "unknown CPU", "%s cores" % env.get("cores"),
+             "%s GiB" % env.get("memory_gib"), env.get("os"), env.get("jdk"), env.get("ab")]
+    return ", ".join(str(p) for p in parts if p)
+
+
+def _ms(value: Optional[float]) -> str:
+    return "-" if value is None else "%.1f" % value
+
+
+def _cpu_cell(entry: Optional[Dict]) -> str:
+    if not entry:
+        return "-"
+    return "%.0f %% (%.2f s)" % (entry["percent"], entry["seconds"])

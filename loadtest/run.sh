@@ -1,0 +1,283 @@
+#!/usr/bin/env bash
+# The load-test lab, in one command: builds the jars when they are missing or stale, makes sure ApacheBench
+# is there, starts the services on loopback, checks every path's answer, measures each path with ab (after
+# a discarded warm-up) while sampling CPU and memory from /proc, stops everything it started (also on
+# failure or Ctrl-C), and writes results.json, summary.md, report.html and the raw ab output.
+#
+# The shell part starts and stops processes; the measuring is the Python package in loadtest/lab.
+set -euo pipefail
+
+LAB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT_DIR=$(cd "$LAB_DIR/.." && pwd)
+
+usage() {
+  cat <<'EOF'
+Usage: loadtest/run.sh              measure every path, write the results folder
+       loadtest/run.sh --report DIR  (re)write DIR/report.html from DIR/results.json
+       loadtest/run.sh --help        this text
+
+Knobs are environment variables (defaults replicate the article's `ab -n 1000 -c 100`):
+  REQUESTS      requests per measured ab run                           1000
+  CONCURRENCY   concurrent ab clients; a space-separated list sweeps   100
+  N             squares per request; a space-separated list sweeps     1000
+  PATHS         paths to measure (also: rest/square, a baseline)       "rest/unary grpc/unary grpc/stream"
+  WARMUP        warm-up requests before each measured run, discarded   100  (0: none)
+  AB_TIMEOUT    seconds ab waits for one response                      120
+  RESULTS_DIR   where the results go                                   loadtest/results/<timestamp>
+  JAVA_OPTS     JVM options of every service                           -XX:+UseParallelGC -Xms64m -Xmx256m
+  AGGREGATOR_ARGS  extra Spring arguments for the aggregator, e.g. --aggregator.in-flight=64
+                (the lab sets --aggregator.deadline=<AB_TIMEOUT>s unless this sets it)
+  AGGREGATOR_PORT, SQUARE_REST_PORT, SQUARE_GRPC_PORT, SQUARE_GRPC_ACTUATOR_PORT   8080, 7575, 6565, 6566
+  HEALTH_TIMEOUT   seconds to wait for the services to become healthy  180
+  LAB_SKIP_BUILD=1 never run Maven (the Maven build sets it: the jars are fresh there)
+
+Example sweep: CONCURRENCY="1 8 64" N="10 100" REQUESTS=200 loadtest/run.sh
+EOF
+}
+
+: "${JAVA_OPTS=-XX:+UseParallelGC -Xms64m -Xmx256m}"
+: "${AGGREGATOR_ARGS=}"
+: "${AGGREGATOR_PORT:=8080}" "${SQUARE_REST_PORT:=7575}" "${SQUARE_GRPC_PORT:=6565}" "${SQUARE_GRPC_ACTUATOR_PORT:=6566}"
+: "${HEALTH_TIMEOUT:=180}"
+: "${LAB_SKIP_BUILD:=0}"
+JAVA=${JAVA_HOME:+$JAVA_HOME/bin/}java
+
+SERVICE_PIDS=()   # every service process this script started, stopped by cleanup
+MEASURE_PID=      # the Python measuring process while it runs
+
+say() { printf '[lab] %s\n' "$*"; }
+die() { printf '[lab] ERROR: %s\n' "$*" >&2; exit 1; }
+LAB_PYTHONPATH="$LAB_DIR${PYTHONPATH:+:$PYTHONPATH}"
+lab() { PYTHONPATH="$LAB_PYTHONPATH" python3 -m lab "$@"; }
+
+require_tools() {
+  command -v python3 >/dev/null || die "python3 is missing: install Python 3.8 or newer (Debian: apt-get install -y python3)"
+  python3 -c 'import sys; sys.exit(sys.version_info < (3, 8))' || die "python3 is older than 3.8: $(python3 --version 2>&1)"
+  command -v "$JAVA" >/dev/null || die "java is missing: install a JDK 17 or newer (Debian: apt-get install -y openjdk-17-jdk-headless)"
+}
+
+# The executable jar of a module: the newest <module>-<version>.jar in its target folder.
+jar_of() {
+  local module=$1 candidate jar=
+  for candidate in "$ROOT_DIR/$module/target/$module"-*.jar; do
+    [[ -f $candidate && $candidate != *-plain.jar && $candidate != *-sources.jar ]] || continue
+    if [[ -z $jar || $candidate -nt $jar ]]; then jar=$candidate; fi
+  done
+  printf '%s' "$jar"
+}
+
+# True when a source the module's jar is built from changed after the jar was. Only sources count: Maven
+# leaves a jar untouched when a pom changed but the classes did not, so a pom newer than the jar proves nothing.
+sources_newer_than() {
+  local module=$1 jar=$2
+  [[ -n $(find "$ROOT_DIR/$module/src" "$ROOT_DIR/proto-module/src" -newer "$jar" -print -quit 2>/dev/null) ]]
+}
+
+build_jars() {
+  local module jar missing=() stale=()
+  for module in "${SERVICES[@]}"; do
+    jar=$(jar_of "$module")
+    if [[ -z $jar ]]; then missing+=("$module")
+    elif sources_newer_than "$module" "$jar"; then stale+=("$module"); fi
+  done
+  if (( ${#missing[@]} + ${#stale[@]} == 0 )); then
+    say "jars are up to date"
+    return
+  fi
+  if [[ $LAB_SKIP_BUILD == 1 ]]; then
+    (( ${#missing[@]} == 0 )) || die "no jar for ${missing[*]} and LAB_SKIP_BUILD=1: build first with ./mvnw -B install -DskipTests"
+    say "warning: the jars of ${stale[*]} are older than their sources; LAB_SKIP_BUILD=1, so they are used as they are"
+    return
+  fi
+  local modules=("${missing[@]}" "${stale[@]}")
+  say "building ${modules[*]} (./mvnw -B -q package -DskipTests)"
+  (cd "$ROOT_DIR" && ./mvnw -B -q package -DskipTests -pl "$(IFS=,; echo "${modules[*]}")" -am) \
+    || die "the build failed (see above)"
+}
+
+ensure_ab() {
+  command -v ab >/dev/null && return
+  local sudo=()
+  if command -v apt-get >/dev/null; then
+    if [[ $(id -u) != 0 ]] && command -v sudo >/dev/null && sudo -n true 2>/dev/null; then sudo=(sudo -n); fi
+    if [[ $(id -u) == 0 || ${#sudo[@]} -gt 0 ]]; then
+      say "ApacheBench (ab) is missing: installing Debian's apache2-utils"
+      export DEBIAN_FRONTEND=noninteractive
+      "${sudo[@]}" apt-get install -y -q apache2-utils >/dev/null \
+        || { "${sudo[@]}" apt-get update -q >/dev/null && "${sudo[@]}" apt-get install -y -q apache2-utils >/dev/null; } || true
+    fi
+  fi
+  command -v ab >/dev/null || die "ApacheBench (ab) is missing and the lab could not install it. Install it, then run again:
+    Debian/Ubuntu: sudo apt-get install -y apache2-utils
+    Fedora/RHEL:   sudo dnf install -y httpd-tools
+    Alpine:        apk add apache2-utils"
+}
+
+# VARIABLE=PORT of every port the chosen services will listen on.
+ports_needed() {
+  local module
+  for module in "${SERVICES[@]}"; do
+    case $module in
+      aggregator-service) echo "AGGREGATOR_PORT=$AGGREGATOR_PORT" ;;
+      square-rest-service) echo "SQUARE_REST_PORT=$SQUARE_REST_PORT" ;;
+      square-grpc-service) echo "SQUARE_GRPC_PORT=$SQUARE_GRPC_PORT"; echo "SQUARE_GRPC_ACTUATOR_PORT=$SQUARE_GRPC_ACTUATOR_PORT" ;;
+    esac
+  done
+}
+
+# The Spring arguments that put a service on loopback, on the lab's ports.
+service_args() {
+  case $1 in
+    aggregator-service)
+      echo --server.address=127.0.0.1 --server.port="$AGGREGATOR_PORT" \
+        --aggregator.rest.base-url="http://127.0.0.1:$SQUARE_REST_PORT" \
+        --aggregator.grpc.target="127.0.0.1:$SQUARE_GRPC_PORT" "$LAB_AGGREGATOR_ARGS" ;;
+    square-rest-service) echo --server.address=127.0.0.1 --server.port="$SQUARE_REST_PORT" ;;
+    square-grpc-service)
+      echo --server.address=127.0.0.1 --server.port="$SQUARE_GRPC_ACTUATOR_PORT" \
+        --grpc.server.address=127.0.0.1 --grpc.server.port="$SQUARE_GRPC_PORT" ;;
+  esac
+}
+
+# The aggregator's extra arguments. The lab measures how long answers take, so the aggregator may take as
+# long as ab waits (AB_TIMEOUT): its own 30 s deadline would turn the slowest answers at the article's load
+# on a small machine into 504s. AGGREGATOR_ARGS can still set aggregator.deadline itself.
+lab_aggregator_args() {
+  local timeout
+  timeout=$(lab setting ab_timeout_s)
+  if [[ $AGGREGATOR_ARGS == *aggregator.deadline=* ]]; then echo "$AGGREGATOR_ARGS"
+  else echo "--aggregator.deadline=${timeout}s${AGGREGATOR_ARGS:+ $AGGREGATOR_ARGS}"; fi
+}
+
+health_url() {
+  case $1 in
+    aggregator-service) echo "http://127.0.0.1:$AGGREGATOR_PORT/actuator/health" ;;
+    square-rest-service) echo "http://127.0.0.1:$SQUARE_REST_PORT/actuator/health" ;;
+    square-grpc-service) echo "http://127.0.0.1:$SQUARE_GRPC_ACTUATOR_PORT/actuator/health" ;;
+  esac
+}
+
+# The HTTP base URL ab calls on a service; the gRPC service takes no load from ab directly.
+base_url() {
+  case $1 in
+    aggregator-service) echo "http://127.0.0.1:$AGGREGATOR_PORT" ;;
+    square-rest-service) echo "http://127.0.0.1:$SQUARE_REST_PORT" ;;
+  esac
+}
+
+start_services() {
+  local module args url java_opts=() waiting=()
+  read -r -a java_opts <<<"$JAVA_OPTS"
+  STARTED=()
+  for module in "${SERVICES[@]}"; do
+    read -r -a args <<<"$(service_args "$module")"
+    say "starting $module (log: $RESULTS_DIR/logs/$module.log)"
+    "$JAVA" "${java_opts[@]}" -jar "$(jar_of "$module")" "${args[@]}" >"$RESULTS_DIR/logs/$module.log" 2>&1 &
+    SERVICE_PIDS+=("$!")
+    url=$(base_url "$module")
+    STARTED+=("$module=$!${url:+=$url}")
+    waiting+=("$module=$!=$(health_url "$module")")
+  done
+  say "waiting up to ${HEALTH_TIMEOUT}s for ${SERVICES[*]} to be healthy"
+  lab wait-healthy --logs "$RESULTS_DIR/logs" "$HEALTH_TIMEOUT" "${waiting[@]}" || die "the services did not start (see above); on a busy machine, give them longer with HEALTH_TIMEOUT (now $HEALTH_TIMEOUT s)"
+}
+
+# Stops the measuring process (it stops its ab on TERM) and every service: TERM, then KILL after 20 s.
+# It polls instead of using `wait`, which can hang inside a trap that interrupted another `wait`.
+stop_all() {
+  local pids=()
+  if [[ -n $MEASURE_PID ]]; then
+    pids+=("$MEASURE_PID")
+    kill -TERM "$MEASURE_PID" 2>/dev/null || true
+  fi
+  if (( ${#SERVICE_PIDS[@]} )); then
+    say "stopping the services"
+    pids+=("${SERVICE_PIDS[@]}")
+    kill -TERM "${SERVICE_PIDS[@]}" 2>/dev/null || true
+  fi
+  local tries=0
+  while any_alive "${pids[@]}" && (( tries++ < 100 )); do sleep 0.2; done
+  if any_alive "${pids[@]}"; then kill -KILL "${pids[@]}" 2>/dev/null || true; fi
+  MEASURE_PID=
+  SERVICE_PIDS=()
+}
+
+# True while one of the processes runs (a zombie, exited but not yet reaped, does not count).
+any_alive() {
+  local pid stat
+  for pid in "$@"; do
+    read -r stat 2>/dev/null <"/proc/$pid/stat" || continue
+    stat=${stat##*) }
+    [[ ${stat%% *} != Z ]] && return 0
+  done
+  return 1
+}
+
+cleanup() {
+  local status=$?
+  trap - EXIT INT TERM
+  stop_all
+  exit "$status"
+}
+
+measure() {
+  local status=0
+  # In the background, so that a signal reaches this script's trap at once instead of after the run; started
+  # directly (not through the lab function, which would put a subshell between), so that its pid is Python's.
+  PYTHONPATH="$LAB_PYTHONPATH" python3 -m lab measure "$RESULTS_DIR" --java="$JAVA" --java-opts="$JAVA_OPTS" \
+    --aggregator-args="$LAB_AGGREGATOR_ARGS" --repo="$ROOT_DIR" "${STARTED[@]}" &
+  MEASURE_PID=$!
+  wait "$MEASURE_PID" || status=$?
+  MEASURE_PID=
+  return "$status"
+}
+
+write_report() {
+  lab report "$RESULTS_DIR" && return 0
+  say "results.json and summary.md are written; once the above is fixed, write the report with:"
+  say "  loadtest/run.sh --report $RESULTS_DIR"
+  return 1
+}
+
+main() {
+  case ${1:-} in
+    -h|--help) usage; return 0 ;;
+    --report)
+      [[ -n ${2:-} ]] || { usage >&2; return 2; }
+      RESULTS_DIR=$(cd "$2" && pwd)
+      write_report
+      return ;;
+    "") ;;
+    *) usage >&2; return 2 ;;
+  esac
+  require_tools
+  local services
+  services=$(lab services) || exit 2
+  mapfile -t SERVICES <<<"$services"
+  LAB_AGGREGATOR_ARGS=$(lab_aggregator_args)
+  : "${RESULTS_DIR:=$LAB_DIR/results/$(date +%Y%m%d-%H%M%S)}"
+  [[ $RESULTS_DIR == /* ]] || RESULTS_DIR=$PWD/$RESULTS_DIR
+  [[ ! -e $RESULTS_DIR/results.json ]] || die "$RESULTS_DIR already holds results: choose another RESULTS_DIR"
+
+  build_jars
+  ensure_ab
+  local ports
+  mapfile -t ports < <(ports_needed)
+  lab ports "${ports[@]}" || exit 1
+  mkdir -p "$RESULTS_DIR/logs"
+
+  trap cleanup EXIT
+  trap 'say "interrupted"; exit 130' INT
+  trap 'say "terminated"; exit 143' TERM
+  start_services
+  local status=0
+  measure || status=$?
+  stop_all
+  if [[ $status == 130 || $status == 143 ]]; then exit "$status"; fi
+  [[ -f $RESULTS_DIR/results.json ]] || exit "$status"
+  if ! write_report && [[ $status == 0 ]]; then status=1; fi
+  say "results: $RESULTS_DIR (summary.md, results.json, report.html, raw/, logs/)"
+  return "$status"
+}
+
+main "$@"

@@ -1,0 +1,61 @@
+"""Shared by the tests: the real ab outputs and /proc snapshots in fixtures/, and results built from them."""
+
+import os
+
+from lab import ab_output, bench, paths
+
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+
+
+def fixture(name: str) -> str:
+    with open(os.path.join(FIXTURES, name)) as handle:
+        return handle.read()
+
+
+def ab_fixture(stem: str):
+    """The parsed report and latency curve of fixtures/<stem>.txt and .csv."""
+    report = ab_output.parse_report(fixture(stem + ".txt"))
+    return report, ab_output.parse_percentile_csv(fixture(stem + ".csv"), report.completed)
+
+
+def cpu_usage(seconds_by_process, wall_s):
+    """A cpu_between()-shaped entry for every process."""
+    return {name: {"seconds": seconds, "percent": round(seconds / wall_s * 100, 1)}
+            for name, seconds in seconds_by_process.items()}
+
+
+def sample_results(concurrency=(100,), n_values=(1000,)):
+    """A whole results.json, its runs made from the real ab fixtures, for every path at every setting."""
+    stems = {"rest/unary": "ab-rest-square-c100", "grpc/unary": "ab-non2xx", "grpc/stream": "ab-failed-length"}
+    runs = []
+    for index, (path_name, stem) in enumerate(stems.items()):
+        for n in n_values:
+            for c in concurrency:
+                report, curve = ab_fixture(stem)
+                report.failed = report.non2xx = 0
+                downstream = paths.ALL[path_name].downstream
+                # Shares of the 2 cores over the run, as a real run has them.
+                wall = report.time_taken_s
+                shares = {"aggregator-service": 0.9 - 0.2 * index, downstream: 0.5 + 0.1 * index, "ab": 0.1,
+                          "other": 0.2}
+                shares["machine"] = sum(shares.values())
+                usage = cpu_usage({name: round(share * wall, 3) for name, share in shares.items()}, wall_s=wall)
+                run = {"path": path_name, "n": n, "concurrency": c, "requests": report.completed, "verified": True,
+                       "services": paths.ALL[path_name].services, "rss_scope": "run"}
+                run.update(bench.figures(paths.ALL[path_name], n, report, curve, usage,
+                                         {"aggregator-service": 180.5, downstream: 150.25}))
+                runs.append(run)
+    return {
+        "environment": {"cpu_model": "AMD EPYC (fixture)", "cores": 2, "memory_gib": 23.5,
+                        "os": "Debian GNU/Linux 12 (bookworm)", "kernel": "6.1", "jdk": 'openjdk version "17.0.15"',
+                        "java_opts": "-XX:+UseParallelGC -Xms64m -Xmx256m",
+                        "ab": "ApacheBench 2.3 (apache2-utils 2.4.71-1~deb12u1)", "python": "3.11.7",
+                        "git_commit": "0123456789abcdef0123456789abcdef01234567", "one_box": True},
+        "settings": {"requests": 1000, "concurrency": list(concurrency), "n": list(n_values), "paths": list(stems),
+                     "warmup": 200, "ab_timeout_s": 120, "java_opts": "-XX:+UseParallelGC -Xms64m -Xmx256m",
+                     "aggregator_args": "", "ab_command": "ab -n 1000 -c <concurrency> -s 120 -q -r -e <csv> <url>",
+                     "keep_alive": False, "endpoints": {"aggregator-service": "http://127.0.0.1:8080"}},
+        "started_at": "2026-11-22T10:00:00+00:00",
+        "finished_at": "2026-11-22T10:03:00+00:00",
+        "runs": runs,
+    }

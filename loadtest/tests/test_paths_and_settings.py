@@ -1,0 +1,66 @@
+"""What each path must answer, which services it needs, and how the knobs are read."""
+
+import unittest
+
+from lab import paths
+from lab.settings import Settings, SettingsError
+
+
+class PathTests(unittest.TestCase):
+
+    def test_the_aggregators_answer_is_the_contracts_exact_json(self):
+        rest = paths.ALL["rest/unary"]
+
+        self.assertEqual(rest.expected_body(3), '[{"1":1},{"2":4},{"3":9}]')
+        self.assertEqual(rest.expected_body(0), "[]")
+        self.assertEqual(paths.ALL["grpc/stream"].expected_body(1), '[{"1":1}]')
+
+    def test_the_rest_square_baseline_answers_a_bare_number(self):
+        self.assertEqual(paths.ALL["rest/square"].expected_body(65536), "4294967296")
+        self.assertEqual(paths.ALL["rest/square"].calls_per_request(65536), 1)
+
+    def test_urls_come_from_the_services_base_urls(self):
+        urls = {"aggregator-service": "http://127.0.0.1:8080"}
+
+        self.assertEqual(paths.ALL["grpc/unary"].url(urls, 10), "http://127.0.0.1:8080/grpc/unary/10")
+
+    def test_each_path_needs_the_aggregator_and_its_square_service_only(self):
+        self.assertEqual(paths.services_needed(paths.parse("grpc/stream")), ["square-grpc-service", "aggregator-service"])
+        self.assertEqual(paths.services_needed(paths.parse(paths.DEFAULT)),
+                         ["square-rest-service", "square-grpc-service", "aggregator-service"])
+        self.assertEqual(paths.services_needed(paths.parse("rest/square")), ["square-rest-service"])
+
+    def test_an_unknown_path_names_the_known_ones(self):
+        with self.assertRaisesRegex(ValueError, "rest/unary grpc/unary grpc/stream"):
+            paths.parse("rest/unary soap/unary")
+
+
+class SettingsTests(unittest.TestCase):
+
+    def test_defaults_replicate_the_article(self):
+        settings = Settings.from_env({})
+
+        self.assertEqual((settings.requests, settings.concurrency, settings.n), (1000, [100], [1000]))
+        self.assertEqual(settings.paths, ["rest/unary", "grpc/unary", "grpc/stream"])
+
+    def test_lists_of_concurrency_and_n_sweep_every_combination(self):
+        settings = Settings.from_env({"CONCURRENCY": "1 8", "N": "10 100", "REQUESTS": "40", "PATHS": "grpc/unary"})
+
+        self.assertEqual(settings.combinations(), [("grpc/unary", 10, 1), ("grpc/unary", 10, 8),
+                                                   ("grpc/unary", 100, 1), ("grpc/unary", 100, 8)])
+
+    def test_a_warm_up_sends_at_least_one_request_per_client_and_zero_turns_it_off(self):
+        self.assertEqual(Settings.from_env({"WARMUP": "20"}).warmup_requests(100), 100)
+        self.assertEqual(Settings.from_env({"WARMUP": "300"}).warmup_requests(100), 300)
+        self.assertEqual(Settings.from_env({"WARMUP": "0"}).warmup_requests(100), 0)
+
+    def test_bad_knobs_are_refused_with_their_name(self):
+        for env, message in (({"REQUESTS": "many"}, "REQUESTS"), ({"N": "-1"}, "N must not be negative"),
+                             ({"CONCURRENCY": "0"}, "CONCURRENCY"), ({"REQUESTS": "10", "CONCURRENCY": "20"}, "above"),
+                             ({"PATHS": "nope"}, "unknown path"), ({"N": "5 5"}, "repeat")):
+            with self.subTest(env=env), self.assertRaisesRegex(SettingsError, message):
+                Settings.from_env(env)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,127 @@
+"""report.html: self-contained, and really drawn by a real browser (headless Chromium).
+
+Without Chromium the browser tests are skipped with a message, except under CI=true, where they fail:
+CI must prove that the report renders.
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+from lab import report, results
+from tests import png
+from tests.support import sample_results
+
+IN_CI = os.environ.get("CI", "").lower() == "true"
+BROWSER_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--hide-scrollbars", "--virtual-time-budget=10000"]
+
+
+def find_browser():
+    for name in (os.environ.get("CHROMIUM"), "chromium", "chromium-browser", "google-chrome"):
+        if name and shutil.which(name):
+            return shutil.which(name)
+    return None
+
+
+def unavailable(test, what):
+    """Skips, or fails in CI, when a tool the browser tests need is missing."""
+    message = "%s; install it to run the report's browser tests (Debian: apt-get install -y chromium npm)" % what
+    if IN_CI:
+        test.fail("CI=true, so this must not be skipped: " + message)
+    test.skipTest(message)
+
+
+def write_report(folder, data):
+    os.makedirs(folder, exist_ok=True)
+    results.write_json(folder, data)
+    return report.write(folder)
+
+
+class SelfContainedTests(unittest.TestCase):
+
+    def test_the_page_loads_nothing_from_elsewhere(self):
+        page = report.render(sample_results(), "/* Chart.js would be here */")
+
+        self.assertIsNone(re.search(r"<(script|link|img)[^>]+(src|href)=", page))
+        self.assertNotIn("__RESULTS_JSON__", page)
+
+    def test_data_cannot_end_the_script_element_early(self):
+        data = sample_results()
+        data["settings"]["aggregator_args"] = "</script><script>alert(1)</script>"
+
+        page = report.render(data, "")
+
+        self.assertNotIn("</script><script>alert(1)", page)
+        self.assertIn("<\\/script><script>alert(1)<\\/script>", page)
+
+
+class BrowserRenderTests(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        cls.browser = find_browser()
+        cls.folder = tempfile.mkdtemp(prefix="lab-report-test-")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.folder, ignore_errors=True)
+
+    def setUp(self):
+        if not self.browser:
+            unavailable(self, "Chromium is not installed")
+        try:
+            report.ensure_chartjs()
+        except report.ReportError as error:
+            unavailable(self, "Chart.js cannot be installed: %s" % error)
+
+    def chromium(self, page, *args):
+        profile = tempfile.mkdtemp(prefix="profile-", dir=self.folder)
+        done = subprocess.run([self.browser, *BROWSER_FLAGS, "--user-data-dir=" + profile, *args, "file://" + page],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120, cwd=self.folder)
+        self.assertEqual(done.returncode, 0, done.stderr[-2000:])
+        return done.stdout
+
+    def test_a_sweep_report_draws_all_six_charts(self):
+        page = write_report(os.path.join(self.folder, "sweep"), sample_results(concurrency=(1, 8), n_values=(10, 100)))
+
+        dom = self.chromium(page, "--dump-dom")
+
+        self.assertIn('data-charts-rendered="6"', dom)
+        self.assertIn("Against concurrency (sweep)", dom)
+        self.assertNotIn('<section id="sweep" hidden', dom)
+
+    def test_a_single_setting_report_draws_four_charts_and_a_card_per_path(self):
+        page = write_report(os.path.join(self.folder, "single"), sample_results())
+
+        dom = self.chromium(page, "--dump-dom")
+
+        self.assertIn('data-charts-rendered="4"', dom)
+        self.assertEqual(dom.count('class="card"'), 3)
+
+    def test_the_screenshot_shows_charts_not_a_blank_page(self):
+        page = write_report(os.path.join(self.folder, "shot"), sample_results())
+        shot = os.path.join(self.folder, "shot.png")
+
+        self.chromium(page, "--window-size=1280,1600", "--screenshot=" + shot)
+
+        with open(shot, "rb") as handle:
+            width, height, rows, pixel = png.decode(handle.read())
+        self.assertEqual((width, height), (1280, 1600))
+        colours, coloured = set(), 0
+        for row in rows[::4]:
+            for x in range(0, len(row), pixel * 4):
+                red, green, blue = row[x:x + 3]
+                colours.add((red, green, blue))
+                # The path colours are saturated; the page itself is greys and white.
+                coloured += max(red, green, blue) - min(red, green, blue) > 60
+        self.assertGreater(len(colours), 50, "too few colours: a blank or unstyled page")
+        self.assertGreater(coloured, 500, "hardly any coloured pixels: the charts did not draw")
+
+
+if __name__ == "__main__":
+    unittest.main()
