@@ -1,0 +1,133 @@
+"""The services' own metrics: the Prometheus text parser, the deltas of a run and the CI count check."""
+
+import copy
+import math
+import unittest
+
+from lab import check_results, paths, server_metrics
+from lab.server_metrics import MetricsError, Sample, parse, total
+from tests.support import sample_results
+
+
+class ParserTests(unittest.TestCase):
+
+    def test_names_labels_and_values_and_no_comment_lines(self):
+        samples = parse('# HELP aggregator_fanout_seconds One request\n'
+                        '# TYPE aggregator_fanout_seconds summary\n'
+                        'aggregator_fanout_seconds_count{application="aggregator-service",outcome="success",'
+                        'transport="rest_unary",} 70.0\n'
+                        '\n'
+                        'process_uptime_seconds 12.5\n')
+
+        self.assertEqual(samples, [
+            Sample("aggregator_fanout_seconds_count",
+                   {"application": "aggregator-service", "outcome": "success", "transport": "rest_unary"}, 70.0),
+            Sample("process_uptime_seconds", {}, 12.5),
+        ])
+
+    def test_escaped_label_values_exponents_specials_and_timestamps(self):
+        samples = parse('m{path="C:\\\\tmp",quote="say \\"hi\\"",nl="a\\nb"} 1.5e-3 1700000000000\n'
+                        'm{le="+Inf"} +Inf\n'
+                        'm{ le = "x" , } NaN\n')
+
+        self.assertEqual(samples[0].labels, {"path": "C:\\tmp", "quote": 'say "hi"', "nl": "a\nb"})
+        self.assertEqual(samples[0].value, 0.0015)
+        self.assertEqual(samples[1].value, math.inf)
+        self.assertEqual(samples[2].labels, {"le": "x"})
+        self.assertTrue(math.isnan(samples[2].value))
+
+    def test_a_broken_line_names_its_number(self):
+        with self.assertRaisesRegex(MetricsError, "line 2 is not a metric sample"):
+            parse('ok 1\nbroken{a="1" 2\n')
+        with self.assertRaisesRegex(MetricsError, "line 1"):
+            parse('no_value\n')
+
+    def test_total_sums_the_series_whose_labels_match(self):
+        samples = parse('c{method="GET",status="200",uri="/a"} 3\n'
+                        'c{method="GET",status="500",uri="/a"} 1\n'
+                        'c{method="GET",status="200",uri="/b"} 7\n')
+
+        self.assertEqual(total(samples, "c", uri="/a"), 4)
+        self.assertEqual(total(samples, "c", uri="/a", status="200"), 3)
+        self.assertEqual(total(samples, "c", uri="/none"), 0)
+        self.assertEqual(total(samples, "other"), 0)
+
+
+class SettleTests(unittest.TestCase):
+
+    def test_scrapes_again_until_the_last_calls_are_recorded(self):
+        path = paths.ALL["rest/square"]
+        page = 'http_server_requests_seconds_count{method="GET",uri="/rest/square/unary/{number}"} %d\n' \
+               'http_server_requests_seconds_sum{method="GET",uri="/rest/square/unary/{number}"} %f\n'
+        before = {paths.SQUARE_REST: parse(page % (10, 1.0))}
+        # The last call's metrics land a moment after ab got its answer.
+        pages = iter([page % (59, 1.5), page % (60, 1.5), page % (60, 1.5)])
+
+        after, record = server_metrics.settle(path, before, lambda: {paths.SQUARE_REST: parse(next(pages))},
+                                              sleep=lambda _: None)
+
+        self.assertEqual(record["square_calls"], 50)
+        self.assertEqual(record["square_us_per_call"], 10000.0)
+        self.assertIsNone(record["aggregator_requests"])
+
+
+class ServerSideCheckTests(unittest.TestCase):
+
+    def test_consistent_counts_pass(self):
+        self.assertEqual(check_results.problems(sample_results()), [])
+
+    def test_a_square_without_its_own_call_fails_with_the_counts(self):
+        data = sample_results()
+        # rest/unary: 1000 requests x n=1000; the square service served one call more than the aggregator made.
+        data["runs"][0]["server_side"]["square_calls"] += 1
+        data["runs"][2]["server_side"]["downstream_calls"] -= 5
+        data["runs"][1]["server_side"]["aggregator_requests"] = 199
+
+        found = check_results.problems(data)
+
+        self.assertEqual(found, [
+            "rest/unary n=1000 c=100: square-rest-service served 1000001 square calls, "
+            "expected 1000000 (1000 requests x 1000)",
+            "grpc/unary n=1000 c=100: the aggregator counted 199 successful requests, ab completed 200",
+            "grpc/stream n=1000 c=100: the aggregator made 199995 downstream calls, "
+            "expected 200000 (200 requests x n=1000)",
+        ])
+
+    def test_missing_or_unreadable_figures_fail(self):
+        data = sample_results()
+        del data["runs"][0]["server_side"]
+        data["runs"][1]["server_side"] = {"error": "no server-side figures: cannot read http://127.0.0.1:1/x: refused"}
+
+        found = check_results.problems(data)
+
+        self.assertIn("rest/unary n=1000 c=100: no server-side figures (server_side is missing)", found)
+        self.assertIn("grpc/unary n=1000 c=100: no server-side figures: cannot read http://127.0.0.1:1/x: refused",
+                      found)
+
+    def test_with_failed_requests_the_count_check_is_skipped_and_says_so(self):
+        data = sample_results()
+        data["runs"][0]["failed"] = 2
+        data["runs"][0]["server_side"]["square_calls"] = 7
+
+        found = check_results.problems(data)
+
+        self.assertEqual(found, ["rest/unary n=1000 c=100: 2 failed requests"])
+        self.assertEqual(check_results.notes(data), [
+            "rest/unary n=1000 c=100: server-side count check skipped: 2 failed and 0 non-2xx requests: "
+            "square calls not compared with requests x n"])
+
+    def test_the_baseline_path_compares_square_calls_with_requests(self):
+        data = sample_results()
+        run = copy.deepcopy(data["runs"][0])
+        run.update(path="rest/square", services=[paths.SQUARE_REST])
+        run["server_side"] = {"aggregator_requests": None, "aggregator_ms_per_request": None,
+                              "downstream_calls": None, "client_us_per_call": None,
+                              "square_service": paths.SQUARE_REST, "square_calls": 1000, "square_us_per_call": 30.0}
+        self.assertEqual(check_results.run_problems(run), [])
+        run["server_side"]["square_calls"] = 1001
+        self.assertEqual(check_results.run_problems(run), [
+            "square-rest-service served 1001 square calls, expected 1000 (1000 requests x 1)"])
+
+
+if __name__ == "__main__":
+    unittest.main()
