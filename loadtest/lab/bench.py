@@ -40,15 +40,15 @@ def measure(path: Path, n: int, concurrency: int, settings: Settings, services: 
         if done.returncode != 0:
             log("  warning: the warm-up ended with ab exit code %d (see raw/%s-warmup.txt)" % (done.returncode, slug))
 
+    # The services' metrics are read right around the measured run: after the warm-up, so that the deltas hold
+    # the measured requests alone, and just outside the CPU and peak-RSS window, so that the reads cost it nothing.
+    metrics_urls = {s.name: s.metrics_url for s in services if s.name in path.services and s.metrics_url}
+    metrics_before, metrics_error = _scrape(metrics_urls, path)
     pids = {s.name: s.pid for s in services}
     rss_scope = "run" if all([cpu.reset_peak_rss(pid) for pid in pids.values()]) else "since start"
     load_before = cpu.load_average()
     csv_path = os.path.join(raw_dir, slug + ".csv")
     log("  measuring: %d requests, %d at a time" % (settings.requests, concurrency))
-    # The services' metrics are read just outside the CPU window, so that the scrapes' own CPU is not the run's,
-    # and after the warm-up, so that the deltas hold the measured requests alone.
-    metrics_urls = {s.name: s.metrics_url for s in services if s.name in path.services and s.metrics_url}
-    metrics_before, metrics_error = _scrape(metrics_urls, path)
     before = cpu.take_sample(pids)
     done = _run_ab(ab_output.ab_command(url, settings.requests, concurrency, settings.ab_timeout_s, csv_path),
                    os.path.join(raw_dir, slug + ".txt"))
@@ -80,7 +80,9 @@ def _scrape(urls: Dict[str, str], path: Path):
     if missing:
         return None, "no metrics URL for %s" % ", ".join(missing)
     try:
-        return server_metrics.scrape_all(urls), None
+        # Settled too: the warm-up's last calls may still be being recorded, and they are not the run's.
+        return server_metrics.settle(path, server_metrics.scrape_all(urls),
+                                     lambda: server_metrics.scrape_all(urls))[0], None
     except server_metrics.MetricsError as error:
         return None, str(error)
 
