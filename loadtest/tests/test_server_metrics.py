@@ -1,12 +1,31 @@
 """The services' own metrics: the Prometheus text parser, the deltas of a run and the CI count check."""
 
 import copy
+import http.server
 import math
+import threading
 import unittest
 
-from lab import check_results, paths, server_metrics
+from lab import bench, check_results, paths, server_metrics
+from lab.paths import AGGREGATOR, SQUARE_GRPC, SQUARE_REST
 from lab.server_metrics import MetricsError, Sample, parse, total
-from tests.support import sample_results
+from tests.support import fixture, sample_results
+
+
+def page(name):
+    """A real /actuator/prometheus page, parsed.
+
+    fixtures/metrics/ holds the pages of the three services started from their jars, read (curl) at moments
+    0 to 4: each path was called once first, then 0; ab -n 20 -c 4 .../rest/unary/25; 1; the same on
+    grpc/unary/25; 2; on grpc/stream/25; 3; ab -n 30 -c 3 straight at square-rest-service's /rest/square/unary/9; 4.
+    Histogram _bucket lines are left out to keep them small, except in square-rest-1-full.txt, a whole page.
+    """
+    return parse(fixture("metrics/%s.txt" % name))
+
+
+def pages(**names):
+    modules = {"aggregator": AGGREGATOR, "rest": SQUARE_REST, "grpc": SQUARE_GRPC}
+    return {modules[key]: page(name) for key, name in names.items()}
 
 
 class ParserTests(unittest.TestCase):
@@ -51,6 +70,114 @@ class ParserTests(unittest.TestCase):
         self.assertEqual(total(samples, "c", uri="/a", status="200"), 3)
         self.assertEqual(total(samples, "c", uri="/none"), 0)
         self.assertEqual(total(samples, "other"), 0)
+
+
+class RealPageTests(unittest.TestCase):
+
+    def test_a_whole_page_with_its_histograms_parses(self):
+        samples = page("square-rest-1-full")
+
+        self.assertEqual(len(samples), 338)
+        self.assertEqual(total(samples, "http_server_requests_seconds_count", uri="/rest/square/unary/{number}"), 504)
+        self.assertEqual(total(samples, "http_server_requests_seconds_bucket", uri="/rest/square/unary/{number}",
+                               le="+Inf"), 504)
+        self.assertEqual({s.labels.get("application") for s in samples}, {"square-rest-service"})
+
+    def test_rest_unary_deltas(self):
+        side = server_metrics.server_side(paths.ALL["rest/unary"], pages(aggregator="aggregator-0", rest="square-rest-0"),
+                                          pages(aggregator="aggregator-1", rest="square-rest-1"))
+
+        # 20 requests x n = 25: every square served by square-rest-service came from its own call.
+        self.assertEqual(side, {"aggregator_requests": 20, "aggregator_ms_per_request": 151.93,
+                                "downstream_calls": 500, "client_us_per_call": 75551.446,
+                                "square_service": SQUARE_REST, "square_calls": 500, "square_us_per_call": 6008.278})
+
+    def test_grpc_unary_deltas(self):
+        side = server_metrics.server_side(paths.ALL["grpc/unary"], pages(aggregator="aggregator-1", grpc="square-grpc-1"),
+                                          pages(aggregator="aggregator-2", grpc="square-grpc-2"))
+
+        self.assertEqual(side, {"aggregator_requests": 20, "aggregator_ms_per_request": 148.162,
+                                "downstream_calls": 500, "client_us_per_call": 119489.268,
+                                "square_service": SQUARE_GRPC, "square_calls": 500, "square_us_per_call": 42224.795})
+
+    def test_grpc_stream_deltas_name_the_server_time_an_upper_bound(self):
+        side = server_metrics.server_side(paths.ALL["grpc/stream"],
+                                          pages(aggregator="aggregator-2", grpc="square-grpc-2"),
+                                          pages(aggregator="aggregator-3", grpc="square-grpc-3"))
+
+        self.assertEqual(side, {"aggregator_requests": 20, "aggregator_ms_per_request": 27.264,
+                                "downstream_calls": 500, "client_us_per_call": 20092.197,
+                                "square_service": SQUARE_GRPC, "square_calls": 500, "square_streams": 20,
+                                "square_us_per_call": None, "square_us_per_call_upper_bound": 672.67})
+
+    def test_the_baseline_has_no_aggregator_figures(self):
+        side = server_metrics.server_side(paths.ALL["rest/square"], pages(rest="square-rest-3"),
+                                          pages(rest="square-rest-4"))
+
+        self.assertEqual(side, {"aggregator_requests": None, "aggregator_ms_per_request": None,
+                                "downstream_calls": None, "client_us_per_call": None,
+                                "square_service": SQUARE_REST, "square_calls": 30, "square_us_per_call": 2111.164})
+
+
+class _Pages(http.server.BaseHTTPRequestHandler):
+    # URL path -> the pages it serves, one per request; the last one again once they are used up.
+    served = {}
+
+    def do_GET(self):
+        queue = self.served.get(self.path)
+        if not queue:
+            self.send_error(404)
+            return
+        body = (queue.pop(0) if len(queue) > 1 else queue[0]).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain;version=0.0.4;charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+class ScrapeOverHttpTests(unittest.TestCase):
+    """What bench does around a measured run, against real pages served over HTTP on loopback."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Pages)
+        cls.base = "http://127.0.0.1:%d" % cls.server.server_address[1]
+        threading.Thread(target=cls.server.serve_forever, daemon=True).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.shutdown()
+        cls.server.server_close()
+
+    def test_before_and_after_the_run(self):
+        _Pages.served = {
+            "/agg/actuator/prometheus": [fixture("metrics/aggregator-2.txt")] * 3 + [fixture("metrics/aggregator-3.txt")],
+            "/grpc/actuator/prometheus": [fixture("metrics/square-grpc-2.txt")] * 3 + [fixture("metrics/square-grpc-3.txt")],
+        }
+        urls = {AGGREGATOR: self.base + "/agg/actuator/prometheus", SQUARE_GRPC: self.base + "/grpc/actuator/prometheus"}
+        path = paths.ALL["grpc/stream"]
+
+        before, error = bench._scrape(urls, path)
+        side = bench._server_side(path, urls, before, error)
+
+        self.assertIsNone(error)
+        self.assertEqual((side["aggregator_requests"], side["downstream_calls"], side["square_calls"]), (20, 500, 500))
+
+    def test_an_unreadable_page_or_a_missing_url_gives_an_error_not_figures(self):
+        _Pages.served = {"/agg/actuator/prometheus": [fixture("metrics/aggregator-1.txt")]}
+        path = paths.ALL["grpc/unary"]
+        missing = {AGGREGATOR: self.base + "/agg/actuator/prometheus", SQUARE_GRPC: self.base + "/nothing"}
+
+        before, error = bench._scrape(missing, path)
+        self.assertIsNone(before)
+        self.assertRegex(bench._server_side(path, missing, before, error)["error"],
+                         r"^no server-side figures: cannot read http://127\.0\.0\.1:\d+/nothing: ")
+        self.assertEqual(bench._scrape({AGGREGATOR: self.base}, path),
+                         (None, "no metrics URL for square-grpc-service"))
 
 
 class SettleTests(unittest.TestCase):
