@@ -30,6 +30,12 @@ Knobs are environment variables (defaults replicate the article's `ab -n 1000 -c
   AGGREGATOR_PORT, SQUARE_REST_PORT, SQUARE_GRPC_PORT, SQUARE_GRPC_ACTUATOR_PORT   8080, 7575, 6565, 6566
   HEALTH_TIMEOUT   seconds to wait for the services to become healthy  180
   LAB_SKIP_BUILD=1 never run Maven (the Maven build sets it: the jars are fresh there)
+  PROMETHEUS=1  also run a real Prometheus beside the lab (monitoring/run-prometheus.sh), scraping the
+                services every 5s, to browse their metrics live while the lab runs; stopped at the end  0
+  PROMETHEUS_PORT  its port on 127.0.0.1                               9090
+
+Every run also reads each service's /actuator/prometheus right before and right after the measured ab run
+(no Prometheus needed): results.json's server_side, and the "Server side" table of summary.md.
 
 Example sweep: CONCURRENCY="1 8 64" N="10 100" REQUESTS=200 loadtest/run.sh
 EOF
@@ -40,10 +46,13 @@ EOF
 : "${AGGREGATOR_PORT:=8080}" "${SQUARE_REST_PORT:=7575}" "${SQUARE_GRPC_PORT:=6565}" "${SQUARE_GRPC_ACTUATOR_PORT:=6566}"
 : "${HEALTH_TIMEOUT:=180}"
 : "${LAB_SKIP_BUILD:=0}"
+: "${PROMETHEUS:=0}" "${PROMETHEUS_PORT:=9090}"
 JAVA=${JAVA_HOME:+$JAVA_HOME/bin/}java
 
 SERVICE_PIDS=()   # every service process this script started, stopped by cleanup
 MEASURE_PID=      # the Python measuring process while it runs
+PROMETHEUS_PID_FILE=  # set while the Prometheus this script started (PROMETHEUS=1) runs
+PROMETHEUS_URL=
 
 say() { printf '[lab] %s\n' "$*"; }
 die() { printf '[lab] ERROR: %s\n' "$*" >&2; exit 1; }
@@ -157,6 +166,44 @@ health_url() {
   esac
 }
 
+# The page of a service's own metrics, which the lab reads around each measured run.
+metrics_url() {
+  local health
+  health=$(health_url "$1")
+  echo "${health%/health}/prometheus"
+}
+
+# host:port of a service's actuator, for Prometheus's scrape targets.
+actuator_address() {
+  local url
+  url=$(health_url "$1")
+  url=${url#http://}
+  echo "${url%%/*}"
+}
+
+# PROMETHEUS=1: a real Prometheus beside the run, scraping the lab's ports, for browsing the metrics live.
+start_prometheus() {
+  [[ $PROMETHEUS == 1 ]] || return 0
+  PROMETHEUS_PID_FILE=$RESULTS_DIR/prometheus.pid
+  say "starting Prometheus on 127.0.0.1:$PROMETHEUS_PORT (log: $RESULTS_DIR/prometheus.log)"
+  AGGREGATOR_ADDRESS=$(actuator_address aggregator-service) \
+  SQUARE_REST_ADDRESS=$(actuator_address square-rest-service) \
+  SQUARE_GRPC_ACTUATOR_ADDRESS=$(actuator_address square-grpc-service) \
+    "$ROOT_DIR/monitoring/run-prometheus.sh" --background --pid-file "$PROMETHEUS_PID_FILE" \
+      --port "$PROMETHEUS_PORT" --listen-address 127.0.0.1 --log-file "$RESULTS_DIR/prometheus.log" >/dev/null \
+    || die "Prometheus did not start (see above; PROMETHEUS=0 runs the lab without it)"
+  PROMETHEUS_URL="http://127.0.0.1:$PROMETHEUS_PORT"
+  say "Prometheus: $PROMETHEUS_URL (targets: $PROMETHEUS_URL/classic/targets); e.g. requests per second per transport:"
+  say "  $PROMETHEUS_URL/classic/graph?g0.expr=sum%20by%20(transport)%20(rate(aggregator_fanout_seconds_count%5B1m%5D))"
+}
+
+stop_prometheus() {
+  [[ -n $PROMETHEUS_PID_FILE ]] || return 0
+  say "stopping Prometheus"
+  "$ROOT_DIR/monitoring/run-prometheus.sh" --stop --pid-file "$PROMETHEUS_PID_FILE" 2>/dev/null || true
+  PROMETHEUS_PID_FILE=
+}
+
 # The HTTP base URL ab calls on a service; the gRPC service takes no load from ab directly.
 base_url() {
   case $1 in
@@ -169,6 +216,7 @@ start_services() {
   local module args url java_opts=() waiting=()
   read -r -a java_opts <<<"$JAVA_OPTS"
   STARTED=()
+  METRICS=()
   for module in "${SERVICES[@]}"; do
     read -r -a args <<<"$(service_args "$module")"
     say "starting $module (log: $RESULTS_DIR/logs/$module.log)"
@@ -176,6 +224,7 @@ start_services() {
     SERVICE_PIDS+=("$!")
     url=$(base_url "$module")
     STARTED+=("$module=$!${url:+=$url}")
+    METRICS+=(--metrics "$module=$(metrics_url "$module")")
     waiting+=("$module=$!=$(health_url "$module")")
   done
   say "waiting up to ${HEALTH_TIMEOUT}s for ${SERVICES[*]} to be healthy"
@@ -186,6 +235,7 @@ start_services() {
 # It polls instead of using `wait`, which can hang inside a trap that interrupted another `wait`.
 stop_all() {
   local pids=()
+  stop_prometheus
   if [[ -n $MEASURE_PID ]]; then
     pids+=("$MEASURE_PID")
     kill -TERM "$MEASURE_PID" 2>/dev/null || true
@@ -225,7 +275,8 @@ measure() {
   # In the background, so that a signal reaches this script's trap at once instead of after the run; started
   # directly (not through the lab function, which would put a subshell between), so that its pid is Python's.
   PYTHONPATH="$LAB_PYTHONPATH" python3 -m lab measure "$RESULTS_DIR" --java="$JAVA" --java-opts="$JAVA_OPTS" \
-    --aggregator-args="$LAB_AGGREGATOR_ARGS" --repo="$ROOT_DIR" "${STARTED[@]}" &
+    --aggregator-args="$LAB_AGGREGATOR_ARGS" --repo="$ROOT_DIR" ${PROMETHEUS_URL:+--prometheus-url="$PROMETHEUS_URL"} \
+    "${METRICS[@]}" "${STARTED[@]}" &
   MEASURE_PID=$!
   wait "$MEASURE_PID" || status=$?
   MEASURE_PID=
@@ -263,6 +314,8 @@ main() {
   ensure_ab
   local ports
   mapfile -t ports < <(ports_needed)
+  [[ $PROMETHEUS == 0 || $PROMETHEUS == 1 ]] || die "PROMETHEUS must be 0 or 1, not '$PROMETHEUS'"
+  if [[ $PROMETHEUS == 1 ]]; then ports+=("PROMETHEUS_PORT=$PROMETHEUS_PORT"); fi
   lab ports "${ports[@]}" || exit 1
   mkdir -p "$RESULTS_DIR/logs"
 
@@ -270,6 +323,7 @@ main() {
   trap 'say "interrupted"; exit 130' INT
   trap 'say "terminated"; exit 143' TERM
   start_services
+  start_prometheus
   local status=0
   measure || status=$?
   stop_all

@@ -4,7 +4,8 @@
     python3 -m lab setting NAME               one resolved knob, e.g. ab_timeout_s
     python3 -m lab ports VARIABLE=PORT...     fails, naming them, when ports are already taken
     python3 -m lab wait-healthy [--logs DIR] SECONDS NAME=PID=URL...
-    python3 -m lab measure DIR --java J --java-opts O --repo R [--aggregator-args A] NAME=PID[=URL]...
+    python3 -m lab measure DIR --java J --java-opts O --repo R [--aggregator-args A] [--metrics NAME=URL]...
+                           [--prometheus-url URL] NAME=PID[=URL]...
     python3 -m lab report DIR                 writes DIR/report.html from DIR/results.json
     python3 -m lab check DIR                  checks DIR/results.json as CI does
 """
@@ -40,6 +41,9 @@ def main(argv=None) -> int:
     measure.add_argument("--java-opts", default="")
     measure.add_argument("--aggregator-args", default="")
     measure.add_argument("--repo", default=".")
+    measure.add_argument("--metrics", action="append", default=[], metavar="NAME=URL",
+                         help="a service's /actuator/prometheus URL, read before and after each measured run")
+    measure.add_argument("--prometheus-url", default=None, help="the Prometheus run beside the lab, if any")
     measure.add_argument("services", nargs="+", metavar="NAME=PID[=URL]")
     for name in ("report", "check"):
         commands.add_parser(name).add_argument("results_dir")
@@ -99,7 +103,8 @@ def wait_healthy_command(args) -> int:
 
 def measure_command(args) -> int:
     settings = Settings.from_env()
-    services = [_service(entry) for entry in args.services]
+    metrics_urls = dict(entry.split("=", 1) for entry in args.metrics)
+    services = [_service(entry, metrics_urls) for entry in args.services]
     started = _now()
     env = environment.describe(args.repo, args.java, args.java_opts)
     run_results = {
@@ -108,7 +113,9 @@ def measure_command(args) -> int:
                          ab_command="ab -n %d -c <concurrency> -s %d -q -r -e <csv> <url>"
                                     % (settings.requests, settings.ab_timeout_s),
                          keep_alive=False,
-                         endpoints={s.name: s.base_url for s in services if s.base_url}),
+                         endpoints={s.name: s.base_url for s in services if s.base_url},
+                         metrics_endpoints={s.name: s.metrics_url for s in services if s.metrics_url},
+                         prometheus_url=args.prometheus_url),
         "started_at": started,
         "finished_at": None,
         "runs": [],
@@ -136,6 +143,10 @@ def measure_command(args) -> int:
     results.write_summary(args.results_dir, run_results)
     print()
     print(results.summary_table(run_results))
+    side_table = results.server_side_table(run_results)
+    if side_table:
+        print("Server side (the services' own metrics over each measured run; ≤: an upper bound):")
+        print(side_table)
     troubled = [run for run in run_results["runs"] if results.problems(run)]
     if troubled:
         print("[lab] ERROR: %d of %d runs had failures (see summary.md); their figures are not comparable."
@@ -183,9 +194,9 @@ def _verify(settings, services):
     return wrong
 
 
-def _service(entry: str) -> bench.Service:
+def _service(entry: str, metrics_urls) -> bench.Service:
     name, pid, *url = entry.split("=", 2)
-    return bench.Service(name, int(pid), url[0] if url else None)
+    return bench.Service(name, int(pid), url[0] if url else None, metrics_urls.get(name))
 
 
 def _print_outcome(run) -> None:
@@ -197,6 +208,12 @@ def _print_outcome(run) -> None:
     _log("%.2f req/s, p50 %.1f ms, p90 %.1f ms, failed %d%s" % (
         run["rps"], latency["p50"] or 0, latency["p90"] or 0, run["failed"],
         "  <- " + "; ".join(found) if found else ""))
+    side = run.get("server_side") or {}
+    if "error" in side:
+        _log("warning: " + side["error"])
+    elif side:
+        _log("server side: %s square calls served, %s downstream calls made"
+             % (side.get("square_calls"), side.get("downstream_calls", "-")))
 
 
 def _holder(port: int) -> str:

@@ -5,18 +5,20 @@ import subprocess
 from dataclasses import dataclass
 from typing import Dict, List, Optional
 
-from . import ab_output, cpu
+from . import ab_output, cpu, server_metrics
 from .paths import Path
 from .settings import Settings
 
 
 @dataclass
 class Service:
-    """A running service the lab started: its module name, process id and HTTP base URL (if any)."""
+    """A running service the lab started: its module name, process id, HTTP base URL (if any) and the URL of
+    its /actuator/prometheus page (if known)."""
 
     name: str
     pid: int
     base_url: Optional[str]
+    metrics_url: Optional[str] = None
 
 
 def run_slug(path: str, n: int, concurrency: int) -> str:
@@ -38,6 +40,10 @@ def measure(path: Path, n: int, concurrency: int, settings: Settings, services: 
         if done.returncode != 0:
             log("  warning: the warm-up ended with ab exit code %d (see raw/%s-warmup.txt)" % (done.returncode, slug))
 
+    # The services' metrics are read right around the measured run: after the warm-up, so that the deltas hold
+    # the measured requests alone, and just outside the CPU and peak-RSS window, so that the reads cost it nothing.
+    metrics_urls = {s.name: s.metrics_url for s in services if s.name in path.services and s.metrics_url}
+    metrics_before, metrics_error = _scrape(metrics_urls, path)
     pids = {s.name: s.pid for s in services}
     rss_scope = "run" if all([cpu.reset_peak_rss(pid) for pid in pids.values()]) else "since start"
     load_before = cpu.load_average()
@@ -48,12 +54,13 @@ def measure(path: Path, n: int, concurrency: int, settings: Settings, services: 
                    os.path.join(raw_dir, slug + ".txt"))
     after = cpu.take_sample(pids)
     rss_mb = {name: cpu.peak_rss_mib(pid) for name, pid in pids.items()}
+    server_side = _server_side(path, metrics_urls, metrics_before, metrics_error)
 
     # The lab measures only after every path passed the pre-check against the exact expected answer.
     record = {"path": path.name, "n": n, "concurrency": concurrency, "requests": settings.requests, "url": url,
               "services": path.services, "verified": True,
               "raw": {"report": "raw/%s.txt" % slug, "csv": "raw/%s.csv" % slug},
-              "load_average_before": load_before, "rss_scope": rss_scope}
+              "load_average_before": load_before, "rss_scope": rss_scope, "server_side": server_side}
     if done.returncode != 0:
         record["error"] = "ab exited with code %d: %s" % (done.returncode, _last_line(done.stderr))
         return record
@@ -65,6 +72,29 @@ def measure(path: Path, n: int, concurrency: int, settings: Settings, services: 
         return record
     record.update(figures(path, n, report, curve, cpu.cpu_between(before, after), rss_mb))
     return record
+
+
+def _scrape(urls: Dict[str, str], path: Path):
+    """(samples by service, None), or (None, why not)."""
+    missing = [name for name in path.services if name not in urls]
+    if missing:
+        return None, "no metrics URL for %s" % ", ".join(missing)
+    try:
+        # Settled too: the warm-up's last calls may still be being recorded, and they are not the run's.
+        return server_metrics.settle(path, server_metrics.scrape_all(urls),
+                                     lambda: server_metrics.scrape_all(urls))[0], None
+    except server_metrics.MetricsError as error:
+        return None, str(error)
+
+
+def _server_side(path: Path, urls: Dict[str, str], before, error: Optional[str]) -> Dict:
+    """The run's server_side record: the services' metric deltas, or an error saying why there are none."""
+    if error:
+        return {"error": "no server-side figures: %s" % error}
+    try:
+        return server_metrics.settle(path, before, lambda: server_metrics.scrape_all(urls))[1]
+    except server_metrics.MetricsError as error:
+        return {"error": "no server-side figures: %s" % error}
 
 
 def figures(path: Path, n: int, report: ab_output.AbReport, curve: Optional[List[float]],

@@ -68,6 +68,30 @@ def summary_table(results: Dict) -> str:
     return "\n".join("| " + " | ".join(row) + " |" for row in rows) + "\n"
 
 
+def server_side_table(results: Dict) -> str:
+    """The services' own counts and times over each measured run, as Markdown; empty when no run has them."""
+    if not any(run.get("server_side") for run in results["runs"]):
+        return ""
+    header = ["path", "n", "concurrency", "aggregator requests", "aggregator ms/request", "downstream calls",
+              "client µs/call", "square calls", "square µs/call"]
+    rows = [header, ["---"] * len(header)]
+    for run in results["runs"]:
+        side = run.get("server_side") or {"error": "no server-side figures"}
+        row = [run["path"], str(run["n"]), str(run["concurrency"])]
+        if "error" in side:
+            rows.append(row + [side["error"]] + [""] * (len(header) - 4))
+            continue
+        if side.get("square_us_per_call_upper_bound") is not None:
+            square_us = "≤ " + _number(side["square_us_per_call_upper_bound"], "%.1f")
+        else:
+            square_us = _number(side.get("square_us_per_call"), "%.1f")
+        rows.append(row + [_number(side.get("aggregator_requests"), "%d"),
+                           _number(side.get("aggregator_ms_per_request"), "%.2f"),
+                           _number(side.get("downstream_calls"), "%d"), _number(side.get("client_us_per_call"), "%.1f"),
+                           _number(side.get("square_calls"), "%d"), square_us])
+    return "\n".join("| " + " | ".join(row) + " |" for row in rows) + "\n"
+
+
 def summary_markdown(results: Dict) -> str:
     env, settings = results["environment"], results["settings"]
     lines = [
@@ -82,6 +106,19 @@ def summary_markdown(results: Dict) -> str:
         "",
         summary_table(results),
     ]
+    side_table = server_side_table(results)
+    if side_table:
+        lines += [
+            "## Server side",
+            "",
+            "The services' own metrics (`/actuator/prometheus`), read right before and right after each measured "
+            "run. Aggregator: its successful requests and their mean time; the downstream calls (stream messages) "
+            "it made and one's mean time as its client sees it, send to answer. Square service: the calls "
+            "(messages) it served and its own mean processing time of one. On grpc/stream that time (≤) is an "
+            "upper bound: the server times whole streams, which include waiting for the client's next message.",
+            "",
+            side_table,
+        ]
     troubled = [(run, problems(run)) for run in results["runs"] if problems(run)]
     if troubled:
         lines.append("**Runs whose figures cannot be trusted:**")
@@ -107,6 +144,10 @@ def machine_line(env: Dict) -> str:
 
 def _ms(value: Optional[float]) -> str:
     return "-" if value is None else "%.1f" % value
+
+
+def _number(value, pattern: str) -> str:
+    return "-" if value is None else pattern % value
 
 
 def _cpu_cell(entry: Optional[Dict]) -> str:

@@ -190,6 +190,47 @@
       SERVICES.concat(['ab', 'other']), cores * 100);
   }
 
+  // The services' own view: one downstream call's mean time as the aggregator's client sees it and inside the
+  // square service, per run. Drawn only when the runs have server-side figures (older results do not).
+  const sides = measured.filter((run) => run.server_side && !run.server_side.error);
+  const squareUs = (side) => (side.square_us_per_call ?? side.square_us_per_call_upper_bound ?? null);
+  function callTimeChart() {
+    if (!sides.length) return;
+    document.getElementById('figure-call-time').hidden = false;
+    const hatch = (colour) => {
+      const canvas = document.createElement('canvas');
+      canvas.width = 8; canvas.height = 8;
+      const context = canvas.getContext('2d');
+      context.fillStyle = colour; context.globalAlpha = 0.35; context.fillRect(0, 0, 8, 8);
+      context.globalAlpha = 1; context.strokeStyle = colour; context.lineWidth = 2;
+      context.beginPath(); context.moveTo(0, 8); context.lineTo(8, 0); context.stroke();
+      return context.createPattern(canvas, 'repeat');
+    };
+    draw('chart-call-time', {
+      type: 'bar',
+      data: {
+        labels: sides.map(runLabel),
+        datasets: [
+          { label: 'client side (aggregator, send to answer)', backgroundColor: '#7048e8',
+            data: sides.map((run) => run.server_side.client_us_per_call ?? null) },
+          { label: 'server side (square service)',
+            backgroundColor: sides.map((run) => (run.server_side.square_us_per_call_upper_bound != null
+              ? hatch(PROCESS_COLOURS[run.server_side.square_service] || '#1098ad')
+              : PROCESS_COLOURS[run.server_side.square_service] || '#1098ad')),
+            data: sides.map((run) => squareUs(run.server_side)) },
+        ],
+      },
+      options: {
+        scales: { y: { beginAtZero: true, title: axisTitle('µs per call (mean)') } },
+        plugins: { tooltip: { callbacks: { label: (ctx) => {
+          const side = sides[ctx.dataIndex].server_side;
+          const bound = ctx.datasetIndex === 1 && side.square_us_per_call_upper_bound != null ? ' (upper bound)' : '';
+          return ctx.dataset.label + ': ' + fmt(ctx.parsed.y, 1) + ' µs' + bound;
+        } } } },
+      },
+    });
+  }
+
   function sweepCharts() {
     const byConcurrency = settings.concurrency.slice().sort((a, b) => a - b);
     if (byConcurrency.length < 2) return;
@@ -262,6 +303,21 @@
     });
   }
 
+  function serverSideTable() {
+    if (!runs.some((run) => run.server_side)) return;
+    document.getElementById('server-side-section').hidden = false;
+    const count = (value) => (value === null || value === undefined ? '–' : Number(value).toLocaleString('en-US'));
+    table('server-side', ['path', 'n', 'concurrency', 'aggregator requests', 'aggregator ms / request',
+      'downstream calls', 'client µs / call', 'square calls', 'square µs / call'], (run) => {
+      const side = run.server_side || { error: 'no server-side figures' };
+      if (side.error) return [side.error, '', '', '', '', ''];
+      const bound = side.square_us_per_call_upper_bound;
+      return [count(side.aggregator_requests), fmt(side.aggregator_ms_per_request, 2), count(side.downstream_calls),
+        fmt(side.client_us_per_call, 1), count(side.square_calls),
+        bound != null ? '≤ ' + fmt(bound, 1) : fmt(side.square_us_per_call, 1)];
+    });
+  }
+
   function notes() {
     const cores = env.cores || 1;
     [
@@ -279,6 +335,9 @@
         + 'call" is the services\' CPU divided by the square calls (or stream messages) the run made.',
       'Peak RSS is each service\'s VmHWM ' + (measured.every((run) => run.rss_scope === 'run')
         ? 'during the measured run (reset right before it).' : 'since the service started.'),
+      'Server side: each service\'s own /actuator/prometheus, read right before and right after the measured run '
+        + '(outside the CPU window). The client side of a call is the aggregator\'s time from sending it to its answer; '
+        + 'the server side is the square service\'s own processing time. The gap is the wire, the framework and queueing.',
       'On a machine shared with other work, figures vary from run to run: "everything else on the machine" in the '
         + 'CPU chart shows how much else was running.',
     ].forEach((text) => document.getElementById('notes').appendChild(el('li', { text })));
@@ -291,6 +350,7 @@
       ['ab command', settings.ab_command], ['JAVA_OPTS', settings.java_opts || '(none)'],
       ['AGGREGATOR_ARGS', settings.aggregator_args || '(none)'],
       ['endpoints', Object.entries(settings.endpoints || {}).map(([k, v]) => k + ' ' + v).join(', ')],
+      ['Prometheus beside the run', settings.prometheus_url || '(not run; PROMETHEUS=1 runs one)'],
       ['kernel · Python', env.kernel + ' · ' + env.python], ['git commit', env.git_commit || 'unknown']]
       .forEach(([key, value]) => { list.appendChild(el('dt', { text: key })); list.appendChild(el('dd', { text: String(value) })); });
     document.getElementById('footer').textContent = 'Written by loadtest/run.sh. The figures are in results.json beside this '
@@ -302,8 +362,10 @@
   throughputChart();
   latencyCurveChart();
   cpuCharts();
+  callTimeChart();
   sweepCharts();
   runsTables();
+  serverSideTable();
   notes();
   settingsList();
   // Tells a headless browser (and the render test) that every chart was drawn.

@@ -24,6 +24,17 @@ def cpu_usage(seconds_by_process, wall_s):
             for name, seconds in seconds_by_process.items()}
 
 
+def server_side(path_name, completed, n):
+    """A consistent server_side record: every square served came from its own downstream call."""
+    calls = completed * n
+    side = {"aggregator_requests": completed, "aggregator_ms_per_request": 250.0, "downstream_calls": calls,
+            "client_us_per_call": 900.0 + 100 * len(path_name), "square_service": paths.ALL[path_name].downstream,
+            "square_calls": calls, "square_us_per_call": 40.0}
+    if path_name == "grpc/stream":
+        side.update(square_streams=completed, square_us_per_call=None, square_us_per_call_upper_bound=300.0)
+    return side
+
+
 def sample_results(concurrency=(100,), n_values=(1000,)):
     """A whole results.json, its runs made from the real ab fixtures, for every path at every setting."""
     stems = {"rest/unary": "ab-rest-square-c100", "grpc/unary": "ab-non2xx", "grpc/stream": "ab-failed-length"}
@@ -44,6 +55,7 @@ def sample_results(concurrency=(100,), n_values=(1000,)):
                        "services": paths.ALL[path_name].services, "rss_scope": "run"}
                 run.update(bench.figures(paths.ALL[path_name], n, report, curve, usage,
                                          {"aggregator-service": 180.5, downstream: 150.25}))
+                run["server_side"] = server_side(path_name, report.completed, n)
                 runs.append(run)
     return {
         "environment": {"cpu_model": "AMD EPYC (fixture)", "cores": 2, "memory_gib": 23.5,

@@ -86,22 +86,37 @@ class BrowserRenderTests(unittest.TestCase):
         self.assertEqual(done.returncode, 0, done.stderr[-2000:])
         return done.stdout
 
-    def test_a_sweep_report_draws_all_six_charts(self):
+    def test_a_sweep_report_draws_all_seven_charts(self):
         page = write_report(os.path.join(self.folder, "sweep"), sample_results(concurrency=(1, 8), n_values=(10, 100)))
 
         dom = self.chromium(page, "--dump-dom")
 
-        self.assertIn('data-charts-rendered="6"', dom)
+        self.assertIn('data-charts-rendered="7"', dom)
         self.assertIn("Against concurrency (sweep)", dom)
         self.assertNotIn('<section id="sweep" hidden', dom)
 
-    def test_a_single_setting_report_draws_four_charts_and_a_card_per_path(self):
+    def test_a_single_setting_report_draws_five_charts_and_a_card_per_path(self):
         page = write_report(os.path.join(self.folder, "single"), sample_results())
 
         dom = self.chromium(page, "--dump-dom")
 
-        self.assertIn('data-charts-rendered="4"', dom)
+        self.assertIn('data-charts-rendered="5"', dom)
         self.assertEqual(dom.count('class="card"'), 3)
+        self.assertIn('<figure id="figure-call-time">', dom)
+        # The server-side table, with the stream's server time marked as an upper bound.
+        self.assertIn('<section id="server-side-section">', dom)
+        self.assertIn("<td>200,000</td><td>≤ 300.0</td>", dom)
+
+    def test_results_without_server_side_figures_still_draw_the_four_other_charts(self):
+        data = sample_results()
+        for run in data["runs"]:
+            del run["server_side"]
+        page = write_report(os.path.join(self.folder, "older"), data)
+
+        dom = self.chromium(page, "--dump-dom")
+
+        self.assertIn('data-charts-rendered="4"', dom)
+        self.assertIn('<figure id="figure-call-time" hidden', dom)
 
     def test_the_screenshot_shows_charts_not_a_blank_page(self):
         page = write_report(os.path.join(self.folder, "shot"), sample_results())

@@ -66,6 +66,31 @@ class SummaryTests(unittest.TestCase):
         self.assertIn("- grpc/unary n=1000 c=100: 200 non-2xx responses", text)
 
 
+class ServerSideSummaryTests(unittest.TestCase):
+
+    def test_a_second_table_with_the_services_own_counts_and_times(self):
+        data = sample_results()
+        data["runs"][1]["server_side"] = {"error": "no server-side figures: cannot read x"}
+
+        table = results.server_side_table(data).splitlines()
+
+        self.assertEqual(table[0], "| path | n | concurrency | aggregator requests | aggregator ms/request | "
+                                   "downstream calls | client µs/call | square calls | square µs/call |")
+        self.assertEqual(table[2], "| rest/unary | 1000 | 100 | 1000 | 250.00 | 1000000 | 1900.0 | 1000000 | 40.0 |")
+        self.assertEqual(table[3], "| grpc/unary | 1000 | 100 | no server-side figures: cannot read x |  |  |  |  |  |")
+        # The stream's server time is an upper bound, and marked so.
+        self.assertEqual(table[4], "| grpc/stream | 1000 | 100 | 200 | 250.00 | 200000 | 2000.0 | 200000 | ≤ 300.0 |")
+        self.assertIn("## Server side", results.summary_markdown(data))
+
+    def test_older_results_without_server_side_figures_have_no_second_table(self):
+        data = sample_results()
+        for run in data["runs"]:
+            del run["server_side"]
+
+        self.assertEqual(results.server_side_table(data), "")
+        self.assertNotIn("## Server side", results.summary_markdown(data))
+
+
 class CheckResultsTests(unittest.TestCase):
 
     def test_a_clean_complete_run_passes(self):

@@ -1,0 +1,191 @@
+"""The services' own view of a run: their /actuator/prometheus metrics, scraped right before and right after
+the measured ab run, and what changed in between.
+
+ab sees requests; the aggregator counts the requests it fanned out and the downstream calls (or stream
+messages) it made, and times each one as its client; the square services count and time what they served.
+The deltas over exactly the measured run let the lab compare a downstream call's time on both sides of the
+wire, and prove that every square came from its own call: square calls == downstream calls == requests x n.
+
+No Prometheus server is needed: the lab reads the services' text exposition itself.
+"""
+
+import math
+import re
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from typing import Callable, Dict, List, Mapping, Optional
+
+from .paths import AGGREGATOR, SQUARE_GRPC, SQUARE_REST, Path
+
+# The aggregator's transport label of each path that goes through it.
+TRANSPORTS = {"rest/unary": "rest_unary", "grpc/unary": "grpc_unary", "grpc/stream": "grpc_stream"}
+# The URI template Spring's http_server_requests metric gives square-rest-service's square endpoint.
+SQUARE_REST_URI = "/rest/square/unary/{number}"
+GRPC_UNARY_METHOD = "findSquareUnary"
+GRPC_STREAM_METHOD = "findSquareBiStream"
+
+
+class MetricsError(Exception):
+    """A metrics page cannot be read or parsed; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One line of the text exposition format: name{labels} value."""
+
+    name: str
+    labels: Dict[str, str]
+    value: float
+
+
+_NAME = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*")
+_LABEL = re.compile(r'\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*=\s*"((?:[^"\\]|\\.)*)"\s*(,)?')
+_ESCAPES = {"\\\\": "\\", '\\"': '"', "\\n": "\n"}
+
+
+def parse(text: str) -> List[Sample]:
+    """Every sample of a Prometheus text-format page (version 0.0.4), in order; # lines are skipped."""
+    samples = []
+    for number, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        try:
+            samples.append(_parse_line(line))
+        except ValueError as error:
+            raise MetricsError("line %d is not a metric sample (%s): %r" % (number, error, line[:200])) from None
+    return samples
+
+
+def _parse_line(line: str) -> Sample:
+    match = _NAME.match(line)
+    if not match:
+        raise ValueError("no metric name")
+    name, rest = match.group(0), line[match.end():]
+    labels = {}
+    if rest.startswith("{"):
+        position = 1
+        while True:
+            if rest[position:].lstrip().startswith("}"):
+                position += len(rest[position:]) - len(rest[position:].lstrip()) + 1
+                break
+            label = _LABEL.match(rest, position)
+            if not label:
+                raise ValueError("bad label at %r" % rest[position:position + 40])
+            labels[label.group(1)] = re.sub(r'\\[\\"n]', lambda m: _ESCAPES[m.group(0)], label.group(2))
+            position = label.end()
+            if not label.group(3) and not rest[position:].lstrip().startswith("}"):
+                raise ValueError("labels not closed")
+        rest = rest[position:]
+    fields = rest.split()
+    # The value, then an optional timestamp.
+    if not fields or len(fields) > 2:
+        raise ValueError("expected a value and an optional timestamp")
+    return Sample(name, labels, _value(fields[0]))
+
+
+def _value(text: str) -> float:
+    special = {"+Inf": math.inf, "Inf": math.inf, "-Inf": -math.inf, "NaN": math.nan}
+    return special[text] if text in special else float(text)
+
+
+def total(samples: List[Sample], name: str, **labels: str) -> float:
+    """The sum of every sample of the metric whose labels include the given ones (0 when there is none)."""
+    return sum(s.value for s in samples
+               if s.name == name and all(s.labels.get(key) == value for key, value in labels.items()))
+
+
+def scrape(url: str, timeout_s: float = 10.0) -> List[Sample]:
+    """The parsed samples of one /actuator/prometheus page."""
+    try:
+        with urllib.request.urlopen(url, timeout=timeout_s) as response:
+            return parse(response.read().decode("utf-8", "replace"))
+    except (urllib.error.URLError, OSError) as error:
+        raise MetricsError("cannot read %s: %s" % (url, getattr(error, "reason", error))) from None
+
+
+def scrape_all(urls: Mapping[str, str], timeout_s: float = 10.0) -> Dict[str, List[Sample]]:
+    """Each service's samples, by module name."""
+    return {name: scrape(url, timeout_s) for name, url in urls.items()}
+
+
+def server_side(path: Path, before: Mapping[str, List[Sample]], after: Mapping[str, List[Sample]]) -> Dict:
+    """What the services counted and timed between two scrapes, for one path.
+
+    aggregator_requests, aggregator_ms_per_request: the aggregator's successful requests of this transport,
+    and their mean time inside the aggregator. downstream_calls, client_us_per_call: the squares the
+    aggregator asked for (calls, or stream messages) in successful requests, and the mean time of one as its
+    client sees it (send to answer). square_calls, square_us_per_call: what the square service served, and its
+    own mean processing time of one. On the stream, the square service times whole streams, which include
+    waiting for the client's next message: their time over the messages received is only an upper bound of
+    the time per message, so it is square_us_per_call_upper_bound there, and square_us_per_call is None.
+    """
+
+    def delta(service: str, name: str, **labels: str) -> float:
+        return total(after[service], name, **labels) - total(before[service], name, **labels)
+
+    record = {"aggregator_requests": None, "aggregator_ms_per_request": None, "downstream_calls": None,
+              "client_us_per_call": None}
+    transport = TRANSPORTS.get(path.name)
+    if path.target == AGGREGATOR:
+        ok = {"transport": transport, "outcome": "success"}
+        requests = delta(AGGREGATOR, "aggregator_fanout_seconds_count", **ok)
+        client_calls = delta(AGGREGATOR, "aggregator_downstream_latency_seconds_count", **ok)
+        record.update(
+            aggregator_requests=_count(requests),
+            aggregator_ms_per_request=_per(delta(AGGREGATOR, "aggregator_fanout_seconds_sum", **ok) * 1e3, requests),
+            downstream_calls=_count(delta(AGGREGATOR, "aggregator_downstream_calls_total", **ok)),
+            client_us_per_call=_per(delta(AGGREGATOR, "aggregator_downstream_latency_seconds_sum", **ok) * 1e6,
+                                    client_calls),
+        )
+    square = path.downstream or path.target
+    if square == SQUARE_REST:
+        uri = {"uri": SQUARE_REST_URI, "method": "GET"}
+        calls = delta(SQUARE_REST, "http_server_requests_seconds_count", **uri)
+        record.update(square_service=SQUARE_REST, square_calls=_count(calls), square_us_per_call=_per(
+            delta(SQUARE_REST, "http_server_requests_seconds_sum", **uri) * 1e6, calls))
+    elif transport == "grpc_unary":
+        method = {"method": GRPC_UNARY_METHOD}
+        calls = delta(SQUARE_GRPC, "grpc_server_processing_duration_seconds_count", **method)
+        record.update(square_service=SQUARE_GRPC, square_calls=_count(calls), square_us_per_call=_per(
+            delta(SQUARE_GRPC, "grpc_server_processing_duration_seconds_sum", **method) * 1e6, calls))
+    else:
+        method = {"method": GRPC_STREAM_METHOD}
+        messages = delta(SQUARE_GRPC, "grpc_server_requests_received_messages_total", **method)
+        record.update(
+            square_service=SQUARE_GRPC,
+            square_calls=_count(messages),
+            square_streams=_count(delta(SQUARE_GRPC, "grpc_server_processing_duration_seconds_count", **method)),
+            square_us_per_call=None,
+            square_us_per_call_upper_bound=_per(
+                delta(SQUARE_GRPC, "grpc_server_processing_duration_seconds_sum", **method) * 1e6, messages))
+    return record
+
+
+def settle(path: Path, before: Mapping[str, List[Sample]], read: Callable[[], Mapping[str, List[Sample]]],
+           tries: int = 10, pause_s: float = 0.1, sleep=time.sleep):
+    """(after, record): scrapes until two scrapes in a row give the same record.
+
+    A service records a call's metrics as the call ends, which can be a moment after its caller got the
+    answer (and after ab got the last response): reading once, at once, could miss the last calls.
+    """
+    after = read()
+    record = server_side(path, before, after)
+    for _ in range(tries):
+        sleep(pause_s)
+        again = read()
+        again_record = server_side(path, before, again)
+        if again_record == record:
+            break
+        after, record = again, again_record
+    return after, record
+
+
+def _count(value: float) -> int:
+    return int(round(value))
+
+
+def _per(amount: float, count: float) -> Optional[float]:
+    return round(amount / count, 3) if count > 0 else None
