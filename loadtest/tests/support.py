@@ -1,6 +1,8 @@
 """Shared by the tests: the real ab outputs and /proc snapshots in fixtures/, and results built from them."""
 
+import http.server
 import os
+import threading
 
 from lab import ab_output, bench, paths
 
@@ -71,3 +73,17 @@ def sample_results(concurrency=(100,), n_values=(1000,)):
         "finished_at": "2026-11-22T10:03:00+00:00",
         "runs": runs,
     }
+
+
+class LoopbackServer:
+    """A real HTTP server on a free port of 127.0.0.1, answering with `handler`, in a daemon thread."""
+
+    def __init__(self, handler):
+        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.port = self._server.server_address[1]
+        self.base = "http://127.0.0.1:%d" % self.port
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self._server.shutdown()
+        self._server.server_close()

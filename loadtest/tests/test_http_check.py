@@ -3,10 +3,10 @@
 import http.server
 import os
 import socket
-import threading
 import unittest
 
 from lab import http_check, paths
+from tests import support
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):
@@ -36,14 +36,12 @@ class HttpCheckTests(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-        cls.base = "http://127.0.0.1:%d" % cls.server.server_address[1]
-        threading.Thread(target=cls.server.serve_forever, daemon=True).start()
+        cls.server = support.LoopbackServer(_Handler)
+        cls.base = cls.server.base
 
     @classmethod
     def tearDownClass(cls):
-        cls.server.shutdown()
-        cls.server.server_close()
+        cls.server.close()
 
     def mismatch(self, path_name, n):
         path = paths.ALL[path_name]
@@ -78,7 +76,7 @@ class HttpCheckTests(unittest.TestCase):
         self.assertIn("failed", problem)
 
     def test_a_listening_port_is_taken_and_a_closed_one_free(self):
-        self.assertTrue(http_check.port_taken(self.server.server_address[1]))
+        self.assertTrue(http_check.port_taken(self.server.port))
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             free = probe.getsockname()[1]

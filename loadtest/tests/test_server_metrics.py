@@ -3,12 +3,12 @@
 import copy
 import http.server
 import math
-import threading
 import unittest
 
 from lab import bench, check_results, paths, server_metrics
 from lab.paths import AGGREGATOR, SQUARE_GRPC, SQUARE_REST
 from lab.server_metrics import MetricsError, Sample, parse, total
+from tests import support
 from tests.support import fixture, sample_results
 
 
@@ -144,14 +144,12 @@ class ScrapeOverHttpTests(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Pages)
-        cls.base = "http://127.0.0.1:%d" % cls.server.server_address[1]
-        threading.Thread(target=cls.server.serve_forever, daemon=True).start()
+        cls.server = support.LoopbackServer(_Pages)
+        cls.base = cls.server.base
 
     @classmethod
     def tearDownClass(cls):
-        cls.server.shutdown()
-        cls.server.server_close()
+        cls.server.close()
 
     def test_before_and_after_the_run(self):
         _Pages.served = {
