@@ -1,5 +1,6 @@
 package io.github.squarelab.aggregator.grpc;
 
+import io.github.squarelab.stream.SendTimes;
 import io.github.squarelab.aggregator.fanout.CallRecorder;
 import io.github.squarelab.aggregator.fanout.Squares;
 import io.github.squarelab.aggregator.fanout.StreamSquareClient;

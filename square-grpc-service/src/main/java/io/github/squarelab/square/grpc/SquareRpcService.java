@@ -1,5 +1,6 @@
 package io.github.squarelab.square.grpc;
 
+import io.github.squarelab.stream.SquaringStream;
 import io.github.squarelab.proto.Input;
 import io.github.squarelab.proto.Output;
 import io.github.squarelab.proto.SquareRpcGrpc;
@@ -19,7 +20,7 @@ class SquareRpcService extends SquareRpcGrpc.SquareRpcImplBase {
 
     @Override
     public StreamObserver<Input> findSquareBiStream(StreamObserver<Output> responseObserver) {
-        return new SquaringStream((ServerCallStreamObserver<Output>) responseObserver);
+        return new SquaringStream((ServerCallStreamObserver<Output>) responseObserver, SquareRpcService::square);
     }
 
     static Output square(Input input) {

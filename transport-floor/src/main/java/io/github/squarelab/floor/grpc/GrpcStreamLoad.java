@@ -1,5 +1,6 @@
 package io.github.squarelab.floor.grpc;
 
+import io.github.squarelab.stream.SendTimes;
 import io.github.squarelab.floor.Squares;
 import io.github.squarelab.floor.measure.Load;
 import io.github.squarelab.floor.measure.Window;

@@ -1,5 +1,6 @@
 package io.github.squarelab.floor.grpc;
 
+import io.github.squarelab.stream.SquaringStream;
 import io.github.squarelab.proto.Input;
 import io.github.squarelab.proto.Output;
 import io.github.squarelab.proto.SquareRpcGrpc;

@@ -1,19 +1,19 @@
-package io.github.squarelab.aggregator.grpc;
+package io.github.squarelab.stream;
 
 import java.util.Arrays;
 
 /**
- * When each unanswered stream message was sent, oldest first. Answers come in order, so the oldest
- * send time belongs to the next answer. A growable ring of primitives: no boxing per message, and it
- * holds only what flow control lets be in flight.
+ * When each unanswered stream message was sent, oldest first. Answers come in order, so the oldest send
+ * time belongs to the next answer. A growable ring of primitives: no boxing per message, and it holds only
+ * what flow control lets be in flight.
  */
-final class SendTimes {
+public final class SendTimes {
 
     private long[] times = new long[64];
     private int head;
     private int size;
 
-    void add(long nanos) {
+    public void add(long nanos) {
         if (size == times.length) {
             grow();
         }
@@ -22,15 +22,19 @@ final class SendTimes {
     }
 
     /** The oldest send time; call only when {@link #isEmpty()} is false. */
-    long poll() {
+    public long poll() {
         long oldest = times[head];
         head = (head + 1) % times.length;
         size--;
         return oldest;
     }
 
-    boolean isEmpty() {
+    public boolean isEmpty() {
         return size == 0;
+    }
+
+    public int size() {
+        return size;
     }
 
     private void grow() {

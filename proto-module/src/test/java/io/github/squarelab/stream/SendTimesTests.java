@@ -1,4 +1,4 @@
-package io.github.squarelab.aggregator.grpc;
+package io.github.squarelab.stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

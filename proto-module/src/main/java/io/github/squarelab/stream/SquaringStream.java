@@ -1,26 +1,29 @@
-package io.github.squarelab.square.grpc;
+package io.github.squarelab.stream;
 
 import io.github.squarelab.proto.Input;
 import io.github.squarelab.proto.Output;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
+import java.util.function.Function;
 
 /**
- * One bidi stream: answers each {@link Input} with its square, in order.
+ * One bidi stream: answers each {@link Input}, in order.
  *
- * <p>Flow control is manual, as in grpc-java's ManualFlowControlServer: the next message is requested
- * only while the client is reading our answers, so a client that stops reading stops us from reading too,
- * and nothing piles up in memory on either side. grpc-java serialises the callbacks of one call, so the
- * flag below needs no lock.
+ * <p>Flow control is manual, as in grpc-java's ManualFlowControlServer: the
+ * next message is requested only while the client is reading our answers, so a client that stops reading
+ * stops us from reading too, and nothing piles up on either side. grpc-java runs the callbacks of one
+ * call one at a time, so the flag needs no lock.
  */
-final class SquaringStream implements StreamObserver<Input> {
+public final class SquaringStream implements StreamObserver<Input> {
 
     private final ServerCallStreamObserver<Output> answers;
-    /** True while a message is requested and not yet answered, so that onReady does not request twice. */
+    private final Function<Input, Output> answer;
+    /** True while a message is requested and not yet received, so that onReady does not request twice. */
     private boolean awaitingMessage;
 
-    SquaringStream(ServerCallStreamObserver<Output> answers) {
+    public SquaringStream(ServerCallStreamObserver<Output> answers, Function<Input, Output> answer) {
         this.answers = answers;
+        this.answer = answer;
         answers.disableAutoRequest();
         answers.setOnReadyHandler(this::requestIfReady);
         // A cancelled call (client gone, deadline passed) just ends; there is nobody left to answer.
@@ -30,7 +33,7 @@ final class SquaringStream implements StreamObserver<Input> {
     @Override
     public void onNext(Input input) {
         awaitingMessage = false;
-        answers.onNext(SquareRpcService.square(input));
+        answers.onNext(answer.apply(input));
         requestIfReady();
     }
 
