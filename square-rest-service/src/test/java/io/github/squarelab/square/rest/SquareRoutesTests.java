@@ -3,6 +3,7 @@ package io.github.squarelab.square.rest;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.post;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.content;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.header;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.jsonPath;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
 
@@ -12,11 +13,13 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.autoconfigure.web.servlet.WebMvcTest;
+import org.springframework.context.annotation.Import;
 import org.springframework.http.MediaType;
 import org.springframework.test.web.servlet.MockMvc;
 
-@WebMvcTest(SquareController.class)
-class SquareControllerTests {
+@WebMvcTest
+@Import(SquareRoutes.class)
+class SquareRoutesTests {
 
     @Autowired
     private MockMvc mvc;
@@ -51,6 +54,13 @@ class SquareControllerTests {
     }
 
     @Test
+    void aProblemNamesThePathItIsAbout() throws Exception {
+        mvc.perform(get("/rest/square/unary/abc"))
+            .andExpect(status().isBadRequest())
+            .andExpect(jsonPath("$.instance").value("/rest/square/unary/abc"));
+    }
+
+    @Test
     void unknownPathIsANotFoundProblem() throws Exception {
         mvc.perform(get("/rest/square/binary/7"))
             .andExpect(status().isNotFound())
@@ -65,6 +75,10 @@ class SquareControllerTests {
         mvc.perform(post("/rest/square/unary/7"))
             .andExpect(status().isMethodNotAllowed())
             .andExpect(content().contentType(MediaType.APPLICATION_PROBLEM_JSON))
-            .andExpect(jsonPath("$.status").value(405));
+            .andExpect(header().string("Allow", "GET"))
+            .andExpect(jsonPath("$.title").value("Method Not Allowed"))
+            .andExpect(jsonPath("$.status").value(405))
+            .andExpect(jsonPath("$.detail").value("Method 'POST' is not supported."))
+            .andExpect(jsonPath("$.instance").value("/rest/square/unary/7"));
     }
 }
