@@ -1,6 +1,8 @@
 """The transport floor: the aggregator's window in each combination, the runs of run-floor.sh (real outputs in
 fixtures/floor/, and small scripts that fail or hang as a broken floor would), and each path's fraction."""
 
+import contextlib
+import io
 import os
 import shutil
 import signal
@@ -10,7 +12,8 @@ import textwrap
 import time
 import unittest
 
-from lab import floor
+from lab import check_results, floor, results
+from lab.__main__ import main as lab_main
 from lab.floor import Window
 from lab.settings import Settings, SettingsError
 from tests.support import FIXTURES, FLOOR_C5_N50, LAB_JAVA_OPTS, sample_results, sample_with_floor
@@ -310,6 +313,77 @@ class RunTests(unittest.TestCase):
 
         self.assertRegex(record["error"], r"exit status 1\); the end of floor/http_c64/run-floor.log: run-floor: "
                                           r"no jar at .*/no.jar; build it first")
+
+
+class CommandTests(unittest.TestCase):
+    """`python3 -m lab floor DIR`, as run.sh calls it, with a stand-in for run-floor.sh that writes the real
+    floor.json of fixtures/floor/c5-n50 for the window it is given (or fails, for one transport)."""
+
+    def setUp(self):
+        self.folder = tempfile.mkdtemp(prefix="lab-floor-command-")
+        data = sample_results(concurrency=(5,), n_values=(50,))
+        data["settings"].update(java_opts=LAB_JAVA_OPTS, aggregator_args="--aggregator.deadline=120s", floor=True)
+        results.write_json(self.folder, data)
+        self.ran = os.path.join(self.folder, "ran")
+
+    def tearDown(self):
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def command(self, failing_transport="none"):
+        fake = script(self.folder, """
+            echo "$FLOOR_TRANSPORTS" >> %s
+            if [[ $FLOOR_TRANSPORTS == %s ]]; then echo "run-floor: the $FLOOR_TRANSPORTS client failed"; exit 1; fi
+            mkdir -p "$1" && cp "%s/$(basename "$1")/floor.json" "$1/floor.json"
+            """ % (self.ran, failing_transport, FLOOR_C5_N50))[1]
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            status = lab_main(["floor", self.folder, "--script", fake, "--jar", "/jar", "--java-opts", LAB_JAVA_OPTS])
+        return status, out.getvalue(), err.getvalue()
+
+    def test_it_runs_each_window_once_and_adds_the_floor_to_the_results_and_the_summary(self):
+        status, out, _ = self.command()
+
+        self.assertEqual(status, 0)
+        with open(self.ran) as handle:
+            self.assertEqual(handle.read().split(), ["http", "grpc-unary", "grpc-stream"])
+        data = results.read_json(self.folder)
+        self.assertEqual([record["folder"] for record in data["floor"]["runs"]],
+                         ["floor/http_c64", "floor/grpc-unary_i160", "floor/grpc-stream_s5_m50"])
+        self.assertEqual(data["floor"]["java_opts"], LAB_JAVA_OPTS)
+        self.assertEqual(check_results.problems(data), [])
+        with open(os.path.join(self.folder, "summary.md")) as handle:
+            self.assertIn("| grpc/unary | 50 | 5 | 33826 | grpc-unary, 160 calls in flight | 3319 |", handle.read())
+        self.assertIn("[lab] floor 2/3: grpc-unary, 160 calls in flight (log: floor/grpc-unary_i160/run-floor.log)", out)
+        self.assertIn("Transport floor (each path's downstream calls/s against its bare transport's", out)
+
+    def test_a_failed_floor_run_fails_it_after_the_results_have_the_others(self):
+        status, _, err = self.command(failing_transport="grpc-stream")
+
+        self.assertEqual(status, 1)
+        self.assertIn("1 of 3 floor runs failed", err)
+        data = results.read_json(self.folder)
+        self.assertEqual(data["floor"]["runs"][2]["error"],
+                         "run-floor.sh failed (exit status 1); the end of floor/grpc-stream_s5_m50/run-floor.log: "
+                         "run-floor: the grpc-stream client failed")
+        self.assertIn("fraction", data["runs"][1]["floor"])
+        self.assertEqual(check_results.problems(data), [
+            "floor grpc-stream, 5 streams × 50 messages: " + data["floor"]["runs"][2]["error"]])
+
+    def test_an_aggregator_that_says_it_used_another_in_flight_stops_it_before_any_run(self):
+        data = results.read_json(self.folder)
+        data["settings"]["aggregator_args"] += " --aggregator.in-flight=8"
+        results.write_json(self.folder, data)
+        os.makedirs(os.path.join(self.folder, "logs"))
+        shutil.copy(os.path.join(FIXTURES, "floor", "aggregator-startup.txt"),
+                    os.path.join(self.folder, "logs", "aggregator-service.log"))
+
+        status, _, err = self.command()
+
+        self.assertEqual(status, 1)
+        self.assertIn("the aggregator's log says it kept 32 calls in flight per request, but its arguments "
+                      "(AGGREGATOR_ARGS) give 8", err)
+        self.assertFalse(os.path.exists(self.ran))
+        self.assertNotIn("floor", results.read_json(self.folder))
 
 
 class AttachTests(unittest.TestCase):
