@@ -39,7 +39,7 @@ Knobs are environment variables (defaults replicate the article's `ab -n 1000 -c
                 the path (transport-floor/run-floor.sh), one run per distinct window the aggregator had, with
                 JAVA_OPTS; the report then shows each path's fraction of its floor (goal: 60 %). 0: skip it  1
   FLOOR_DURATION, FLOOR_WARMUP   passed to the floor: how long each floor run measures, and warms up first
-                (e.g. 2s, 500ms, 1m)                                   the floor's defaults (10s, 3s)
+                (e.g. 2s, 500ms, 1m)                                   the floor's defaults
 
 Every run also reads each service's /actuator/prometheus right before and right after the measured ab run
 (no Prometheus needed): results.json's server_side, and the "Server side" table of summary.md.
