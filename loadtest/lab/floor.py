@@ -247,9 +247,9 @@ def run_window(window: Window, folder: str, command: List[str], env: Mapping[str
                            % (limit_s, record["folder"], tail(log_path, 3)))
         return record
     if status != 0:
-        record["error"] = ("run-floor.sh failed (exit status %d)%s; the end of %s/run-floor.log: %s"
-                           % (status, _out_of_memory(log_path, env.get("JAVA_OPTS", "")), record["folder"],
-                              tail(log_path, 3)))
+        record["error"] = ("run-floor.sh failed (exit status %d)%s: %s (%s/run-floor.log)"
+                           % (status, _out_of_memory(log_path, env.get("JAVA_OPTS", "")), why_failed(log_path),
+                              record["folder"]))
         return record
     try:
         record.update(read_run(os.path.join(folder, "floor.json"), window))
@@ -343,6 +343,26 @@ def measure(results_dir: str, data: Dict, script: str, jar: str, java: str, java
     return records
 
 
+def why_failed(log_path: str) -> str:
+    """The gist of a failed floor run's output: the first line that says what went wrong (a FAILED verdict of the
+    client, else the first error or exception named), then the script's own last word."""
+    try:
+        with open(log_path, errors="replace") as handle:
+            lines = [line.strip() for line in handle if line.strip()]
+    except OSError as error:
+        return "(cannot read its output: %s)" % error
+    cause = None
+    for pattern in (r".*\bFAILED\b.*", r"[\w.$]+Error\b.*", r"[\w.$]+Exception\b(?! in thread).*"):
+        cause = next((re.search(pattern, line).group(0) for line in lines if re.search(pattern, line)), None)
+        if cause:
+            break
+    verdict = next((line for line in reversed(lines) if line.startswith("run-floor:")), None)
+    found = [part for part in (cause, verdict) if part]
+    if not found:
+        return tail(log_path, 3)
+    return "; ".join(found[:1] + [part for part in found[1:] if part != found[0]])
+
+
 def _out_of_memory(log_path: str, java_opts: str) -> str:
     try:
         with open(log_path, errors="replace") as handle:
@@ -350,7 +370,7 @@ def _out_of_memory(log_path: str, java_opts: str) -> str:
                 return ""
     except OSError:
         return ""
-    return ": a floor JVM ran out of memory with JAVA_OPTS=%s" % (java_opts or "(none)")
+    return ", a floor JVM ran out of memory with JAVA_OPTS=%s" % (java_opts or "(none)")
 
 
 def tail(path: str, lines: int) -> str:
@@ -359,4 +379,4 @@ def tail(path: str, lines: int) -> str:
             kept = [line.strip() for line in handle.readlines() if line.strip()][-lines:]
     except OSError as error:
         return "(cannot read it: %s)" % error
-    return " | ".join(kept) if kept else "(empty)"
+    return "; ".join(kept) if kept else "(empty)"

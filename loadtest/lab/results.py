@@ -107,8 +107,9 @@ def floor_table(results: Dict) -> str:
         window = floor.Window.from_record(record["transport"], record["window"])
         row = [run["path"], str(run["n"]), str(run["concurrency"])]
         if "error" in record:
+            # The floor run's error is listed below the table, once.
             rows.append(row + [_number(run["rps"] * run["n"], "%.0f"), "%s, %s" % (window.transport, window.describe()),
-                               record["error"]] + [""] * (len(header) - 6))
+                               "no floor: its floor run failed (below)"] + [""] * (len(header) - 6))
             continue
         load_before = run.get("load_average_before") or [None]
         rows.append(row + [
@@ -153,7 +154,7 @@ def floor_markdown(results: Dict) -> List[str]:
     if failed:
         lines += ["**Floor runs that failed:**", ""]
         lines += ["- %s, %s: %s" % (run["transport"], floor.Window.from_record(run["transport"], run["window"]).describe(),
-                                    run["error"]) for run in failed]
+                                    run["error"].replace("|", "\\|")) for run in failed]
         lines.append("")
     return lines
 

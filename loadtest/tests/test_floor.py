@@ -232,11 +232,26 @@ class RunTests(unittest.TestCase):
                                   self.out("grpc-stream_s100_m1000"), command, self.env, 30)
 
         self.assertEqual(record["error"],
-                         "run-floor.sh failed (exit status 1): a floor JVM ran out of memory with JAVA_OPTS="
-                         + LAB_JAVA_OPTS + "; the end of floor/grpc-stream_s100_m1000/run-floor.log: "
-                         'Exception in thread "grpc-default-executor-50" java.lang.OutOfMemoryError: Java heap space'
-                         " | floor: FAILED: no answer within 30000 ms of starting"
-                         " | run-floor: the grpc-stream client failed (exit status 1)")
+                         "run-floor.sh failed (exit status 1), a floor JVM ran out of memory with JAVA_OPTS="
+                         + LAB_JAVA_OPTS + ": floor: FAILED: no answer within 30000 ms of starting"
+                         "; run-floor: the grpc-stream client failed (exit status 1)"
+                         " (floor/grpc-stream_s100_m1000/run-floor.log)")
+
+    def test_a_failed_runs_error_names_the_first_error_in_its_output_and_the_scripts_verdict(self):
+        lines = ["run-floor: grpc-stream: starting a bare grpc server",
+                 '  Exception in thread "grpc-default-executor-75" ',
+                 '  Exception in thread "grpc-default-executor-12" java.lang.OutOfMemoryError: Java heap space',
+                 "  transport-floor: Self-suppression not permitted", "  usage:",
+                 "run-floor: the grpc-stream client failed (exit status 2)"]
+        log = os.path.join(self.folder, "run-floor.log")
+        with open(log, "w") as handle:
+            handle.write("\n".join(lines) + "\n")
+
+        self.assertEqual(floor.why_failed(log), "java.lang.OutOfMemoryError: Java heap space; "
+                                                "run-floor: the grpc-stream client failed (exit status 2)")
+        with open(log, "w") as handle:
+            handle.write("run-floor: no jar at /x.jar; build it first\n")
+        self.assertEqual(floor.why_failed(log), "run-floor: no jar at /x.jar; build it first")
 
     def test_a_floor_json_with_another_window_is_an_error(self):
         fixture = os.path.join(FLOOR_C5_N50, "grpc-unary_i160", "floor.json")
@@ -311,8 +326,8 @@ class RunTests(unittest.TestCase):
 
         record = floor.run_window(Window("http", connections=64), self.out("http_c64"), ["bash", real], env, 30)
 
-        self.assertRegex(record["error"], r"exit status 1\); the end of floor/http_c64/run-floor.log: run-floor: "
-                                          r"no jar at .*/no.jar; build it first")
+        self.assertRegex(record["error"], r"^run-floor.sh failed \(exit status 1\): run-floor: no jar at .*/no.jar; "
+                                          r"build it first: ./mvnw .* \(floor/http_c64/run-floor.log\)$")
 
 
 class CommandTests(unittest.TestCase):
@@ -363,8 +378,8 @@ class CommandTests(unittest.TestCase):
         self.assertIn("1 of 3 floor runs failed", err)
         data = results.read_json(self.folder)
         self.assertEqual(data["floor"]["runs"][2]["error"],
-                         "run-floor.sh failed (exit status 1); the end of floor/grpc-stream_s5_m50/run-floor.log: "
-                         "run-floor: the grpc-stream client failed")
+                         "run-floor.sh failed (exit status 1): run-floor: the grpc-stream client failed "
+                         "(floor/grpc-stream_s5_m50/run-floor.log)")
         self.assertIn("fraction", data["runs"][1]["floor"])
         self.assertEqual(check_results.problems(data), [
             "floor grpc-stream, 5 streams × 50 messages: " + data["floor"]["runs"][2]["error"]])

@@ -123,9 +123,19 @@ class FloorSummaryTests(unittest.TestCase):
         self.assertIn("(`aggregator.in-flight` 32, `aggregator.rest.max-connections` 64)", text)
         self.assertIn("Each floor run: a warm-up of 1s, then 2s measured.", text)
         self.assertIn("| grpc/stream | 50 | 5 | 8240 | grpc-stream, 5 streams × 50 messages | "
-                      "no floor: run-floor.sh failed (exit status 1) |", text)
+                      "no floor: its floor run failed (below) |  |  |  |  |  |\n", text)
         self.assertIn("**Floor runs that failed:**\n\n- grpc-stream, 5 streams × 50 messages: run-floor.sh failed "
-                      "(exit status 1)", text)
+                      "(exit status 1)\n", text)
+
+    def test_a_failed_floor_runs_output_cannot_break_the_markdown(self):
+        data = sample_with_floor()
+        records = data["floor"]["runs"]
+        records[2] = {"transport": "grpc-stream", "window": records[2]["window"], "folder": records[2]["folder"],
+                      "error": "usage: client <grpc-unary|grpc-stream|http>"}
+
+        floor.attach(data, records, data["floor"]["aggregator"])
+
+        self.assertIn(r"messages: usage: client <grpc-unary\|grpc-stream\|http>", results.summary_markdown(data))
 
     def test_results_without_a_floor_have_no_floor_section(self):
         self.assertEqual(results.floor_table(sample_results()), "")
