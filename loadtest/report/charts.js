@@ -377,7 +377,7 @@
   }
 
   // A table row per run; a run that failed is red, with why in its tooltip. A cell is a text, or
-  // { text, class }.
+  // { text, class, colspan }.
   function table(id, heads, cellsOf, rows) {
     const node = document.getElementById(id);
     node.appendChild(el('thead', {}, [el('tr', {}, heads.map((head) => el('th', { text: head })))]));
@@ -389,7 +389,8 @@
       const row = el('tr', found.length ? { class: 'bad', title: found.join('; ') } : {});
       cells.forEach((cell, index) => {
         const td = cell !== null && typeof cell === 'object'
-          ? el('td', Object.assign({ text: String(cell.text) }, cell.class ? { class: cell.class } : {}))
+          ? el('td', Object.assign({ text: String(cell.text) }, cell.class ? { class: cell.class } : {},
+            cell.colspan ? { colspan: cell.colspan } : {}))
           : el('td', { text: String(cell) });
         if (index === 0) td.prepend(el('span', { class: 'swatch', style: 'background:' + colourOf(run.path) }));
         row.appendChild(td);
@@ -436,9 +437,12 @@
     (run) => {
       const record = run.floor;
       if (record.error) {
-        return [fmt(run.rps * run.n, 0), floorName(record), { text: record.error, class: 'below-goal' }, '', '', '', '', ''];
+        // Its floor run's error is in the table of the floor runs, below.
+        return [fmt(run.rps * run.n, 0), { text: floorName(record), class: 'soft' },
+          { text: 'no floor: its floor run failed (below)', class: 'below-goal wrap', colspan: 6 }];
       }
-      return [fmt(record.path_calls_per_second, 0), floorName(record), fmt(record.floor_calls_per_second, 0),
+      return [fmt(record.path_calls_per_second, 0), { text: floorName(record), class: 'soft' },
+        fmt(record.floor_calls_per_second, 0),
         bad(pct(record.fraction), record.met), bad(record.met ? 'met' : 'not met', record.met),
         fmt(record.path_cpu_us_per_call, 1), fmt(record.floor_cpu_us_per_call, 1),
         fmt((run.load_average_before || [])[0], 2) + ' / ' + fmt(record.floor_load_average_1m, 2)];
@@ -452,15 +456,16 @@
       const latency = record.latency_us || {};
       const settingsOf = record.floor_settings || {};
       const cells = record.error
-        ? [record.transport, windowText(record.transport, record.window), 'error: ' + record.error]
-          .concat(Array(heads.length - 4).fill(''), [record.folder + '/'])
+        ? [record.transport, windowText(record.transport, record.window),
+          { text: 'error: ' + record.error, class: 'wrap', colspan: heads.length - 3 }, record.folder + '/']
         : [record.transport, windowText(record.transport, record.window), fmt(record.calls_per_second, 0),
           ms(latency.p50 / 1000), ms(latency.p99 / 1000), fmt(record.client_cpu_seconds, 2) + ' s',
           fmt(record.server_cpu_seconds, 2) + ' s',
           fmt((record.client_cpu_seconds + record.server_cpu_seconds) * 1e6 / record.calls, 1),
           fmt(record.load_average_1m, 2), settingsOf.warmup + ' / ' + settingsOf.duration, record.folder + '/'];
       const row = el('tr', record.error ? { class: 'bad', title: record.error } : {});
-      cells.forEach((cell) => row.appendChild(el('td', { text: String(cell) })));
+      cells.forEach((cell) => row.appendChild(typeof cell === 'object'
+        ? el('td', { text: cell.text, class: cell.class, colspan: cell.colspan }) : el('td', { text: String(cell) })));
       body.appendChild(row);
     });
     node.appendChild(body);

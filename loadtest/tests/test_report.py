@@ -128,8 +128,8 @@ class BrowserRenderTests(unittest.TestCase):
         self.assertIn("aggregator.in-flight 32, aggregator.rest.max-connections 64); each floor run warmed up for 1s, "
                       "then measured 2s.", dom)
         # Per path: downstream calls/s, its floor, the fraction and the goal; then the floor runs themselves.
-        self.assertIn("<td>71,689</td><td>http, 64 connections</td><td>10,745</td><td>667.2 %</td><td>met</td>"
-                      "<td>19.5</td><td>124.2</td><td>1.50 / 8.42</td>", dom)
+        self.assertIn('<td>71,689</td><td class="soft">http, 64 connections</td><td>10,745</td><td>667.2 %</td><td>met</td>'
+                      '<td>19.5</td><td>124.2</td><td>1.50 / 8.42</td>', dom)
         self.assertIn("<td>grpc-stream</td><td>5 streams × 50 messages</td><td>3,530</td><td>5.76 s</td>", dom)
         self.assertEqual(dom.count("<dt>of its floor (goal 60 %)</dt>"), 3)
         self.assertNotIn('class="below-goal"', dom)
@@ -149,7 +149,10 @@ class BrowserRenderTests(unittest.TestCase):
         self.assertIn('<dd class="below-goal">50.0 %</dd>', dom)
         self.assertIn("1 floor run(s) failed, so their paths have no fraction of floor: grpc-stream, 5 streams × 50 "
                       "messages (run-floor.sh failed (exit status 1))", dom)
-        self.assertIn('<td class="below-goal">no floor: run-floor.sh failed (exit status 1)</td>', dom)
+        self.assertIn('<td class="below-goal wrap" colspan="6">no floor: its floor run failed (below)</td>', dom)
+        self.assertIn('<tr class="bad" title="run-floor.sh failed (exit status 1)"><td>grpc-stream</td>'
+                      '<td>5 streams × 50 messages</td><td class="wrap" colspan="8">error: run-floor.sh failed '
+                      '(exit status 1)</td><td>floor/grpc-stream_s5_m50/</td></tr>', dom)
         self.assertIn('data-charts-rendered="6"', dom)
 
     def test_the_floor_chart_draws_its_goal_as_a_line_across_the_bars(self):
