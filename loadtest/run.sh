@@ -2,7 +2,9 @@
 # The load-test lab, in one command: builds the jars when they are missing or stale, makes sure ApacheBench
 # is there, starts the services on loopback, checks every path's answer, measures each path with ab (after
 # a discarded warm-up) while sampling CPU and memory from /proc, stops everything it started (also on
-# failure or Ctrl-C), and writes results.json, summary.md, report.html and the raw ab output.
+# failure or Ctrl-C), then runs the bare transports' floor (transport-floor/run-floor.sh) with the window the
+# aggregator had, on the machine the services no longer share, and writes results.json, summary.md, report.html,
+# the raw ab output and the floor's runs.
 #
 # The shell part starts and stops processes; the measuring is the Python package in loadtest/lab.
 set -euo pipefail
@@ -33,9 +35,19 @@ Knobs are environment variables (defaults replicate the article's `ab -n 1000 -c
   PROMETHEUS=1  also run a real Prometheus beside the lab (monitoring/run-prometheus.sh), scraping the
                 services every 5s, to browse their metrics live while the lab runs; stopped at the end  0
   PROMETHEUS_PORT  its port on 127.0.0.1                               9090
+  FLOOR         1: after the paths, with the services stopped, run the bare transports with no Spring on
+                the path (transport-floor/run-floor.sh), one run per distinct window the aggregator had, with
+                JAVA_OPTS; the report then shows each path's fraction of its floor (goal: 60 %). 0: skip it  1
+  FLOOR_DURATION, FLOOR_WARMUP   passed to the floor: how long each floor run measures, and warms up first
+                (e.g. 2s, 500ms, 1m)                                   the floor's defaults
 
 Every run also reads each service's /actuator/prometheus right before and right after the measured ab run
 (no Prometheus needed): results.json's server_side, and the "Server side" table of summary.md.
+
+The floor's window per measured run: http, min(aggregator.rest.max-connections, CONCURRENCY x min(N, in-flight))
+connections; grpc-unary, CONCURRENCY x min(N, aggregator.in-flight) calls in flight; grpc-stream, CONCURRENCY
+streams of N messages (in-flight 32 and max-connections 64 unless AGGREGATOR_ARGS sets them). rest/square has
+none. A floor run that fails fails the lab, once the results folder (with the paths' figures) is written.
 
 Example sweep: CONCURRENCY="1 8 64" N="10 100" REQUESTS=200 loadtest/run.sh
 EOF
@@ -47,10 +59,11 @@ EOF
 : "${HEALTH_TIMEOUT:=180}"
 : "${LAB_SKIP_BUILD:=0}"
 : "${PROMETHEUS:=0}" "${PROMETHEUS_PORT:=9090}"
+: "${FLOOR:=1}"
 JAVA=${JAVA_HOME:+$JAVA_HOME/bin/}java
 
 SERVICE_PIDS=()   # every service process this script started, stopped by cleanup
-MEASURE_PID=      # the Python measuring process while it runs
+LAB_STEP_PID=     # the Python process that measures the paths, or runs the floor, while it runs
 PROMETHEUS_PID_FILE=  # set while the Prometheus this script started (PROMETHEUS=1) runs
 PROMETHEUS_URL=
 
@@ -82,9 +95,11 @@ sources_newer_than() {
   [[ -n $(find "$ROOT_DIR/$module/src" "$ROOT_DIR/proto-module/src" -newer "$jar" -print -quit 2>/dev/null) ]]
 }
 
+# The jars the run needs: the services', and the floor's unless FLOOR=0.
 build_jars() {
-  local module jar missing=() stale=()
-  for module in "${SERVICES[@]}"; do
+  local module jar missing=() stale=() modules=("${SERVICES[@]}")
+  if [[ $FLOOR == 1 ]]; then modules+=(transport-floor); fi
+  for module in "${modules[@]}"; do
     jar=$(jar_of "$module")
     if [[ -z $jar ]]; then missing+=("$module")
     elif sources_newer_than "$module" "$jar"; then stale+=("$module"); fi
@@ -98,7 +113,7 @@ build_jars() {
     say "warning: the jars of ${stale[*]} are older than their sources; LAB_SKIP_BUILD=1, so they are used as they are"
     return
   fi
-  local modules=("${missing[@]}" "${stale[@]}")
+  modules=("${missing[@]}" "${stale[@]}")
   say "building ${modules[*]} (./mvnw -B -q package -DskipTests)"
   (cd "$ROOT_DIR" && ./mvnw -B -q package -DskipTests -pl "$(IFS=,; echo "${modules[*]}")" -am) \
     || die "the build failed (see above)"
@@ -231,14 +246,15 @@ start_services() {
   lab wait-healthy --logs "$RESULTS_DIR/logs" "$HEALTH_TIMEOUT" "${waiting[@]}" || die "the services did not start (see above); on a busy machine, give them longer with HEALTH_TIMEOUT (now $HEALTH_TIMEOUT s)"
 }
 
-# Stops the measuring process (it stops its ab on TERM) and every service: TERM, then KILL after 20 s.
+# Stops the lab's Python step (on TERM, the measuring stops its ab, the floor its run-floor.sh and the JVMs of
+# that) and every service: TERM, then KILL after 20 s.
 # It polls instead of using `wait`, which can hang inside a trap that interrupted another `wait`.
 stop_all() {
   local pids=()
   stop_prometheus
-  if [[ -n $MEASURE_PID ]]; then
-    pids+=("$MEASURE_PID")
-    kill -TERM "$MEASURE_PID" 2>/dev/null || true
+  if [[ -n $LAB_STEP_PID ]]; then
+    pids+=("$LAB_STEP_PID")
+    kill -TERM "$LAB_STEP_PID" 2>/dev/null || true
   fi
   if (( ${#SERVICE_PIDS[@]} )); then
     say "stopping the services"
@@ -248,7 +264,7 @@ stop_all() {
   local tries=0
   while any_alive "${pids[@]}" && (( tries++ < 100 )); do sleep 0.2; done
   if any_alive "${pids[@]}"; then kill -KILL "${pids[@]}" 2>/dev/null || true; fi
-  MEASURE_PID=
+  LAB_STEP_PID=
   SERVICE_PIDS=()
 }
 
@@ -270,17 +286,29 @@ cleanup() {
   exit "$status"
 }
 
-measure() {
+# A long lab command, in the background, so that a signal reaches this script's trap at once instead of after
+# it; started directly (not through the lab function, which would put a subshell between), so that its pid is
+# Python's.
+lab_step() {
   local status=0
-  # In the background, so that a signal reaches this script's trap at once instead of after the run; started
-  # directly (not through the lab function, which would put a subshell between), so that its pid is Python's.
-  PYTHONPATH="$LAB_PYTHONPATH" python3 -m lab measure "$RESULTS_DIR" --java="$JAVA" --java-opts="$JAVA_OPTS" \
-    --aggregator-args="$LAB_AGGREGATOR_ARGS" --repo="$ROOT_DIR" ${PROMETHEUS_URL:+--prometheus-url="$PROMETHEUS_URL"} \
-    "${METRICS[@]}" "${STARTED[@]}" &
-  MEASURE_PID=$!
-  wait "$MEASURE_PID" || status=$?
-  MEASURE_PID=
+  PYTHONPATH="$LAB_PYTHONPATH" python3 -m lab "$@" &
+  LAB_STEP_PID=$!
+  wait "$LAB_STEP_PID" || status=$?
+  LAB_STEP_PID=
   return "$status"
+}
+
+measure() {
+  lab_step measure "$RESULTS_DIR" --java="$JAVA" --java-opts="$JAVA_OPTS" \
+    --aggregator-args="$LAB_AGGREGATOR_ARGS" --repo="$ROOT_DIR" ${PROMETHEUS_URL:+--prometheus-url="$PROMETHEUS_URL"} \
+    "${METRICS[@]}" "${STARTED[@]}"
+}
+
+# The bare transports, once the services are stopped: the whole machine, with the services' JVM options.
+run_floor() {
+  say "the transport floor: the bare transports, no Spring, with the aggregator's window (services stopped)"
+  lab_step floor "$RESULTS_DIR" --script="$ROOT_DIR/transport-floor/run-floor.sh" \
+    --jar="$(jar_of transport-floor)" --java="$JAVA" --java-opts="$JAVA_OPTS"
 }
 
 write_report() {
@@ -329,8 +357,16 @@ main() {
   stop_all
   if [[ $status == 130 || $status == 143 ]]; then exit "$status"; fi
   [[ -f $RESULTS_DIR/results.json ]] || exit "$status"
+  if [[ $FLOOR == 1 ]]; then
+    local floor_status=0
+    run_floor || floor_status=$?
+    if [[ $floor_status == 130 || $floor_status == 143 ]]; then exit "$floor_status"; fi
+    if [[ $floor_status != 0 && $status == 0 ]]; then status=$floor_status; fi
+  fi
   if ! write_report && [[ $status == 0 ]]; then status=1; fi
-  say "results: $RESULTS_DIR (summary.md, results.json, report.html, raw/, logs/)"
+  local floor_folder=
+  if [[ $FLOOR == 1 ]]; then floor_folder=", floor/"; fi
+  say "results: $RESULTS_DIR (summary.md, results.json, report.html, raw/, logs/$floor_folder)"
   return "$status"
 }
 

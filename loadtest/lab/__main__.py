@@ -6,6 +6,9 @@
     python3 -m lab wait-healthy [--logs DIR] SECONDS NAME=PID=URL...
     python3 -m lab measure DIR --java J --java-opts O --repo R [--aggregator-args A] [--metrics NAME=URL]...
                            [--prometheus-url URL] NAME=PID[=URL]...
+    python3 -m lab floor DIR --script S --jar J [--java J] [--java-opts O]
+                                              runs the transport floor for DIR's measured paths (services stopped)
+                                              and adds it to DIR/results.json and DIR/summary.md
     python3 -m lab report DIR                 writes DIR/report.html from DIR/results.json
     python3 -m lab check DIR                  checks DIR/results.json as CI does
 """
@@ -17,7 +20,7 @@ import signal
 import subprocess
 import sys
 
-from . import bench, check_results, environment, http_check, paths, report, results
+from . import bench, check_results, environment, floor, http_check, paths, report, results
 from .settings import Settings, SettingsError
 
 
@@ -45,6 +48,12 @@ def main(argv=None) -> int:
                          help="a service's /actuator/prometheus URL, read before and after each measured run")
     measure.add_argument("--prometheus-url", default=None, help="the Prometheus run beside the lab, if any")
     measure.add_argument("services", nargs="+", metavar="NAME=PID[=URL]")
+    floor_run = commands.add_parser("floor")
+    floor_run.add_argument("results_dir")
+    floor_run.add_argument("--script", required=True, help="transport-floor/run-floor.sh")
+    floor_run.add_argument("--jar", required=True, help="the transport-floor jar")
+    floor_run.add_argument("--java", default="java")
+    floor_run.add_argument("--java-opts", default="", help="the lab's JAVA_OPTS, as the services had them")
     for name in ("report", "check"):
         commands.add_parser(name).add_argument("results_dir")
     args = parser.parse_args(argv)
@@ -155,6 +164,54 @@ def measure_command(args) -> int:
     return 0
 
 
+def floor_command(args) -> int:
+    data = results.read_json(args.results_dir)
+    try:
+        options = floor.aggregator_options(data["settings"].get("aggregator_args") or "")
+        _check_in_flight(os.path.join(args.results_dir, "logs", paths.AGGREGATOR + ".log"), options)
+    except floor.FloorError as error:
+        print("[lab] ERROR: no floor: %s" % error, file=sys.stderr)
+        return 1
+    windows, _ = floor.plan(data["settings"])
+    if not windows:
+        print("[lab] floor: no measured path has a bare transport to compare with (rest/square is a baseline, "
+              "and n=0 makes no downstream call)", flush=True)
+    started = _now()
+    records = floor.measure(args.results_dir, data, args.script, args.jar, args.java, args.java_opts, os.environ,
+                            log=lambda line: print(line, flush=True))
+    floor.attach(data, records, options, extra={
+        "started_at": started, "finished_at": _now(), "java_opts": args.java_opts, "jar": args.jar,
+        "time_limit_s": floor.time_limit_s(os.environ)})
+    results.write_json(args.results_dir, data)
+    results.write_summary(args.results_dir, data)
+    table = results.floor_table(data)
+    if table:
+        print()
+        print("Transport floor (each path's downstream calls/s against its bare transport's; goal: at least %d %%):"
+              % round(floor.GOAL * 100))
+        print(table)
+    failed = [record for record in records if "error" in record]
+    if failed:
+        print("[lab] ERROR: %d of %d floor runs failed, so their paths have no fraction of floor (see summary.md)."
+              % (len(failed), len(records)), file=sys.stderr)
+        return 1
+    return 0
+
+
+def _check_in_flight(log_file: str, options) -> None:
+    """The in-flight the windows are made of must be the one the aggregator said it uses, when it said so."""
+    try:
+        with open(log_file, errors="replace") as handle:
+            logged = floor.logged_in_flight(handle.read())
+    except OSError:
+        return
+    if logged is not None and logged != options["in_flight"]:
+        raise floor.FloorError(
+            "the aggregator's log says it kept %d calls in flight per request, but its arguments (AGGREGATOR_ARGS) "
+            "give %d; set aggregator.in-flight through AGGREGATOR_ARGS only, so that the lab knows the window"
+            % (logged, options["in_flight"]))
+
+
 def report_command(args) -> int:
     try:
         target = report.write(args.results_dir)
@@ -175,6 +232,7 @@ COMMANDS = {
     "ports": ports_command,
     "wait-healthy": wait_healthy_command,
     "measure": measure_command,
+    "floor": floor_command,
     "report": report_command,
     "check": check_command,
 }

@@ -1,13 +1,17 @@
 """Checks a results folder the way CI does: every path present, no failures, sane figures, and the services'
-own counts agree with ab's: every square came from its own downstream call (or stream message).
+own counts agree with ab's: every square came from its own downstream call (or stream message). With a
+transport floor, every floor run succeeded with the aggregator's window and the services' JVM options, and
+each path's fraction is its downstream calls per second over its floor's. (Whether a path reaches the 60 %
+goal is a finding, not a check: it is in the results, and fails nothing.)
 
     python3 -m lab.check_results DIR     (run from loadtest/, or with loadtest/ on PYTHONPATH)
 """
 
+import math
 import sys
 from typing import Dict, List, Optional, Tuple
 
-from . import paths, results
+from . import floor, paths, results
 
 
 def problems(data: Dict) -> List[str]:
@@ -23,6 +27,7 @@ def problems(data: Dict) -> List[str]:
     for run in data["runs"]:
         found += ["%s n=%d c=%d: %s" % (run["path"], run["n"], run["concurrency"], problem)
                   for problem in run_problems(run)]
+    found += floor_check(data)[0]
     return found
 
 
@@ -84,9 +89,86 @@ def server_side_check(run: Dict) -> Tuple[List[str], Optional[str]]:
     return found, None
 
 
+def floor_check(data: Dict) -> Tuple[List[str], List[str]]:
+    """(problems, notes) of the transport floor: present when FLOOR=1, every distinct window of the measured
+    paths run once without error, each with the window the aggregator had and the services' JVM options, and
+    each path's fraction == its downstream calls per second (req/s x n) / its floor's calls per second."""
+    settings = data["settings"]
+    section = data.get("floor")
+    if section is None:
+        if settings.get("floor"):
+            return ["FLOOR=1, but results.json has no floor section: the floor did not run or did not finish"], []
+        return [], []
+    try:
+        options = floor.aggregator_options(settings.get("aggregator_args") or "")
+    except floor.FloorError as error:
+        return ["floor: %s" % error], []
+    found, notes_found = [], []
+    if section.get("aggregator") != options:
+        found.append("floor: made for the aggregator options %s, but the aggregator arguments give %s"
+                     % (section.get("aggregator"), options))
+    windows, by_combination = floor.plan(settings)
+    by_window = {}
+    for record in section.get("runs", []):
+        window = floor.Window.from_record(record["transport"], record["window"])
+        by_window[window] = record
+        label = "floor %s, %s" % (window.transport, window.describe())
+        if "error" in record:
+            found.append("%s: %s" % (label, record["error"]))
+            continue
+        mismatches, window_notes = window.check(record.get("settings") or {})
+        found += ["%s: %s" % (label, problem) for problem in mismatches]
+        notes_found += ["%s: %s" % (label, note) for note in window_notes]
+        if not (record.get("calls_per_second") or 0) > 0:
+            found.append("%s: calls per second is %s" % (label, record.get("calls_per_second")))
+        java_opts = (record.get("floor_settings") or {}).get("java_opts")
+        if java_opts != settings.get("java_opts"):
+            found.append("%s: ran with JAVA_OPTS %r, the services with %r" % (label, java_opts, settings.get("java_opts")))
+    for window in windows:
+        if window not in by_window:
+            found.append("no floor run for %s, %s" % (window.transport, window.describe()))
+    for run in data["runs"]:
+        window = by_combination.get((run["path"], run["n"], run["concurrency"]))
+        if window is None or "error" in run:
+            continue
+        found += ["%s n=%d c=%d: %s" % (run["path"], run["n"], run["concurrency"], problem)
+                  for problem in _path_floor_problems(run, window, by_window.get(window))]
+    return found, notes_found
+
+
+def _path_floor_problems(run: Dict, window: "floor.Window", floor_run: Optional[Dict]) -> List[str]:
+    record = run.get("floor")
+    if not record:
+        return ["no floor object, though its transport's floor ran"]
+    if (record.get("transport"), record.get("window")) != (window.transport, window.as_dict()):
+        return ["compared with the floor of %s %s, but the aggregator's window was %s %s"
+                % (record.get("transport"), record.get("window"), window.transport, window.as_dict())]
+    if "error" in record:
+        # A failed floor run is reported once, as the floor's problem.
+        return [] if floor_run is not None and "error" in floor_run else [record["error"]]
+    if floor_run is None or "error" in floor_run:
+        return ["a fraction of floor without a successful floor run for its window"]
+    found = []
+    if record["floor_calls_per_second"] != floor_run["calls_per_second"]:
+        found.append("floor calls/s %s, but its floor run made %s" % (record["floor_calls_per_second"],
+                                                                      floor_run["calls_per_second"]))
+    downstream = run["rps"] * run["n"]
+    if not math.isclose(record["path_calls_per_second"], downstream, rel_tol=1e-6, abs_tol=0.01):
+        found.append("downstream calls/s %s, but req/s x n = %s" % (record["path_calls_per_second"], downstream))
+    fraction = record["path_calls_per_second"] / record["floor_calls_per_second"]
+    # Kept to 4 decimals.
+    if abs(record["fraction"] - fraction) > 0.0000501:
+        found.append("fraction %s, but %s / %s = %.6f" % (record["fraction"], record["path_calls_per_second"],
+                                                          record["floor_calls_per_second"], fraction))
+    if record.get("goal") != floor.GOAL or record.get("met") != (record["fraction"] >= floor.GOAL):
+        found.append("goal %s met %s does not follow from the fraction %s and the goal %s"
+                     % (record.get("goal"), record.get("met"), record["fraction"], floor.GOAL))
+    return found
+
+
 def notes(data: Dict) -> List[str]:
     """What the check did not compare, and why."""
-    found = []
+    found = list(floor_check(data)[1])
     for run in data["runs"]:
         skipped = server_side_check(run)[1]
         if skipped:
@@ -108,8 +190,11 @@ def main(argv=None) -> int:
         print("[check] FAIL: %s" % problem, file=sys.stderr)
     if found:
         return 1
+    floor_runs = len((data.get("floor") or {}).get("runs", []))
     print("[check] OK: %d runs in %s, all verified, 0 failed, 0 non-2xx, percentiles in order, CPU recorded, "
-          "square calls served == downstream calls == requests x n" % (len(data["runs"]), argv[0]))
+          "square calls served == downstream calls == requests x n%s" % (len(data["runs"]), argv[0], (
+              "; %d floor runs, each with the aggregator's window, fractions consistent" % floor_runs
+              if "floor" in data else "")))
     return 0
 
 

@@ -4,6 +4,7 @@ import json
 import os
 from typing import Dict, List, Optional
 
+from . import floor
 from .paths import AGGREGATOR, SQUARE_GRPC, SQUARE_REST
 
 SERVICE_ORDER = (AGGREGATOR, SQUARE_REST, SQUARE_GRPC)
@@ -92,6 +93,72 @@ def server_side_table(results: Dict) -> str:
     return "\n".join("| " + " | ".join(row) + " |" for row in rows) + "\n"
 
 
+def floor_table(results: Dict) -> str:
+    """Each path run against its bare transport's floor, as Markdown; empty when the results have no floor."""
+    measured = [run for run in results["runs"] if run.get("floor")]
+    if "floor" not in results or not measured:
+        return ""
+    header = ["path", "n", "concurrency", "downstream calls/s", "floor: transport, window", "floor calls/s",
+              "fraction of floor", "≥ %d %%" % round(floor.GOAL * 100), "CPU µs/call path", "CPU µs/call floor",
+              "load 1m path / floor"]
+    rows = [header, ["---"] * len(header)]
+    for run in measured:
+        record = run["floor"]
+        window = floor.Window.from_record(record["transport"], record["window"])
+        row = [run["path"], str(run["n"]), str(run["concurrency"])]
+        if "error" in record:
+            # The floor run's error is listed below the table, once.
+            rows.append(row + [_number(run["rps"] * run["n"], "%.0f"), "%s, %s" % (window.transport, window.describe()),
+                               "no floor: its floor run failed (below)"] + [""] * (len(header) - 6))
+            continue
+        load_before = run.get("load_average_before") or [None]
+        rows.append(row + [
+            "%.0f" % record["path_calls_per_second"], "%s, %s" % (window.transport, window.describe()),
+            "%.0f" % record["floor_calls_per_second"], "%.1f %%" % (record["fraction"] * 100),
+            "yes" if record["met"] else "**no**", _number(record.get("path_cpu_us_per_call"), "%.1f"),
+            _number(record.get("floor_cpu_us_per_call"), "%.1f"),
+            "%s / %s" % (_number(load_before[0], "%.2f"), _number(record.get("floor_load_average_1m"), "%.2f"))])
+    return "\n".join("| " + " | ".join(row) + " |" for row in rows) + "\n"
+
+
+def floor_markdown(results: Dict) -> List[str]:
+    """summary.md's "Transport floor" section: what the floor is, the table, and the floor runs that failed."""
+    section = results.get("floor")
+    if section is None:
+        return []
+    options = section.get("aggregator") or {}
+    ran = [run for run in section.get("runs", []) if "error" not in run]
+    timing = ""
+    if ran:
+        floor_settings = ran[0].get("floor_settings") or {}
+        timing = " Each floor run: a warm-up of %s, then %s measured." % (floor_settings.get("warmup", "?"),
+                                                                       floor_settings.get("duration", "?"))
+    lines = [
+        "## Transport floor",
+        "",
+        "The bare transports (`transport-floor/`, no Spring on the path), run after the paths with the services "
+        "stopped, on this machine, with the services' JVM options and the window the aggregator had in each run "
+        "(`aggregator.in-flight` %s, `aggregator.rest.max-connections` %s): http, min(max-connections, "
+        "concurrency × min(n, in-flight)) keep-alive connections; grpc-unary, concurrency × min(n, in-flight) calls "
+        "in flight; grpc-stream, concurrency streams of n messages.%s Fraction of floor: the path's downstream "
+        "calls per second (req/s × n) ÷ its transport's floor calls per second. Goal: every path at least %d %% "
+        "of its floor. CPU per call: the path's services (aggregator and square service) against the floor's "
+        "client and server, each over its measured run. Load: the one-minute load average before the path's "
+        "run, and when the floor's measuring began."
+        % (options.get("in_flight", "?"), options.get("rest_max_connections", "?"), timing, round(floor.GOAL * 100)),
+        "",
+    ]
+    table = floor_table(results)
+    lines += [table] if table else ["No measured path has a floor (rest/square is a baseline; n=0 makes no calls).", ""]
+    failed = [run for run in section.get("runs", []) if "error" in run]
+    if failed:
+        lines += ["**Floor runs that failed:**", ""]
+        lines += ["- %s, %s: %s" % (run["transport"], floor.Window.from_record(run["transport"], run["window"]).describe(),
+                                    run["error"].replace("|", "\\|")) for run in failed]
+        lines.append("")
+    return lines
+
+
 def summary_markdown(results: Dict) -> str:
     env, settings = results["environment"], results["settings"]
     lines = [
@@ -119,6 +186,7 @@ def summary_markdown(results: Dict) -> str:
             "",
             side_table,
         ]
+    lines += floor_markdown(results)
     troubled = [(run, problems(run)) for run in results["runs"] if problems(run)]
     if troubled:
         lines.append("**Runs whose figures cannot be trusted:**")

@@ -2,9 +2,9 @@
 
 import os
 from dataclasses import dataclass, asdict
-from typing import Dict, List, Mapping
+from typing import Dict, List, Mapping, Optional
 
-from . import paths
+from . import floor, paths
 
 DEFAULTS = {
     "REQUESTS": "1000",
@@ -13,6 +13,7 @@ DEFAULTS = {
     "PATHS": paths.DEFAULT,
     "WARMUP": "100",
     "AB_TIMEOUT": "120",
+    "FLOOR": "1",
 }
 
 
@@ -28,6 +29,11 @@ class Settings:
     paths: List[str]
     warmup: int
     ab_timeout_s: int
+    # 1: after the paths, with the services stopped, run the transport floor (transport-floor/run-floor.sh).
+    floor: bool = True
+    # FLOOR_DURATION and FLOOR_WARMUP as given, passed to the floor; None: the floor's own defaults.
+    floor_duration: Optional[str] = None
+    floor_warmup: Optional[str] = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> "Settings":
@@ -42,6 +48,9 @@ class Settings:
             paths=[p.name for p in _paths(knob("PATHS"))],
             warmup=_non_negative(knob("WARMUP"), "WARMUP"),
             ab_timeout_s=_positive(knob("AB_TIMEOUT"), "AB_TIMEOUT"),
+            floor=_switch(knob("FLOOR"), "FLOOR"),
+            floor_duration=_duration(env, "FLOOR_DURATION", positive=True),
+            floor_warmup=_duration(env, "FLOOR_WARMUP", positive=False),
         )
         settings._check_combinations()
         return settings
@@ -91,6 +100,25 @@ def _non_negative(value: str, name: str) -> int:
     if number < 0:
         raise SettingsError("%s must not be negative, got %d" % (name, number))
     return number
+
+
+def _switch(value: str, name: str) -> bool:
+    if value not in ("0", "1"):
+        raise SettingsError("%s must be 0 or 1, got %r" % (name, value))
+    return value == "1"
+
+
+def _duration(env: Mapping[str, str], name: str, positive: bool) -> Optional[str]:
+    value = env.get(name, "").strip()
+    if not value:
+        return None
+    try:
+        seconds = floor.parse_duration(value, name)
+    except ValueError as error:
+        raise SettingsError(str(error)) from None
+    if positive and seconds <= 0:
+        raise SettingsError("%s must be longer than 0, got %r" % (name, value))
+    return value
 
 
 def _paths(value: str):

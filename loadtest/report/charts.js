@@ -46,6 +46,15 @@
     if (run.non2xx) found.push(run.non2xx + ' non-2xx responses');
     return found;
   };
+  // The transport floor (FLOOR=1): each path's downstream calls per second against its bare transport's.
+  const floor = data.floor || null;
+  const floored = runs.filter((run) => run.floor);
+  const goalPct = floor ? Math.round(floor.goal * 100) : 60;
+  const pct = (fraction) => (fraction === null || fraction === undefined ? '–' : fmt(fraction * 100, 1) + ' %');
+  const windowText = (transport, window) => (transport === 'grpc-unary' ? window.in_flight + ' calls in flight'
+    : transport === 'http' ? window.connections + ' connections'
+      : window.streams + ' streams × ' + window.messages_per_stream + ' messages');
+  const floorName = (record) => record.transport + ', ' + windowText(record.transport, record.window);
   const el = (tag, attrs, children) => {
     const node = document.createElement(tag);
     Object.entries(attrs || {}).forEach(([key, value]) => {
@@ -86,6 +95,12 @@
         + ' run(s) had failures, so their figures are not comparable: '
         + troubled.map((run) => runLabel(run) + ' (' + problemsOf(run).join('; ') + ')').join(', ') }));
     }
+    const floorFailed = floor ? floor.runs.filter((record) => record.error) : [];
+    if (floorFailed.length) {
+      document.getElementById('alerts').appendChild(el('div', { class: 'alert', text: floorFailed.length
+        + ' floor run(s) failed, so their paths have no fraction of floor: '
+        + floorFailed.map((record) => floorName(record) + ' (' + record.error + ')').join(', ') }));
+    }
   }
 
   // One card per path at the first setting: the numbers the article's table compares.
@@ -103,7 +118,11 @@
           el('dt', { text: 'p99 / max' }), el('dd', { text: ms(run.latency_ms.p99) + ' / ' + ms(run.latency_ms.max) }),
           el('dt', { text: 'service CPU per request' }), el('dd', { text: fmt(cpuMs, 2) + ' ms' }),
           el('dt', { text: 'failed' }), el('dd', { text: String(run.failed + run.non2xx) }),
-        ]),
+        ].concat(run.floor ? [
+          el('dt', { text: 'of its floor (goal ' + goalPct + ' %)' }),
+          el('dd', run.floor.error ? { class: 'below-goal', text: 'no floor' }
+            : Object.assign({ text: pct(run.floor.fraction) }, run.floor.met ? {} : { class: 'below-goal' })),
+        ] : [])),
       ]);
       box.appendChild(card);
     });
@@ -231,6 +250,94 @@
     });
   }
 
+  // A bullet chart: per path, its downstream calls per second as a share of its floor (the grey track, 100 %),
+  // with the goal as a dashed line.
+  function floorChart() {
+    if (!floor) return;
+    document.getElementById('floor-section').hidden = false;
+    const options = floor.aggregator || {};
+    const first = floor.runs.find((record) => !record.error);
+    const timing = first && first.floor_settings
+      ? '; each floor run warmed up for ' + first.floor_settings.warmup + ', then measured ' + first.floor_settings.duration : '';
+    document.getElementById('floor-subtitle').textContent = 'transport-floor/run-floor.sh, run after the paths with '
+      + 'the services stopped, on this machine, with the services\' JVM options and the window the aggregator had in '
+      + 'each run (aggregator.in-flight ' + options.in_flight + ', aggregator.rest.max-connections '
+      + options.rest_max_connections + ')' + timing + '. Goal: every path at least ' + goalPct + ' % of its floor.';
+    const values = floored.map((run) => (run.floor.fraction == null ? null : run.floor.fraction * 100));
+    if (!values.some((value) => value !== null)) {
+      document.getElementById('figure-floor').hidden = true;
+      return;
+    }
+    // Room right of the longest bar for its label, up to twice the floor: a path far above its floor (a floor that
+    // went wrong) runs off the edge, its figure written inside, instead of squashing the others.
+    const top = Math.min(200, Math.ceil(Math.max(100, ...values.filter((value) => value !== null)) * 1.15 / 10) * 10);
+    document.getElementById('floor-section').style.setProperty('--rows-height', Math.max(220, 60 + 44 * floored.length) + 'px');
+    const ink = (run) => (run.floor.met ? '#1f2933' : '#c92a2a');
+    const marks = {
+      id: 'floorMarks',
+      afterDatasetsDraw(chart) {
+        const context = chart.ctx;
+        const area = chart.chartArea;
+        const x = chart.scales.x.getPixelForValue(goalPct);
+        context.save();
+        context.strokeStyle = '#c92a2a'; context.lineWidth = 2; context.setLineDash([6, 4]);
+        context.beginPath(); context.moveTo(x, area.top - 4); context.lineTo(x, area.bottom); context.stroke();
+        context.setLineDash([]);
+        context.font = '600 12px ' + Chart.defaults.font.family;
+        context.fillStyle = '#c92a2a'; context.textAlign = 'center'; context.textBaseline = 'bottom';
+        context.fillText('goal ' + goalPct + ' %', x, area.top - 6);
+        context.textAlign = 'left'; context.textBaseline = 'middle';
+        chart.getDatasetMeta(0).data.forEach((bar, index) => {
+          const run = floored[index];
+          if (run.floor.error) {
+            context.fillStyle = '#c92a2a';
+            context.fillText('no floor: the floor run failed', area.left + 6, bar.y);
+          } else if (values[index] > top) {
+            context.fillStyle = '#ffffff'; context.textAlign = 'right';
+            context.fillText(pct(run.floor.fraction) + ' ▸', area.right - 6, bar.y);
+            context.textAlign = 'left';
+          } else {
+            // A white halo keeps the figure readable where the goal line crosses it.
+            context.strokeStyle = '#ffffff'; context.lineWidth = 4; context.lineJoin = 'round';
+            context.strokeText(pct(run.floor.fraction), bar.x + 6, bar.y);
+            context.fillStyle = ink(run);
+            context.fillText(pct(run.floor.fraction), bar.x + 6, bar.y);
+          }
+        });
+        context.restore();
+      },
+    };
+    draw('chart-floor-fraction', {
+      type: 'bar',
+      data: {
+        labels: floored.map(runLabel),
+        datasets: [
+          { label: 'the path', data: values, backgroundColor: floored.map((run) => colourOf(run.path)),
+            grouped: false, barPercentage: 0.5, categoryPercentage: 0.9, order: 1 },
+          { label: 'its floor (100 %)', data: floored.map((run) => (run.floor.error ? null : 100)),
+            backgroundColor: '#e9ecef', borderColor: '#ced4da', borderWidth: 1, grouped: false,
+            barPercentage: 0.9, categoryPercentage: 0.9, order: 2 },
+        ],
+      },
+      options: {
+        indexAxis: 'y',
+        layout: { padding: { top: 18, right: 12 } },
+        scales: { x: { min: 0, max: top, ticks: { callback: (value) => value + ' %' },
+          title: axisTitle('downstream calls per second, % of the floor\'s') } },
+        plugins: {
+          legend: { display: false },
+          tooltip: { callbacks: { label: (ctx) => {
+            const record = floored[ctx.dataIndex].floor;
+            return ctx.datasetIndex === 0
+              ? 'path: ' + fmt(record.path_calls_per_second, 0) + ' calls/s = ' + pct(record.fraction) + ' of the floor'
+              : 'floor (' + floorName(record) + '): ' + fmt(record.floor_calls_per_second, 0) + ' calls/s';
+          } } },
+        },
+      },
+      plugins: [marks],
+    });
+  }
+
   function sweepCharts() {
     const byConcurrency = settings.concurrency.slice().sort((a, b) => a - b);
     if (byConcurrency.length < 2) return;
@@ -269,18 +376,22 @@
     scaleToggle('toggle-sweep-scale', latency, 'logarithmic');
   }
 
-  // A table row per run; a run that failed is red, with why in its tooltip.
-  function table(id, heads, cellsOf) {
+  // A table row per run; a run that failed is red, with why in its tooltip. A cell is a text, or
+  // { text, class, colspan }.
+  function table(id, heads, cellsOf, rows) {
     const node = document.getElementById(id);
     node.appendChild(el('thead', {}, [el('tr', {}, heads.map((head) => el('th', { text: head })))]));
     const body = el('tbody');
-    runs.forEach((run) => {
+    (rows || runs).forEach((run) => {
       const found = problemsOf(run);
       const cells = [run.path, run.n, run.concurrency].concat(run.error
         ? ['error: ' + run.error].concat(Array(heads.length - 4).fill('')) : cellsOf(run));
       const row = el('tr', found.length ? { class: 'bad', title: found.join('; ') } : {});
       cells.forEach((cell, index) => {
-        const td = el('td', { text: String(cell) });
+        const td = cell !== null && typeof cell === 'object'
+          ? el('td', Object.assign({ text: String(cell.text) }, cell.class ? { class: cell.class } : {},
+            cell.colspan ? { colspan: cell.colspan } : {}))
+          : el('td', { text: String(cell) });
         if (index === 0) td.prepend(el('span', { class: 'swatch', style: 'background:' + colourOf(run.path) }));
         row.appendChild(td);
       });
@@ -318,6 +429,48 @@
     });
   }
 
+  function floorTables() {
+    if (!floor) return;
+    const bad = (text, met) => (met ? text : { text, class: 'below-goal' });
+    table('floor-table', ['path', 'n', 'concurrency', 'downstream calls/s', 'floor: transport, window', 'floor calls/s',
+      'fraction of floor', 'goal ' + goalPct + ' %', 'path CPU µs/call', 'floor CPU µs/call', 'load 1m: path / floor'],
+    (run) => {
+      const record = run.floor;
+      if (record.error) {
+        // Its floor run's error is in the table of the floor runs, below.
+        return [fmt(run.rps * run.n, 0), { text: floorName(record), class: 'soft' },
+          { text: 'no floor: its floor run failed (below)', class: 'below-goal wrap', colspan: 6 }];
+      }
+      return [fmt(record.path_calls_per_second, 0), { text: floorName(record), class: 'soft' },
+        fmt(record.floor_calls_per_second, 0),
+        bad(pct(record.fraction), record.met), bad(record.met ? 'met' : 'not met', record.met),
+        fmt(record.path_cpu_us_per_call, 1), fmt(record.floor_cpu_us_per_call, 1),
+        fmt((run.load_average_before || [])[0], 2) + ' / ' + fmt(record.floor_load_average_1m, 2)];
+    }, floored);
+    const node = document.getElementById('floor-runs');
+    const heads = ['transport', 'window', 'calls/s', 'p50', 'p99', 'client CPU', 'server CPU', 'CPU µs / call',
+      'load 1m', 'warm-up / measured', 'output'];
+    node.appendChild(el('thead', {}, [el('tr', {}, heads.map((head) => el('th', { text: head })))]));
+    const body = el('tbody');
+    floor.runs.forEach((record) => {
+      const latency = record.latency_us || {};
+      const settingsOf = record.floor_settings || {};
+      const cells = record.error
+        ? [record.transport, windowText(record.transport, record.window),
+          { text: 'error: ' + record.error, class: 'wrap', colspan: heads.length - 3 }, record.folder + '/']
+        : [record.transport, windowText(record.transport, record.window), fmt(record.calls_per_second, 0),
+          ms(latency.p50 / 1000), ms(latency.p99 / 1000), fmt(record.client_cpu_seconds, 2) + ' s',
+          fmt(record.server_cpu_seconds, 2) + ' s',
+          fmt((record.client_cpu_seconds + record.server_cpu_seconds) * 1e6 / record.calls, 1),
+          fmt(record.load_average_1m, 2), settingsOf.warmup + ' / ' + settingsOf.duration, record.folder + '/'];
+      const row = el('tr', record.error ? { class: 'bad', title: record.error } : {});
+      cells.forEach((cell) => row.appendChild(typeof cell === 'object'
+        ? el('td', { text: cell.text, class: cell.class, colspan: cell.colspan }) : el('td', { text: String(cell) })));
+      body.appendChild(row);
+    });
+    node.appendChild(body);
+  }
+
   function notes() {
     const cores = env.cores || 1;
     [
@@ -340,7 +493,14 @@
         + 'the server side is the square service\'s own processing time. The gap is the wire, the framework and queueing.',
       'On a machine shared with other work, figures vary from run to run: "everything else on the machine" in the '
         + 'CPU chart shows how much else was running.',
-    ].forEach((text) => document.getElementById('notes').appendChild(el('li', { text })));
+    ].concat(floor ? [
+      'Floor: the bare transport (transport-floor/, a plain grpc-java or Netty HTTP client and server, no Spring) with '
+        + 'the window the aggregator had: http, as many connections as the aggregator\'s pool could use; grpc-unary, '
+        + 'concurrency × min(n, in-flight) calls in flight; grpc-stream, concurrency streams of n messages. It runs after '
+        + 'the paths, with the services stopped, so it has the whole machine, as the paths had. The fraction is what the '
+        + 'path got through its transport against what the bare transport does here; CPU per call compares the path\'s '
+        + 'services (the aggregator also serves ab\'s requests) with the floor\'s client and server.',
+    ] : []).forEach((text) => document.getElementById('notes').appendChild(el('li', { text })));
   }
 
   function settingsList() {
@@ -351,10 +511,14 @@
       ['AGGREGATOR_ARGS', settings.aggregator_args || '(none)'],
       ['endpoints', Object.entries(settings.endpoints || {}).map(([k, v]) => k + ' ' + v).join(', ')],
       ['Prometheus beside the run', settings.prometheus_url || '(not run; PROMETHEUS=1 runs one)'],
+      ['FLOOR', settings.floor === false ? '0 (the floor did not run)' : floor
+        ? '1: ' + floor.runs.length + ' floor run(s), FLOOR_DURATION ' + (settings.floor_duration || '(the floor\'s default)')
+          + ', FLOOR_WARMUP ' + (settings.floor_warmup || '(the floor\'s default)') : '(no floor in these results)'],
       ['kernel · Python', env.kernel + ' · ' + env.python], ['git commit', env.git_commit || 'unknown']]
       .forEach(([key, value]) => { list.appendChild(el('dt', { text: key })); list.appendChild(el('dd', { text: String(value) })); });
     document.getElementById('footer').textContent = 'Written by loadtest/run.sh. The figures are in results.json beside this '
-      + 'file, the raw ab output of every run in raw/, the service logs in logs/.';
+      + 'file, the raw ab output of every run in raw/, the service logs in logs/'
+      + (floor ? ', each floor run\'s floor.json and log in floor/.' : '.');
   }
 
   header();
@@ -363,9 +527,11 @@
   latencyCurveChart();
   cpuCharts();
   callTimeChart();
+  floorChart();
   sweepCharts();
   runsTables();
   serverSideTable();
+  floorTables();
   notes();
   settingsList();
   // Tells a headless browser (and the render test) that every chart was drawn.

@@ -1,12 +1,18 @@
-"""Shared by the tests: the real ab outputs and /proc snapshots in fixtures/, and results built from them."""
+"""Shared by the tests: the real ab outputs, /proc snapshots and floor runs in fixtures/, and results built from
+them."""
 
 import http.server
 import os
 import threading
 
-from lab import ab_output, bench, paths
+from lab import ab_output, bench, floor, paths
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+# Real transport-floor/run-floor.sh outputs (floor.json, and what it printed in run-floor.txt), one folder per
+# window as the lab runs them, for CONCURRENCY=5 N=50 and the aggregator's defaults (in-flight 32, max-connections
+# 64), with the lab's JAVA_OPTS, FLOOR_DURATION=2s and FLOOR_WARMUP=1s, on a busy 2-core machine (load 8 to 11).
+FLOOR_C5_N50 = os.path.join(FIXTURES, "floor", "c5-n50")
+LAB_JAVA_OPTS = "-XX:+UseSerialGC -Xms128m -Xmx128m -Xss512k"
 
 
 def fixture(name: str) -> str:
@@ -73,6 +79,30 @@ def sample_results(concurrency=(100,), n_values=(1000,)):
         "finished_at": "2026-11-22T10:03:00+00:00",
         "runs": runs,
     }
+
+
+def floor_records(data, fixture_dir=FLOOR_C5_N50):
+    """The floor section's runs, as the lab makes them, from the real floor.json of each window of data."""
+    records = []
+    for window in floor.plan(data["settings"])[0]:
+        record = {"transport": window.transport, "window": window.as_dict(), "folder": "floor/" + window.slug()}
+        record.update(floor.read_run(os.path.join(fixture_dir, window.slug(), "floor.json"), window))
+        records.append(record)
+    return records
+
+
+def sample_with_floor():
+    """sample_results() at CONCURRENCY=5 N=50, with the real floor runs of fixtures/floor/c5-n50 attached."""
+    data = sample_results(concurrency=(5,), n_values=(50,))
+    data["settings"].update(java_opts=LAB_JAVA_OPTS, aggregator_args="--aggregator.deadline=120s", floor=True,
+                            floor_duration="2s", floor_warmup="1s")
+    data["environment"]["java_opts"] = LAB_JAVA_OPTS
+    for run in data["runs"]:
+        run["load_average_before"] = [1.5, 1.2, 1.0]
+    floor.attach(data, floor_records(data), floor.aggregator_options(data["settings"]["aggregator_args"]),
+                 extra={"started_at": "2026-11-22T10:03:01+00:00", "finished_at": "2026-11-22T10:03:40+00:00",
+                        "java_opts": LAB_JAVA_OPTS})
+    return data
 
 
 class LoopbackServer:

@@ -11,9 +11,9 @@ import subprocess
 import tempfile
 import unittest
 
-from lab import report, results
+from lab import floor, report, results
 from tests import png
-from tests.support import sample_results
+from tests.support import sample_results, sample_with_floor
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 BROWSER_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -117,6 +117,60 @@ class BrowserRenderTests(unittest.TestCase):
 
         self.assertIn('data-charts-rendered="4"', dom)
         self.assertIn('<figure id="figure-call-time" hidden', dom)
+
+    def test_a_floor_report_draws_the_fraction_of_floor_with_its_numbers(self):
+        page = write_report(os.path.join(self.folder, "floor"), sample_with_floor())
+
+        dom = self.chromium(page, "--dump-dom")
+
+        self.assertIn('data-charts-rendered="6"', dom)
+        self.assertIn('<section id="floor-section" style="--rows-height: 220px;">', dom)
+        self.assertIn("aggregator.in-flight 32, aggregator.rest.max-connections 64); each floor run warmed up for 1s, "
+                      "then measured 2s.", dom)
+        # Per path: downstream calls/s, its floor, the fraction and the goal; then the floor runs themselves.
+        self.assertIn('<td>71,689</td><td class="soft">http, 64 connections</td><td>10,745</td><td>667.2 %</td><td>met</td>'
+                      '<td>19.5</td><td>124.2</td><td>1.50 / 8.42</td>', dom)
+        self.assertIn("<td>grpc-stream</td><td>5 streams × 50 messages</td><td>3,530</td><td>5.76 s</td>", dom)
+        self.assertEqual(dom.count("<dt>of its floor (goal 60 %)</dt>"), 3)
+        self.assertNotIn('class="below-goal"', dom)
+
+    def test_a_path_below_the_goal_and_a_failed_floor_run_are_marked(self):
+        data = sample_with_floor()
+        data["runs"][0]["rps"] = 0.5 * 10745.448 / 50
+        records = data["floor"]["runs"]
+        records[2] = {"transport": "grpc-stream", "window": records[2]["window"], "folder": records[2]["folder"],
+                      "error": "run-floor.sh failed (exit status 1)"}
+        floor.attach(data, records, data["floor"]["aggregator"])
+        page = write_report(os.path.join(self.folder, "floor-bad"), data)
+
+        dom = self.chromium(page, "--dump-dom")
+
+        self.assertIn('<td class="below-goal">50.0 %</td><td class="below-goal">not met</td>', dom)
+        self.assertIn('<dd class="below-goal">50.0 %</dd>', dom)
+        self.assertIn("1 floor run(s) failed, so their paths have no fraction of floor: grpc-stream, 5 streams × 50 "
+                      "messages (run-floor.sh failed (exit status 1))", dom)
+        self.assertIn('<td class="below-goal wrap" colspan="6">no floor: its floor run failed (below)</td>', dom)
+        self.assertIn('<tr class="bad" title="run-floor.sh failed (exit status 1)"><td>grpc-stream</td>'
+                      '<td>5 streams × 50 messages</td><td class="wrap" colspan="8">error: run-floor.sh failed '
+                      '(exit status 1)</td><td>floor/grpc-stream_s5_m50/</td></tr>', dom)
+        self.assertIn('data-charts-rendered="6"', dom)
+
+    def test_the_floor_chart_draws_its_goal_as_a_line_across_the_bars(self):
+        page = write_report(os.path.join(self.folder, "floor-shot"), sample_with_floor())
+        shot = os.path.join(self.folder, "floor-shot.png")
+
+        self.chromium(page, "--window-size=1280,3600", "--screenshot=" + shot)
+
+        with open(shot, "rb") as handle:
+            width, _, rows, pixel = png.decode(handle.read())
+        # The goal's red (#c92a2a), the only red on a page where every path met its goal: a dashed vertical line
+        # is a column with far more of it than any text has.
+        red = [0] * width
+        for row in rows:
+            for x in range(width):
+                r, g, b = row[x * pixel:x * pixel + 3]
+                red[x] += abs(r - 201) < 30 and g < 90 and b < 90
+        self.assertGreater(max(red), 60, "no goal line on the floor chart")
 
     def test_the_screenshot_shows_charts_not_a_blank_page(self):
         page = write_report(os.path.join(self.folder, "shot"), sample_results())

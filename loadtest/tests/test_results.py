@@ -8,8 +8,8 @@ import os
 import tempfile
 import unittest
 
-from lab import bench, check_results, paths, results
-from tests.support import ab_fixture, cpu_usage, sample_results
+from lab import bench, check_results, floor, paths, results
+from tests.support import LAB_JAVA_OPTS, ab_fixture, cpu_usage, sample_results, sample_with_floor
 
 
 class RunRecordTests(unittest.TestCase):
@@ -89,6 +89,152 @@ class ServerSideSummaryTests(unittest.TestCase):
 
         self.assertEqual(results.server_side_table(data), "")
         self.assertNotIn("## Server side", results.summary_markdown(data))
+
+
+class FloorSummaryTests(unittest.TestCase):
+
+    def test_a_row_per_path_against_its_floor(self):
+        data = sample_with_floor()
+        data["runs"][0]["rps"] = 0.5 * 10745.448 / 50
+        floor.attach(data, data["floor"]["runs"], data["floor"]["aggregator"])
+
+        table = results.floor_table(data).splitlines()
+
+        self.assertEqual(table[0], "| path | n | concurrency | downstream calls/s | floor: transport, window | "
+                                   "floor calls/s | fraction of floor | ≥ 60 % | CPU µs/call path | "
+                                   "CPU µs/call floor | load 1m path / floor |")
+        self.assertEqual(table[2], "| rest/unary | 50 | 5 | 5373 | http, 64 connections | 10745 | 50.0 % | **no** | "
+                                   "19.5 | 124.2 | 1.50 / 8.42 |")
+        self.assertEqual(table[3], "| grpc/unary | 50 | 5 | 33826 | grpc-unary, 160 calls in flight | 3319 | 1019.1 % | "
+                                   "yes | 38.5 | 318.7 | 1.50 / 10.67 |")
+        self.assertTrue(table[4].startswith("| grpc/stream | 50 | 5 | 8240 | grpc-stream, 5 streams × 50 messages | 3530 |"))
+        self.assertEqual(len(table), 5)
+
+    def test_the_section_says_how_the_floor_ran_and_lists_failed_floor_runs(self):
+        data = sample_with_floor()
+        records = data["floor"]["runs"]
+        records[2] = {"transport": "grpc-stream", "window": records[2]["window"], "folder": records[2]["folder"],
+                      "error": "run-floor.sh failed (exit status 1)"}
+        floor.attach(data, records, data["floor"]["aggregator"])
+
+        text = results.summary_markdown(data)
+
+        self.assertIn("## Transport floor", text)
+        self.assertIn("(`aggregator.in-flight` 32, `aggregator.rest.max-connections` 64)", text)
+        self.assertIn("Each floor run: a warm-up of 1s, then 2s measured.", text)
+        self.assertIn("| grpc/stream | 50 | 5 | 8240 | grpc-stream, 5 streams × 50 messages | "
+                      "no floor: its floor run failed (below) |  |  |  |  |  |\n", text)
+        self.assertIn("**Floor runs that failed:**\n\n- grpc-stream, 5 streams × 50 messages: run-floor.sh failed "
+                      "(exit status 1)\n", text)
+
+    def test_a_failed_floor_runs_output_cannot_break_the_markdown(self):
+        data = sample_with_floor()
+        records = data["floor"]["runs"]
+        records[2] = {"transport": "grpc-stream", "window": records[2]["window"], "folder": records[2]["folder"],
+                      "error": "usage: client <grpc-unary|grpc-stream|http>"}
+
+        floor.attach(data, records, data["floor"]["aggregator"])
+
+        self.assertIn(r"messages: usage: client <grpc-unary\|grpc-stream\|http>", results.summary_markdown(data))
+
+    def test_results_without_a_floor_have_no_floor_section(self):
+        self.assertEqual(results.floor_table(sample_results()), "")
+        self.assertNotIn("Transport floor", results.summary_markdown(sample_results()))
+
+    def test_a_floor_with_nothing_to_compare_says_so(self):
+        data = sample_results()
+        data["settings"]["paths"] = ["rest/square"]
+        data["runs"] = [dict(data["runs"][0], path="rest/square")]
+        floor.attach(data, [], floor.aggregator_options(""))
+
+        self.assertIn("No measured path has a floor", results.summary_markdown(data))
+
+
+class FloorCheckTests(unittest.TestCase):
+
+    def test_a_consistent_floor_passes_and_says_what_it_could_not_compare(self):
+        data = sample_with_floor()
+
+        self.assertEqual(check_results.problems(data), [])
+        self.assertEqual(check_results.notes(data), [
+            "floor grpc-stream, 5 streams × 50 messages: the floor's streams carried no set number of messages "
+            "(a floor from before FLOOR_MESSAGES): messages per stream not compared"])
+
+    def test_a_path_below_the_goal_is_a_finding_not_a_failure(self):
+        data = sample_with_floor()
+        data["runs"][0]["rps"] = 0.1 * 10745.448 / 50
+        floor.attach(data, data["floor"]["runs"], data["floor"]["aggregator"])
+
+        self.assertFalse(data["runs"][0]["floor"]["met"])
+        self.assertEqual(check_results.problems(data), [])
+
+    def test_figures_that_do_not_add_up_fail(self):
+        data = sample_with_floor()
+        data["runs"][0]["floor"]["fraction"] = 0.61
+        data["runs"][1]["floor"]["floor_calls_per_second"] = 5000.0
+        data["runs"][2]["floor"]["path_calls_per_second"] = 9000.0
+        data["runs"][2]["floor"]["fraction"] = round(9000.0 / 3529.858, 4)
+
+        found = check_results.problems(data)
+
+        self.assertEqual(found, [
+            "rest/unary n=50 c=5: fraction 0.61, but 71688.5 / 10745.448 = 6.671523",
+            "grpc/unary n=50 c=5: floor calls/s 5000.0, but its floor run made 3319.144",
+            "grpc/unary n=50 c=5: fraction 10.191, but 33825.5 / 5000.0 = 6.765100",
+            "grpc/stream n=50 c=5: downstream calls/s 9000.0, but req/s x n = 8240.5"])
+
+    def test_met_must_follow_from_the_fraction(self):
+        data = sample_with_floor()
+        data["runs"][1]["floor"]["met"] = False
+
+        self.assertEqual(check_results.problems(data), [
+            "grpc/unary n=50 c=5: goal 0.6 met False does not follow from the fraction 10.191 and the goal 0.6"])
+
+    def test_a_floor_with_another_window_than_the_aggregators_fails(self):
+        data = sample_with_floor()
+        data["floor"]["runs"][1]["settings"]["in_flight"] = 3200
+
+        self.assertEqual(check_results.problems(data), [
+            "floor grpc-unary, 160 calls in flight: the floor ran with in_flight=3200, the aggregator's window is 160"])
+
+    def test_results_whose_aggregator_had_other_options_than_the_floors_fail(self):
+        data = sample_with_floor()
+        data["settings"]["aggregator_args"] += " --aggregator.in-flight=8"
+
+        found = check_results.problems(data)
+
+        self.assertIn("floor: made for the aggregator options {'in_flight': 32, 'rest_max_connections': 64}, but the "
+                      "aggregator arguments give {'in_flight': 8, 'rest_max_connections': 64}", found)
+        self.assertIn("no floor run for grpc-unary, 40 calls in flight", found)
+        self.assertIn("no floor run for http, 40 connections", found)
+        self.assertIn("grpc/unary n=50 c=5: compared with the floor of grpc-unary {'in_flight': 160}, but the "
+                      "aggregator's window was grpc-unary {'in_flight': 40}", found)
+
+    def test_a_missing_or_failed_floor_fails(self):
+        data = sample_with_floor()
+        del data["floor"]
+        self.assertEqual(check_results.problems(data), [
+            "FLOOR=1, but results.json has no floor section: the floor did not run or did not finish"])
+        data["settings"]["floor"] = False
+        self.assertEqual(check_results.problems(data), [])
+
+        data = sample_with_floor()
+        records = data["floor"]["runs"]
+        records[0] = {"transport": "http", "window": {"connections": 64}, "folder": "floor/http_c64",
+                      "error": "run-floor.sh did not finish within 183 s and was stopped"}
+        floor.attach(data, records, data["floor"]["aggregator"])
+        self.assertEqual(check_results.problems(data), [
+            "floor http, 64 connections: run-floor.sh did not finish within 183 s and was stopped"])
+
+    def test_the_floor_must_run_with_the_services_jvm_options(self):
+        data = sample_with_floor()
+        data["settings"]["java_opts"] = "-Xmx1g"
+
+        found = check_results.problems(data)
+
+        self.assertEqual(len(found), 3)
+        self.assertEqual(found[0], "floor http, 64 connections: ran with JAVA_OPTS %r, the services with '-Xmx1g'"
+                         % LAB_JAVA_OPTS)
 
 
 class CheckResultsTests(unittest.TestCase):
