@@ -3,7 +3,7 @@ by the lab after the paths, with the services stopped, on the same machine and w
 had in each measured combination; and each path's fraction of its floor.
 
 The window of a combination (path, n, concurrency) follows from the aggregator's settings, `aggregator.in-flight`
-(default 32) and `aggregator.rest.max-connections` (default 64), which AGGREGATOR_ARGS may override:
+(default 8) and `aggregator.rest.max-connections` (default 64), which AGGREGATOR_ARGS may override:
 
 - grpc/unary -> grpc-unary: concurrency x min(n, in-flight) calls in flight on one channel. Each request keeps
   at most in-flight of its n calls in flight, and ab keeps `concurrency` requests at the aggregator.
@@ -26,7 +26,7 @@ from typing import Callable, Dict, List, Mapping, Optional, Tuple
 from . import paths
 
 GOAL = 0.6
-DEFAULT_IN_FLIGHT = 32
+DEFAULT_IN_FLIGHT = 8
 DEFAULT_MAX_CONNECTIONS = 64
 
 # The floor script's knobs that the lab sets for each run; any value of them in the lab's own environment is
