@@ -83,7 +83,7 @@ public final class FloorClient {
                 .field("channels", 1)
                 .field("stream_deadline_s", seconds(settings.deadline()))
                 .field("client", "grpc-java netty-shaded " + GrpcStreamLoad.io()
-                    + ", default executor, isReady flow control, each slot's streams one after another");
+                    + ", direct executor, isReady flow control, each slot's streams one after another");
         }
         return json
             .field("first_answer_timeout_s", seconds(ClientSettings.FIRST_ANSWER_TIMEOUT))

@@ -23,7 +23,8 @@ import java.util.concurrent.TimeUnit;
  * {@code messagesPerStream} numbers whenever the transport is ready for more (isReady/onReady, as in
  * grpc-java's ManualFlowControlClient and the aggregator), half-closes after the last, checks that each
  * answer is the square of the next number it sent, and ends when the server completes after exactly that
- * many answers; then its slot opens the next stream.
+ * many answers; then its slot opens the next stream. The callbacks run on the channel's event loop, as
+ * the aggregator's do (see {@link GrpcChannels#withShortCallbacks}).
  *
  * <p>At the end the slots open no more streams and the streams under way finish, every answer checked;
  * what takes longer than the drain timeout is given up (cancelled) and its messages sent but unanswered
@@ -47,7 +48,7 @@ public final class GrpcStreamLoad implements Load {
      * @param streamDeadline the deadline of each stream, from its opening
      */
     public GrpcStreamLoad(String target, int streams, int messagesPerStream, Duration streamDeadline) {
-        this.channel = GrpcChannels.withLongCallbacks(target);
+        this.channel = GrpcChannels.withShortCallbacks(target);
         this.slots = streams;
         this.messagesPerStream = messagesPerStream;
         this.streamDeadline = streamDeadline;
