@@ -25,7 +25,11 @@ public record ClientSettings(Transport transport, String target, int inFlight, i
     public static final int DEFAULT_STREAMS = 100;
     public static final int DEFAULT_MESSAGES_PER_STREAM = 1000;
     public static final int DEFAULT_CONNECTIONS = 64;
-    public static final Duration DEFAULT_WARMUP = Duration.ofSeconds(3);
+    /**
+     * Long enough for the JIT to compile gRPC's long code path on a small busy machine; the first
+     * seconds of a gRPC run are far below its steady state, HTTP's much less so.
+     */
+    public static final Duration DEFAULT_WARMUP = Duration.ofSeconds(10);
     public static final Duration DEFAULT_DURATION = Duration.ofSeconds(10);
 
     /** How long the first answer may take: connecting, and a cold JVM on a busy machine. */

@@ -90,7 +90,7 @@ class TransportFloorTests {
             Arguments.parse(List.of("--target", "127.0.0.1:1"), java.util.Set.of("target")));
 
         assertThat(settings).isEqualTo(new ClientSettings(Transport.GRPC_STREAM, "127.0.0.1:1", 3200, 100, 1000, 64,
-            Duration.ofSeconds(3), Duration.ofSeconds(10)));
+            Duration.ofSeconds(10), Duration.ofSeconds(10)));
     }
 
     @ParameterizedTest
