@@ -16,9 +16,12 @@ out_dir=$1
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 jar=${FLOOR_JAR:-$here/target/transport-floor-1.0.0-SNAPSHOT.jar}
 duration=${FLOOR_DURATION:-10s}
-warmup=${FLOOR_WARMUP:-3s}
+# Ten seconds: the JIT takes that long to compile gRPC's long code path on this kind of machine, and
+# until it has, a gRPC run is far below its steady state (see README.md, "Reading the numbers").
+warmup=${FLOOR_WARMUP:-10s}
 in_flight=${FLOOR_IN_FLIGHT:-3200}
 streams=${FLOOR_STREAMS:-100}
+messages=${FLOOR_MESSAGES:-1000}
 connections=${FLOOR_CONNECTIONS:-64}
 transports=${FLOOR_TRANSPORTS:-http grpc-unary grpc-stream}
 start_timeout=${FLOOR_START_TIMEOUT:-60}
@@ -119,7 +122,7 @@ run_client() {
   rm -f "$work/progress"
   mkfifo "$work/progress"
   "$java" "${java_opts[@]}" -jar "$jar" client "$transport" --target "127.0.0.1:$port" \
-    --in-flight "$in_flight" --streams "$streams" --connections "$connections" \
+    --in-flight "$in_flight" --streams "$streams" --messages "$messages" --connections "$connections" \
     --warmup "$warmup" --duration "$duration" > "$work/client.json" 2> "$work/progress" &
   client_pid=$!
   cpu_at_open= cpu_at_close= load_at_open=
@@ -166,7 +169,7 @@ done
 run_list=$(IFS=,; echo "${runs[*]}")
 
 settings="{\"duration\":$(json_string "$duration"),\"warmup\":$(json_string "$warmup")"
-settings+=",\"in_flight\":$in_flight,\"streams\":$streams,\"connections\":$connections"
+settings+=",\"in_flight\":$in_flight,\"streams\":$streams,\"messages\":$messages,\"connections\":$connections"
 settings+=",\"transports\":[$transport_list],\"java_opts\":$(json_string "${JAVA_OPTS:-}")"
 settings+=",\"processors\":$(nproc),\"git_commit\":$(json_string "$commit")"
 settings+=",\"finished_at\":$(json_string "$(date -u +%Y-%m-%dT%H:%M:%SZ)")}"

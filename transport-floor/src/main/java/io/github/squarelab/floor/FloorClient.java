@@ -58,7 +58,8 @@ public final class FloorClient {
         return switch (settings.transport()) {
             case HTTP -> new HttpLoad(settings.target(), settings.httpConnections(), settings.deadline());
             case GRPC_UNARY -> new GrpcUnaryLoad(settings.target(), settings.inFlight(), settings.deadline());
-            case GRPC_STREAM -> new GrpcStreamLoad(settings.target(), settings.streams(), settings.deadline());
+            case GRPC_STREAM -> new GrpcStreamLoad(settings.target(), settings.streams(),
+                settings.messagesPerStream(), settings.deadline());
         };
     }
 
@@ -78,19 +79,26 @@ public final class FloorClient {
                 .field("client", "grpc-java netty-shaded " + GrpcUnaryLoad.io() + ", direct executor");
             case GRPC_STREAM -> json
                 .field("streams", settings.streams())
+                .field("messages_per_stream", settings.messagesPerStream())
                 .field("channels", 1)
                 .field("stream_deadline_s", seconds(settings.deadline()))
                 .field("client", "grpc-java netty-shaded " + GrpcStreamLoad.io()
-                    + ", default executor, isReady flow control");
+                    + ", direct executor, isReady flow control, each slot's streams one after another");
         }
         return json
             .field("first_answer_timeout_s", seconds(ClientSettings.FIRST_ANSWER_TIMEOUT))
             .field("warmup_s", seconds(settings.warmup()))
             .field("duration_s", seconds(settings.duration()))
             .field("drain_timeout_s", seconds(ClientSettings.DRAIN_TIMEOUT))
-            .field("numbers", "1.." + Squares.LARGEST_NUMBER)
+            .field("numbers", "1.." + largestNumber())
             .field("java", Runtime.version().toString())
             .field("processors", Runtime.getRuntime().availableProcessors());
+    }
+
+    /** Each stream starts again from 1, so a stream shorter than the cycle never asks for the larger numbers. */
+    private int largestNumber() {
+        return settings.transport() == Transport.GRPC_STREAM
+            ? Math.min(settings.messagesPerStream(), Squares.LARGEST_NUMBER) : Squares.LARGEST_NUMBER;
     }
 
     private static double seconds(Duration duration) {

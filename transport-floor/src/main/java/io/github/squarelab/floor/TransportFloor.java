@@ -19,12 +19,13 @@ public final class TransportFloor {
         usage:
           java -jar transport-floor.jar server <grpc|http> [--port P] [--host 127.0.0.1]
           java -jar transport-floor.jar client <grpc-unary|grpc-stream|http> --target HOST:PORT
-              [--in-flight 3200] [--streams 100] [--connections 64] [--warmup 3s] [--duration 10s]
+              [--in-flight 3200] [--streams 100] [--messages 1000] [--connections 64] [--warmup 10s]
+              [--duration 10s]
         """;
 
     private static final Set<String> SERVER_OPTIONS = Set.of("port", "host");
     private static final Set<String> CLIENT_OPTIONS =
-        Set.of("target", "in-flight", "streams", "connections", "warmup", "duration");
+        Set.of("target", "in-flight", "streams", "messages", "connections", "warmup", "duration");
 
     private TransportFloor() {
     }
@@ -83,6 +84,7 @@ public final class TransportFloor {
             arguments.required("target"),
             arguments.integer("in-flight", ClientSettings.DEFAULT_IN_FLIGHT),
             arguments.integer("streams", ClientSettings.DEFAULT_STREAMS),
+            arguments.integer("messages", ClientSettings.DEFAULT_MESSAGES_PER_STREAM),
             arguments.integer("connections", ClientSettings.DEFAULT_CONNECTIONS),
             arguments.duration("warmup", ClientSettings.DEFAULT_WARMUP),
             arguments.duration("duration", ClientSettings.DEFAULT_DURATION));

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /** The one JSON object a client run prints: the shape run-floor.sh and the lab read. */
@@ -20,7 +21,7 @@ class FloorClientTests {
 
     @Test
     void describesTheRunWithItsResultsAndEverySettingUsed() throws Exception {
-        ClientSettings settings = new ClientSettings(Transport.GRPC_UNARY, "127.0.0.1:6000", 3200, 100, 64,
+        ClientSettings settings = new ClientSettings(Transport.GRPC_UNARY, "127.0.0.1:6000", 3200, 100, 1000, 64,
             Duration.ofSeconds(3), Duration.ofSeconds(10));
 
         JsonNode json = new ObjectMapper().readTree(ShortRuns.client(settings).toJson(MEASUREMENT));
@@ -44,6 +45,22 @@ class FloorClientTests {
         assertThat(used.get("warmup_s").asDouble()).isEqualTo(3.0);
         assertThat(used.get("duration_s").asDouble()).isEqualTo(10.0);
         assertThat(used.get("numbers").asText()).isEqualTo("1..1000");
+    }
+
+    @ParameterizedTest
+    @CsvSource({"250, 1..250", "1000, 1..1000", "1500, 1..1000"})
+    void aStreamRunSaysHowManyMessagesEachStreamSendsAndWhichNumbers(int messagesPerStream, String numbers)
+            throws Exception {
+        ClientSettings settings = new ClientSettings(Transport.GRPC_STREAM, "127.0.0.1:6000", 3200, 100,
+            messagesPerStream, 64, Duration.ofSeconds(3), Duration.ofSeconds(10));
+
+        JsonNode used = new ObjectMapper().readTree(ShortRuns.client(settings).toJson(MEASUREMENT)).get("settings");
+
+        assertThat(used.get("streams").asInt()).isEqualTo(100);
+        assertThat(used.get("messages_per_stream").asInt()).isEqualTo(messagesPerStream);
+        assertThat(used.get("numbers").asText()).isEqualTo(numbers);
+        assertThat(used.get("stream_deadline_s").asDouble()).isEqualTo(30 + 3 + 10 + 2 * 10.0);
+        assertThat(used.has("in_flight")).isFalse();
     }
 
     @ParameterizedTest

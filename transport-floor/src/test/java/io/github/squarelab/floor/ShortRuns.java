@@ -22,9 +22,18 @@ public final class ShortRuns {
     private ShortRuns() {
     }
 
+    /** Short streams, so that a run of about a second has each slot run many streams. */
+    public static final int MESSAGES_PER_STREAM = 100;
+
     /** A run of about a second with a small window: {@code window} calls, streams or connections. */
     public static ClientSettings settings(Transport transport, int port, int window) {
-        return new ClientSettings(transport, "127.0.0.1:" + port, window, window, window, WARMUP, DURATION);
+        return settings(transport, port, window, MESSAGES_PER_STREAM);
+    }
+
+    /** The same, with {@code messagesPerStream} messages on each grpc-stream stream. */
+    public static ClientSettings settings(Transport transport, int port, int window, int messagesPerStream) {
+        return new ClientSettings(transport, "127.0.0.1:" + port, window, window, messagesPerStream, window, WARMUP,
+            DURATION);
     }
 
     public static FloorClient client(ClientSettings settings) {

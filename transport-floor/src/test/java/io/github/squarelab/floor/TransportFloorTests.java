@@ -74,6 +74,7 @@ class TransportFloorTests {
         "client http --target 127.0.0.1:1 --window 3 | unknown option --window",
         "client http --target 127.0.0.1:1 --duration soon | --duration must be a duration",
         "client http --target 127.0.0.1:1 --connections 0 | connections must be at least 1",
+        "client grpc-stream --target 127.0.0.1:1 --messages 0 | messages must be at least 1",
         "server ftp | unknown server ftp",
         "serve grpc | expected 'server' or 'client'"})
     void aUsageErrorExitsTwoWithTheReasonAndTheUsage(String args, String reason) throws Exception {
@@ -88,8 +89,8 @@ class TransportFloorTests {
         ClientSettings settings = TransportFloor.clientSettings("grpc-stream",
             Arguments.parse(List.of("--target", "127.0.0.1:1"), java.util.Set.of("target")));
 
-        assertThat(settings).isEqualTo(new ClientSettings(Transport.GRPC_STREAM, "127.0.0.1:1", 3200, 100, 64,
-            Duration.ofSeconds(3), Duration.ofSeconds(10)));
+        assertThat(settings).isEqualTo(new ClientSettings(Transport.GRPC_STREAM, "127.0.0.1:1", 3200, 100, 1000, 64,
+            Duration.ofSeconds(10), Duration.ofSeconds(10)));
     }
 
     @ParameterizedTest

@@ -18,35 +18,41 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code findSquareBiStream}: {@code streams} concurrent bidi streams on one channel, each sending for as
- * long as the load runs, whenever the transport is ready for more (isReady/onReady, as in grpc-java's
- * ManualFlowControlClient), and checking that each answer is the square of the next number it sent.
+ * {@code findSquareBiStream} as the aggregator calls it for {@code /grpc/stream/n}, on one channel:
+ * {@code streams} slots, each running bidi streams one after another. A stream sends its
+ * {@code messagesPerStream} numbers whenever the transport is ready for more (isReady/onReady, as in
+ * grpc-java's ManualFlowControlClient and the aggregator), half-closes after the last, checks that each
+ * answer is the square of the next number it sent, and ends when the server completes after exactly that
+ * many answers; then its slot opens the next stream. The callbacks run on the channel's event loop, as
+ * the aggregator's do (see {@link GrpcChannels#withShortCallbacks}).
  *
- * <p>isReady bounds only what waits in the client; the server reads one message at a time, so each stream
- * also has up to its HTTP/2 flow-control window of messages (tens of thousands of these small ones) queued
- * in the server. At the end every stream half-closes and its backlog is answered and checked; what takes
- * longer than the drain timeout is given up (cancelled) and counted.
+ * <p>At the end the slots open no more streams and the streams under way finish, every answer checked;
+ * what takes longer than the drain timeout is given up (cancelled) and its messages sent but unanswered
+ * are counted.
  */
 public final class GrpcStreamLoad implements Load {
 
     private final ManagedChannel channel;
-    private final int streams;
+    private final int slots;
+    private final int messagesPerStream;
     private final Duration streamDeadline;
-    private final CountDownLatch streamsEnded;
+    private final CountDownLatch slotsEnded;
     private volatile boolean stopping;
     private volatile boolean givenUp;
     private Window window;
 
     /**
      * @param target the server, as a grpc-java target such as 127.0.0.1:6565
-     * @param streams how many streams to keep open
-     * @param streamDeadline the deadline of each stream, which lasts the whole run
+     * @param streams how many streams to keep open at once: one per slot
+     * @param messagesPerStream how many numbers each stream sends before it half-closes
+     * @param streamDeadline the deadline of each stream, from its opening
      */
-    public GrpcStreamLoad(String target, int streams, Duration streamDeadline) {
-        this.channel = GrpcChannels.withLongCallbacks(target);
-        this.streams = streams;
+    public GrpcStreamLoad(String target, int streams, int messagesPerStream, Duration streamDeadline) {
+        this.channel = GrpcChannels.withShortCallbacks(target);
+        this.slots = streams;
+        this.messagesPerStream = messagesPerStream;
         this.streamDeadline = streamDeadline;
-        this.streamsEnded = new CountDownLatch(streams);
+        this.slotsEnded = new CountDownLatch(streams);
     }
 
     public static String io() {
@@ -56,26 +62,24 @@ public final class GrpcStreamLoad implements Load {
     @Override
     public void start(Window window) {
         this.window = window;
-        for (int stream = 0; stream < streams; stream++) {
-            ClientCalls.asyncBidiStreamingCall(channel.newCall(SquareRpcGrpc.getFindSquareBiStreamMethod(),
-                CallOptions.DEFAULT.withDeadlineAfter(streamDeadline.toNanos(), TimeUnit.NANOSECONDS)),
-                new Exchange(Squares.first(stream)));
+        for (int slot = 0; slot < slots; slot++) {
+            openStream();
         }
     }
 
     /**
-     * The streams see the flag at their next onReady, half-close, and complete once their backlog is
-     * answered; after {@code timeout} the rest are cancelled, all at once by shutting the channel down,
-     * and their unanswered messages counted as they end.
+     * The slots see the flag when their stream ends and open no more; the streams under way finish. After
+     * {@code timeout} the rest are cancelled, all at once by shutting the channel down, and their
+     * unanswered messages counted as they end.
      */
     @Override
     public void stop(Duration timeout) throws InterruptedException {
         stopping = true;
-        if (!streamsEnded.await(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+        if (!slotsEnded.await(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
             givenUp = true;
             channel.shutdownNow();
-            if (!streamsEnded.await(GrpcChannels.GIVE_UP_GRACE.toNanos(), TimeUnit.NANOSECONDS)) {
-                window.fail(streamsEnded.getCount() + " grpc-stream streams did not end even when cancelled");
+            if (!slotsEnded.await(GrpcChannels.GIVE_UP_GRACE.toNanos(), TimeUnit.NANOSECONDS)) {
+                window.fail(slotsEnded.getCount() + " grpc-stream streams did not end even when cancelled");
             }
         }
     }
@@ -85,23 +89,37 @@ public final class GrpcStreamLoad implements Load {
         GrpcChannels.close(channel);
     }
 
+    private void openStream() {
+        ClientCalls.asyncBidiStreamingCall(channel.newCall(SquareRpcGrpc.getFindSquareBiStreamMethod(),
+            CallOptions.DEFAULT.withDeadlineAfter(streamDeadline.toNanos(), TimeUnit.NANOSECONDS)),
+            new Exchange());
+    }
+
+    /** A stream has ended with all its answers checked: its slot goes on unless the run is ending. */
+    private void streamCompleted() {
+        if (stopping || window.hasFailed()) {
+            slotsEnded.countDown();
+        } else {
+            openStream();
+        }
+    }
+
     /**
-     * One stream. grpc-java runs the callbacks of one call one at a time (on its default executor here),
-     * with a happens-before edge from each to the next, so the plain fields need no lock.
+     * One stream: the numbers 1, 2, ... (cycling through the numbers the clients ask for, so 1..n for
+     * n up to {@value Squares#LARGEST_NUMBER}, as the aggregator sends). grpc-java runs the callbacks of one
+     * call one at a time, with a happens-before edge from each to the next, so the plain fields need no
+     * lock.
      */
     private final class Exchange implements ClientResponseObserver<Input, Output> {
 
         private final SendTimes sendTimes = new SendTimes();
         private ClientCallStreamObserver<Input> requests;
-        private int nextToSend;
-        private int nextExpected;
-        private boolean halfClosed;
+        private int sent;
+        private int nextToSend = 1;
+        private int answered;
+        private int nextExpected = 1;
+        /** After our own cancel grpc-java refuses more messages, and the error it reports is ours. */
         private boolean cancelledByUs;
-
-        Exchange(int first) {
-            this.nextToSend = first;
-            this.nextExpected = first;
-        }
 
         @Override
         public void beforeStart(ClientCallStreamObserver<Input> requests) {
@@ -110,20 +128,19 @@ public final class GrpcStreamLoad implements Load {
         }
 
         /**
-         * Sending stops only when the transport is not ready, and then onReady comes again once it is, so a
-         * stream never misses the stop flag.
+         * Sending stops only when the transport is not ready, and then onReady comes again once it is, so
+         * every stream sends all its messages; it half-closes right after the last, and later onReady
+         * calls find nothing to do.
          */
         private void sendWhileReady() {
-            boolean done = stopping || window.hasFailed();
-            while (!done && requests.isReady()) {
+            while (sent < messagesPerStream && !cancelledByUs && requests.isReady()) {
                 sendTimes.add(System.nanoTime());
                 requests.onNext(Input.newBuilder().setNumber(nextToSend).build());
                 nextToSend = Squares.next(nextToSend);
-                done = stopping || window.hasFailed();
-            }
-            if (done && !halfClosed && !cancelledByUs) {
-                halfClosed = true;
-                requests.onCompleted();
+                sent++;
+                if (sent == messagesPerStream) {
+                    requests.onCompleted();
+                }
             }
         }
 
@@ -139,25 +156,30 @@ public final class GrpcStreamLoad implements Load {
                 return;
             }
             window.answered(System.nanoTime() - sendTimes.poll());
+            answered++;
             nextExpected = Squares.next(nextExpected);
         }
 
+        /** Ends the slot: a given-up stream counts what it sent unanswered; any other error fails the run. */
         @Override
         public void onError(Throwable error) {
             if (givenUp) {
                 window.unanswered(sendTimes.size());
             } else if (!cancelledByUs) {
-                window.fail("grpc-stream failed: " + Status.fromThrowable(error));
+                window.fail("grpc-stream failed after " + answered + " of " + messagesPerStream + " answers: "
+                    + Status.fromThrowable(error));
             }
-            streamsEnded.countDown();
+            slotsEnded.countDown();
         }
 
         @Override
         public void onCompleted() {
-            if (!sendTimes.isEmpty()) {
-                window.fail("grpc-stream completed with " + sendTimes.size() + " messages unanswered");
+            if (answered != messagesPerStream) {
+                window.fail("grpc-stream completed after " + answered + " of " + messagesPerStream + " answers");
+                slotsEnded.countDown();
+                return;
             }
-            streamsEnded.countDown();
+            streamCompleted();
         }
     }
 }

@@ -2,21 +2,14 @@ package io.github.squarelab.floor.measure;
 
 /**
  * Latency percentiles of the measured calls, in microseconds, nearest-rank: p50 is the smallest latency
- * that at least half of the calls did not exceed. All zero when there were no calls.
+ * that at least half of the calls did not exceed, to within a thousandth of it (see
+ * {@link LatencyHistogram}); the maximum is exact. All zero when there were no calls.
  */
 public record Latency(double p50Micros, double p90Micros, double p99Micros, double maxMicros) {
 
-    static Latency of(long[] sortedNanos) {
-        if (sortedNanos.length == 0) {
-            return new Latency(0, 0, 0, 0);
-        }
-        return new Latency(percentile(sortedNanos, 50), percentile(sortedNanos, 90), percentile(sortedNanos, 99),
-            micros(sortedNanos[sortedNanos.length - 1]));
-    }
-
-    private static double percentile(long[] sortedNanos, int percent) {
-        int rank = (int) Math.ceil(percent / 100.0 * sortedNanos.length);
-        return micros(sortedNanos[Math.max(rank, 1) - 1]);
+    static Latency of(LatencyHistogram nanos) {
+        return new Latency(micros(nanos.percentile(50)), micros(nanos.percentile(90)), micros(nanos.percentile(99)),
+            micros(nanos.max()));
     }
 
     private static double micros(long nanos) {

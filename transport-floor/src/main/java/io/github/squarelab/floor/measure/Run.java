@@ -35,8 +35,8 @@ public final class Run {
 
         load.stop(drainTimeout);
         window.throwIfFailed();
-        long[] latencies = window.sortedLatencies();
-        return new Measurement(latencies.length, window.measured(), Latency.of(latencies), window.cpuWhileOpen(),
+        LatencyHistogram latencies = window.latencies();
+        return new Measurement(latencies.count(), window.measured(), Latency.of(latencies), window.cpuWhileOpen(),
             window.answersChecked(), window.unansweredAtEnd());
     }
 }

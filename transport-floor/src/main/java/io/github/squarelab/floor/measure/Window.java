@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.LongAdder;
  * window is open (warm-up answers are checked but not measured), samples this process's CPU time at
  * opening and closing, and holds the first failure.
  *
- * <p>Answers arrive on the transports' event-loop threads, so each thread records into samples of its
+ * <p>Answers arrive on the transports' event-loop threads, so each thread records into a histogram of its
  * own; they are read only after the load has stopped, and its stop happens-after every answer's
  * recording.
  */
@@ -23,8 +23,8 @@ public final class Window {
 
     private static final OperatingSystemMXBean OS = ManagementFactory.getPlatformMXBean(OperatingSystemMXBean.class);
 
-    private final Queue<LatencySamples> allSamples = new ConcurrentLinkedQueue<>();
-    private final ThreadLocal<LatencySamples> samples = ThreadLocal.withInitial(this::newSamples);
+    private final Queue<LatencyHistogram> histograms = new ConcurrentLinkedQueue<>();
+    private final ThreadLocal<LatencyHistogram> histogram = ThreadLocal.withInitial(this::newHistogram);
     private final LongAdder checked = new LongAdder();
     private final LongAdder unanswered = new LongAdder();
     private final AtomicReference<String> failure = new AtomicReference<>();
@@ -43,7 +43,7 @@ public final class Window {
             answeredOrFailed.countDown();
         }
         if (open) {
-            samples.get().add(latencyNanos);
+            histogram.get().add(latencyNanos);
         }
     }
 
@@ -116,14 +116,16 @@ public final class Window {
         return unanswered.sum();
     }
 
-    /** The measured latencies, sorted; call after the load has stopped. */
-    long[] sortedLatencies() {
-        return LatencySamples.sortedUnion(allSamples);
+    /** The measured latencies of all the threads; call after the load has stopped. */
+    LatencyHistogram latencies() {
+        LatencyHistogram all = new LatencyHistogram();
+        histograms.forEach(all::addAll);
+        return all;
     }
 
-    private LatencySamples newSamples() {
-        LatencySamples created = new LatencySamples();
-        allSamples.add(created);
+    private LatencyHistogram newHistogram() {
+        LatencyHistogram created = new LatencyHistogram();
+        histograms.add(created);
         return created;
     }
 }

@@ -15,18 +15,25 @@ import io.github.squarelab.floor.measure.Measurement;
 import io.github.squarelab.proto.Input;
 import io.github.squarelab.proto.Output;
 import io.github.squarelab.proto.SquareRpcGrpc;
+import io.github.squarelab.stream.SquaringStream;
 import io.grpc.BindableService;
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The gRPC loads against the bare gRPC server on a loopback port of the system's choosing. */
 class GrpcFloorTests {
@@ -62,14 +69,34 @@ class GrpcFloorTests {
     }
 
     @Test
-    void streamChecksEveryAnswerInOrderAndDrainsTheBacklogAtTheEnd() throws Exception {
+    void streamChecksEveryAnswerTheFloorServerGave() throws Exception {
         server = new GrpcSquareServer("127.0.0.1", 0, countingSquares(answeredByServer));
 
         Measurement measurement = client(settings(Transport.GRPC_STREAM, server.port(), 2)).run();
 
         assertThat(measurement.calls()).isPositive();
         assertThat(measurement.unansweredAtEnd()).isZero();
-        assertThat(measurement.answersChecked()).isEqualTo(answeredByServer.sum());
+        assertThat(measurement.answersChecked()).isEqualTo(answeredByServer.sum()).isGreaterThan(measurement.calls());
+    }
+
+    /** 1 half-closes with the first message; 1500 goes round the numbers 1..1000 once and on to 500. */
+    @ParameterizedTest
+    @ValueSource(ints = {1, 100, 1500})
+    void streamRunsWholeStreamsOneAfterAnotherEachWithExactlyItsMessages(int messagesPerStream) throws Exception {
+        CountsEachStream counting = new CountsEachStream();
+        int port = startPlainServer(counting);
+
+        Measurement measurement = client(settings(Transport.GRPC_STREAM, port, 2, messagesPerStream)).run();
+
+        assertThat(counting.outOfOrder.get()).as("first message out of order").isNull();
+        assertThat(counting.opened.sum()).as("streams opened").isGreaterThan(2 * 3);
+        assertThat(counting.messagesPerHalfClosedStream).as("messages on each stream, as the server saw it")
+            .hasSize((int) counting.opened.sum())
+            .containsOnly(messagesPerStream);
+        assertThat(measurement.answersChecked()).isEqualTo(counting.opened.sum() * messagesPerStream)
+            .isGreaterThan(measurement.calls());
+        assertThat(measurement.calls()).isPositive();
+        assertThat(measurement.unansweredAtEnd()).isZero();
     }
 
     @Test
@@ -83,15 +110,41 @@ class GrpcFloorTests {
         assertThat(measurement.unansweredAtEnd()).isEqualTo(4);
     }
 
+    /**
+     * The server reads every message (no manual flow control here), and by the time the load gives up it
+     * has long received what the streams under way sent, so what was sent and never answered is exactly
+     * what it received and did not answer.
+     */
     @Test
-    void streamGivesUpAndCountsTheBacklogAServerLeavesUnansweredAtTheEnd() throws Exception {
+    void streamGivesUpAndCountsWhatAServerThatStopsAnsweringMidStreamLeftUnanswered() throws Exception {
         AnswersThenFallsSilent silent = new AnswersThenFallsSilent(FALLS_SILENT_AFTER);
         int port = startPlainServer(silent);
 
-        Measurement measurement = ShortRuns.runWithShortDrain(new GrpcStreamLoad("127.0.0.1:" + port, 2, Duration.ofMinutes(1)));
+        Measurement measurement = ShortRuns.runWithShortDrain(
+            new GrpcStreamLoad("127.0.0.1:" + port, 2, ShortRuns.MESSAGES_PER_STREAM, Duration.ofMinutes(1)));
 
         assertThat(measurement.answersChecked()).isPositive().isEqualTo(silent.answered.sum());
-        assertThat(measurement.unansweredAtEnd()).isPositive();
+        assertThat(measurement.unansweredAtEnd()).isPositive()
+            .isEqualTo(silent.received.sum() - silent.answered.sum());
+    }
+
+    @Test
+    void streamFailsWhenTheServerCompletesBeforeAnsweringEveryMessage() throws Exception {
+        int port = startPlainServer(new CompletesAfter(ShortRuns.MESSAGES_PER_STREAM - 1));
+
+        assertThatThrownBy(() -> client(settings(Transport.GRPC_STREAM, port, 2)).run())
+            .isInstanceOf(FloorFailure.class)
+            .hasMessageStartingWith("grpc-stream completed after 99 of 100 answers");
+    }
+
+    @Test
+    void streamFailsOnAnAnswerToAMessageItNeverSent() throws Exception {
+        int port = startPlainServer(new AnswersOneMoreAtTheEnd());
+
+        assertThatThrownBy(() -> client(settings(Transport.GRPC_STREAM, port, 2)).run())
+            .isInstanceOf(FloorFailure.class)
+            .hasMessageStartingWith(
+                "grpc-stream answered number 101 with 10201 when the next answer due was for nothing unanswered");
     }
 
     @Test
@@ -145,14 +198,16 @@ class GrpcFloorTests {
     }
 
     /**
-     * Answers correctly for a while from the first question, then never again (nor completes a stream): a
-     * server that stops answering without failing anything.
+     * Answers correctly for a while from the first question, completing the streams that half-close
+     * meanwhile, then never again (nor completes a stream): a server that stops answering without failing
+     * anything.
      */
     private static final class AnswersThenFallsSilent extends SquareRpcGrpc.SquareRpcImplBase {
 
         private final Duration answering;
         private final AtomicLong firstAskedNanos = new AtomicLong();
         final LongAdder answered = new LongAdder();
+        final LongAdder received = new LongAdder();
 
         AnswersThenFallsSilent(Duration answering) {
             this.answering = answering;
@@ -171,6 +226,7 @@ class GrpcFloorTests {
             return new StreamObserver<>() {
                 @Override
                 public void onNext(Input input) {
+                    received.increment();
                     if (stillAnswering()) {
                         answers.onNext(square(input));
                     }
@@ -182,6 +238,9 @@ class GrpcFloorTests {
 
                 @Override
                 public void onCompleted() {
+                    if (stillAnswering()) {
+                        answers.onCompleted();
+                    }
                 }
             };
         }
@@ -196,6 +255,118 @@ class GrpcFloorTests {
             answered.increment();
             return Output.newBuilder().setNumber(input.getNumber()).setResult(Squares.square(input.getNumber())).build();
         }
+    }
+
+    /**
+     * The floor's own stream service (SquaringStream, with its flow control), counting what each stream
+     * brought: how many messages by the time it half-closed, and whether they were 1, 2, ... in the
+     * floor's cycle.
+     */
+    private static final class CountsEachStream extends SquareRpcGrpc.SquareRpcImplBase {
+
+        final LongAdder opened = new LongAdder();
+        final Queue<Integer> messagesPerHalfClosedStream = new ConcurrentLinkedQueue<>();
+        final AtomicReference<String> outOfOrder = new AtomicReference<>();
+
+        @Override
+        public StreamObserver<Input> findSquareBiStream(StreamObserver<Output> answers) {
+            opened.increment();
+            SquaringStream squaring = new SquaringStream((ServerCallStreamObserver<Output>) answers,
+                input -> Output.newBuilder().setNumber(input.getNumber())
+                    .setResult(Squares.square(input.getNumber())).build());
+            return new StreamObserver<>() {
+                private int messages;
+                private int expected = 1;
+
+                @Override
+                public void onNext(Input input) {
+                    if (input.getNumber() != expected) {
+                        outOfOrder.compareAndSet(null, "message " + (messages + 1) + " was " + input.getNumber()
+                            + ", not " + expected);
+                    }
+                    messages++;
+                    expected = Squares.next(expected);
+                    squaring.onNext(input);
+                }
+
+                @Override
+                public void onError(Throwable t) {
+                    squaring.onError(t);
+                }
+
+                @Override
+                public void onCompleted() {
+                    messagesPerHalfClosedStream.add(messages);
+                    squaring.onCompleted();
+                }
+            };
+        }
+    }
+
+    /** Answers correctly, but completes each stream after {@code answers} answers, whatever is still to come. */
+    private static final class CompletesAfter extends SquareRpcGrpc.SquareRpcImplBase {
+
+        private final int answers;
+
+        CompletesAfter(int answers) {
+            this.answers = answers;
+        }
+
+        @Override
+        public StreamObserver<Input> findSquareBiStream(StreamObserver<Output> out) {
+            return new StreamObserver<>() {
+                private int given;
+
+                @Override
+                public void onNext(Input input) {
+                    if (given < answers) {
+                        out.onNext(squareOf(input.getNumber()));
+                        if (++given == answers) {
+                            out.onCompleted();
+                        }
+                    }
+                }
+
+                @Override
+                public void onError(Throwable t) {
+                }
+
+                @Override
+                public void onCompleted() {
+                }
+            };
+        }
+    }
+
+    /** Answers every message correctly, then, when the client half-closes, once more for a number never sent. */
+    private static final class AnswersOneMoreAtTheEnd extends SquareRpcGrpc.SquareRpcImplBase {
+
+        @Override
+        public StreamObserver<Input> findSquareBiStream(StreamObserver<Output> out) {
+            return new StreamObserver<>() {
+                private int last;
+
+                @Override
+                public void onNext(Input input) {
+                    last = input.getNumber();
+                    out.onNext(squareOf(last));
+                }
+
+                @Override
+                public void onError(Throwable t) {
+                }
+
+                @Override
+                public void onCompleted() {
+                    out.onNext(squareOf(last + 1));
+                    out.onCompleted();
+                }
+            };
+        }
+    }
+
+    private static Output squareOf(int number) {
+        return Output.newBuilder().setNumber(number).setResult(Squares.square(number)).build();
     }
 
     /** Answers each stream message with the square of the number after it: right arithmetic, wrong question. */

@@ -45,7 +45,7 @@ class HttpFloorTests {
 
     @Test
     void opensNoMoreConnectionsThanTheWindowHasCalls() {
-        ClientSettings settings = new ClientSettings(Transport.HTTP, "127.0.0.1:1", 3, 1, 64,
+        ClientSettings settings = new ClientSettings(Transport.HTTP, "127.0.0.1:1", 3, 1, 1000, 64,
             ShortRuns.WARMUP, ShortRuns.DURATION);
 
         assertThat(settings.httpConnections()).isEqualTo(3);
