@@ -46,7 +46,7 @@ Every run also reads each service's /actuator/prometheus right before and right 
 
 The floor's window per measured run: http, min(aggregator.rest.max-connections, CONCURRENCY x min(N, in-flight))
 connections; grpc-unary, CONCURRENCY x min(N, aggregator.in-flight) calls in flight; grpc-stream, CONCURRENCY
-streams of N messages (in-flight 32 and max-connections 64 unless AGGREGATOR_ARGS sets them). rest/square has
+streams of N messages (in-flight 8 and max-connections 64 unless AGGREGATOR_ARGS sets them). rest/square has
 none. A floor run that fails fails the lab, once the results folder (with the paths' figures) is written.
 
 Example sweep: CONCURRENCY="1 8 64" N="10 100" REQUESTS=200 loadtest/run.sh

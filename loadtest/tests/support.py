@@ -9,8 +9,10 @@ from lab import ab_output, bench, floor, paths
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
 # Real transport-floor/run-floor.sh outputs (floor.json, and what it printed in run-floor.txt), one folder per
-# window as the lab runs them, for CONCURRENCY=5 N=50 and the aggregator's defaults (in-flight 32, max-connections
-# 64), with the lab's JAVA_OPTS, FLOOR_DURATION=2s and FLOOR_WARMUP=1s, on a busy 2-core machine (load 8 to 11).
+# window as the lab runs them, for CONCURRENCY=5 N=50 and the aggregator's defaults (in-flight 8, max-connections
+# 64), with the lab's JAVA_OPTS, FLOOR_DURATION=2s and FLOOR_WARMUP=1s, on a busy 2-core machine (load 4.6 to 11).
+# http_c40 and grpc-unary_i40 are from the default in-flight of 8 (load 4.6); grpc-stream_s5_m50, whose window
+# in-flight does not touch, is from when it was 32 (load 8.7).
 FLOOR_C5_N50 = os.path.join(FIXTURES, "floor", "c5-n50")
 LAB_JAVA_OPTS = "-XX:+UseSerialGC -Xms128m -Xmx128m -Xss512k"
 

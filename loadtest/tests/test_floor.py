@@ -4,6 +4,7 @@ fixtures/floor/, and small scripts that fail or hang as a broken floor would), a
 import contextlib
 import io
 import os
+import re
 import shutil
 import signal
 import stat
@@ -19,6 +20,7 @@ from lab.settings import Settings, SettingsError
 from tests.support import FIXTURES, FLOOR_C5_N50, LAB_JAVA_OPTS, sample_results, sample_with_floor
 
 DEFAULTS = floor.aggregator_options("")
+REPO = os.path.join(os.path.dirname(FIXTURES), "..", "..")
 
 
 def settings(paths="rest/unary grpc/unary grpc/stream", n=(1000,), concurrency=(100,), aggregator_args=""):
@@ -28,8 +30,22 @@ def settings(paths="rest/unary grpc/unary grpc/stream", n=(1000,), concurrency=(
 class AggregatorOptionsTests(unittest.TestCase):
 
     def test_without_arguments_the_aggregators_defaults(self):
-        self.assertEqual(DEFAULTS, {"in_flight": 32, "rest_max_connections": 64})
+        # A literal on purpose: the aggregator's defaults as its application.yml has them (the test below holds the
+        # two together), so that a change of the default shows up here and in the windows that follow from it.
+        self.assertEqual(DEFAULTS, {"in_flight": 8, "rest_max_connections": 64})
         self.assertEqual(floor.aggregator_options("--aggregator.deadline=120s"), DEFAULTS)
+
+    def test_the_defaults_are_the_aggregators_own(self):
+        # The lab cannot ask the aggregator before it runs, so its defaults are copies: of aggregator.in-flight and
+        # aggregator.rest.max-connections in the aggregator's application.yml.
+        with open(os.path.join(REPO, "aggregator-service", "src", "main", "resources", "application.yml")) as handle:
+            yml = handle.read()
+        aggregator = re.search(r"^aggregator:\n((?:(?: .*)?\n)*)", yml, re.MULTILINE).group(1)
+
+        self.assertEqual(int(re.search(r"^  in-flight: *(\d+)$", aggregator, re.MULTILINE).group(1)),
+                         floor.DEFAULT_IN_FLIGHT)
+        self.assertEqual(int(re.search(r"^  rest:\n(?:    .*\n)*?    max-connections: *(\d+)$", aggregator,
+                                       re.MULTILINE).group(1)), floor.DEFAULT_MAX_CONNECTIONS)
 
     def test_aggregator_args_override_them(self):
         options = floor.aggregator_options("--aggregator.deadline=120s --aggregator.in-flight=8 "
@@ -52,7 +68,8 @@ class AggregatorOptionsTests(unittest.TestCase):
                 floor.aggregator_options(args)
 
     def test_the_in_flight_the_aggregator_logs_at_start_up(self):
-        # The aggregator's own start-up line (StartupLog), from a real lab run's logs/aggregator-service.log.
+        # The aggregator's own start-up line (StartupLog), from a real lab run's logs/aggregator-service.log, of an
+        # aggregator from before its default in-flight went from 32 to 8.
         with open(os.path.join(FIXTURES, "floor", "aggregator-startup.txt")) as handle:
             line = handle.read()
 
@@ -64,16 +81,16 @@ class AggregatorOptionsTests(unittest.TestCase):
 class WindowTests(unittest.TestCase):
 
     def test_the_default_load_is_the_floors_default_window(self):
-        # ab -c 100 against /path/1000: 100 requests x 32 calls in flight, the pool's 64 connections, 100 streams.
-        self.assertEqual(floor.window_for("grpc/unary", 1000, 100, DEFAULTS), Window("grpc-unary", in_flight=3200))
+        # ab -c 100 against /path/1000: 100 requests x 8 calls in flight, the pool's 64 connections, 100 streams.
+        self.assertEqual(floor.window_for("grpc/unary", 1000, 100, DEFAULTS), Window("grpc-unary", in_flight=800))
         self.assertEqual(floor.window_for("rest/unary", 1000, 100, DEFAULTS), Window("http", connections=64))
         self.assertEqual(floor.window_for("grpc/stream", 1000, 100, DEFAULTS),
                          Window("grpc-stream", streams=100, messages_per_stream=1000))
 
     def test_overrides_change_the_unary_windows_only(self):
-        options = floor.aggregator_options("--aggregator.in-flight=8 --aggregator.rest.max-connections=128")
+        options = floor.aggregator_options("--aggregator.in-flight=32 --aggregator.rest.max-connections=128")
 
-        self.assertEqual(floor.window_for("grpc/unary", 1000, 100, options).in_flight, 800)
+        self.assertEqual(floor.window_for("grpc/unary", 1000, 100, options).in_flight, 3200)
         self.assertEqual(floor.window_for("rest/unary", 1000, 100, options).connections, 128)
         self.assertEqual(floor.window_for("grpc/stream", 1000, 100, options),
                          Window("grpc-stream", streams=100, messages_per_stream=1000))
@@ -85,27 +102,28 @@ class WindowTests(unittest.TestCase):
         self.assertEqual(floor.window_for("rest/unary", 1000, 100, options).connections, 64)
 
     def test_a_request_never_has_more_calls_in_flight_than_its_n(self):
-        self.assertEqual(floor.window_for("grpc/unary", 10, 8, DEFAULTS).in_flight, 80)
-        self.assertEqual(floor.window_for("rest/unary", 10, 8, DEFAULTS).connections, 64)
-        self.assertEqual(floor.window_for("rest/unary", 10, 1, DEFAULTS).connections, 10)
-        self.assertEqual(floor.window_for("rest/unary", 1000, 1, DEFAULTS).connections, 32)
+        # n=5 is below the default in-flight of 8: 5 calls per request, not 8.
+        self.assertEqual(floor.window_for("grpc/unary", 5, 8, DEFAULTS).in_flight, 40)
+        self.assertEqual(floor.window_for("rest/unary", 5, 20, DEFAULTS).connections, 64)
+        self.assertEqual(floor.window_for("rest/unary", 5, 1, DEFAULTS).connections, 5)
+        self.assertEqual(floor.window_for("rest/unary", 1000, 1, DEFAULTS).connections, 8)
 
     def test_the_baseline_and_n_zero_have_no_floor(self):
         self.assertIsNone(floor.window_for("rest/square", 1000, 100, DEFAULTS))
         self.assertIsNone(floor.window_for("grpc/stream", 0, 100, DEFAULTS))
 
     def test_a_sweep_runs_each_distinct_window_once_in_the_order_of_the_paths(self):
-        windows, by_combination = floor.plan(settings("rest/unary grpc/unary grpc/stream rest/square", n=(10, 100),
-                                                      concurrency=(1, 8)))
+        windows, by_combination = floor.plan(settings("rest/unary grpc/unary grpc/stream rest/square", n=(5, 100),
+                                                      concurrency=(1, 16)))
 
         self.assertEqual([w.slug() for w in windows], [
-            "http_c10", "http_c64", "http_c32",
-            "grpc-unary_i10", "grpc-unary_i80", "grpc-unary_i32", "grpc-unary_i256",
-            "grpc-stream_s1_m10", "grpc-stream_s8_m10", "grpc-stream_s1_m100", "grpc-stream_s8_m100"])
-        # 64 connections serve both n=10 c=8 and n=100 c=8.
-        self.assertEqual(by_combination[("rest/unary", 10, 8)], by_combination[("rest/unary", 100, 8)])
+            "http_c5", "http_c64", "http_c8",
+            "grpc-unary_i5", "grpc-unary_i80", "grpc-unary_i8", "grpc-unary_i128",
+            "grpc-stream_s1_m5", "grpc-stream_s16_m5", "grpc-stream_s1_m100", "grpc-stream_s16_m100"])
+        # 64 connections serve both n=5 c=16 and n=100 c=16.
+        self.assertEqual(by_combination[("rest/unary", 5, 16)], by_combination[("rest/unary", 100, 16)])
         self.assertEqual(len(by_combination), 12)
-        self.assertNotIn(("rest/square", 10, 1), by_combination)
+        self.assertNotIn(("rest/square", 5, 1), by_combination)
 
     def test_the_plan_follows_the_recorded_aggregator_arguments(self):
         windows, _ = floor.plan(settings(aggregator_args="--aggregator.deadline=120s --aggregator.in-flight=64"))
@@ -204,25 +222,25 @@ class RunTests(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.folder, ignore_errors=True)
 
-    def out(self, name="grpc-unary_i160"):
+    def out(self, name="grpc-unary_i40"):
         return os.path.join(self.folder, "floor", name)
 
     def test_a_run_keeps_the_floor_json_run_of_its_transport_with_the_files_settings(self):
-        fixture = os.path.join(FLOOR_C5_N50, "grpc-unary_i160", "floor.json")
+        fixture = os.path.join(FLOOR_C5_N50, "grpc-unary_i40", "floor.json")
         command = script(self.folder, 'mkdir -p "$1"; echo run-floor: "$FLOOR_TRANSPORTS $FLOOR_IN_FLIGHT"; '
                                       'cp %s "$1/floor.json"\n' % fixture)
 
-        window = Window("grpc-unary", in_flight=160)
+        window = Window("grpc-unary", in_flight=40)
 
         record = floor.run_window(window, self.out(), command, floor.script_env(window, self.env, "/jar", "java", ""), 30)
 
         self.assertNotIn("error", record)
         self.assertEqual((record["transport"], record["window"], record["folder"]),
-                         ("grpc-unary", {"in_flight": 160}, "floor/grpc-unary_i160"))
-        self.assertEqual(record["calls_per_second"], 3319.144)
+                         ("grpc-unary", {"in_flight": 40}, "floor/grpc-unary_i40"))
+        self.assertEqual(record["calls_per_second"], 1781.121)
         self.assertEqual(record["floor_settings"]["java_opts"], LAB_JAVA_OPTS)
         with open(os.path.join(self.out(), "run-floor.log")) as handle:
-            self.assertEqual(handle.read(), "run-floor: grpc-unary 160\n")
+            self.assertEqual(handle.read(), "run-floor: grpc-unary 40\n")
 
     def test_a_failed_run_is_an_error_with_the_end_of_its_log(self):
         # The real output of the grpc-stream floor with 100 streams and the lab's 128 MB heap.
@@ -254,12 +272,12 @@ class RunTests(unittest.TestCase):
         self.assertEqual(floor.why_failed(log), "run-floor: no jar at /x.jar; build it first")
 
     def test_a_floor_json_with_another_window_is_an_error(self):
-        fixture = os.path.join(FLOOR_C5_N50, "grpc-unary_i160", "floor.json")
+        fixture = os.path.join(FLOOR_C5_N50, "grpc-unary_i40", "floor.json")
         command = script(self.folder, 'mkdir -p "$1"; cp %s "$1/floor.json"\n' % fixture)
 
-        record = floor.run_window(Window("grpc-unary", in_flight=3200), self.out(), command, self.env, 30)
+        record = floor.run_window(Window("grpc-unary", in_flight=800), self.out(), command, self.env, 30)
 
-        self.assertIn("the floor ran with in_flight=160, the aggregator's window is 3200", record["error"])
+        self.assertIn("the floor ran with in_flight=40, the aggregator's window is 800", record["error"])
 
     def test_a_hung_run_is_stopped_at_the_limit_with_everything_it_started(self):
         pid_file = os.path.join(self.folder, "child.pid")
@@ -273,7 +291,7 @@ class RunTests(unittest.TestCase):
             ''' % pid_file)
         started = time.monotonic()
 
-        record = floor.run_window(Window("grpc-unary", in_flight=160), self.out(), command, self.env, 1.5)
+        record = floor.run_window(Window("grpc-unary", in_flight=40), self.out(), command, self.env, 1.5)
 
         self.assertLess(time.monotonic() - started, 10)
         self.assertIn("did not finish within 2 s and was stopped", record["error"])
@@ -363,12 +381,12 @@ class CommandTests(unittest.TestCase):
             self.assertEqual(handle.read().split(), ["http", "grpc-unary", "grpc-stream"])
         data = results.read_json(self.folder)
         self.assertEqual([record["folder"] for record in data["floor"]["runs"]],
-                         ["floor/http_c64", "floor/grpc-unary_i160", "floor/grpc-stream_s5_m50"])
+                         ["floor/http_c40", "floor/grpc-unary_i40", "floor/grpc-stream_s5_m50"])
         self.assertEqual(data["floor"]["java_opts"], LAB_JAVA_OPTS)
         self.assertEqual(check_results.problems(data), [])
         with open(os.path.join(self.folder, "summary.md")) as handle:
-            self.assertIn("| grpc/unary | 50 | 5 | 33826 | grpc-unary, 160 calls in flight | 3319 |", handle.read())
-        self.assertIn("[lab] floor 2/3: grpc-unary, 160 calls in flight (log: floor/grpc-unary_i160/run-floor.log)", out)
+            self.assertIn("| grpc/unary | 50 | 5 | 33826 | grpc-unary, 40 calls in flight | 1781 |", handle.read())
+        self.assertIn("[lab] floor 2/3: grpc-unary, 40 calls in flight (log: floor/grpc-unary_i40/run-floor.log)", out)
         self.assertIn("Transport floor (each path's downstream calls/s against its bare transport's", out)
 
     def test_a_failed_floor_run_fails_it_after_the_results_have_the_others(self):
@@ -385,9 +403,7 @@ class CommandTests(unittest.TestCase):
             "floor grpc-stream, 5 streams × 50 messages: " + data["floor"]["runs"][2]["error"]])
 
     def test_an_aggregator_that_says_it_used_another_in_flight_stops_it_before_any_run(self):
-        data = results.read_json(self.folder)
-        data["settings"]["aggregator_args"] += " --aggregator.in-flight=8"
-        results.write_json(self.folder, data)
+        # An aggregator jar from before the default went to 8 logs 32; no argument says so, so the lab takes 8.
         os.makedirs(os.path.join(self.folder, "logs"))
         shutil.copy(os.path.join(FIXTURES, "floor", "aggregator-startup.txt"),
                     os.path.join(self.folder, "logs", "aggregator-service.log"))
@@ -408,23 +424,23 @@ class AttachTests(unittest.TestCase):
         grpc_unary = next(run for run in data["runs"] if run["path"] == "grpc/unary")
 
         self.assertEqual(grpc_unary["floor"], {
-            "transport": "grpc-unary", "window": {"in_flight": 160}, "goal": 0.6,
-            "floor_calls_per_second": 3319.144,
+            "transport": "grpc-unary", "window": {"in_flight": 40}, "goal": 0.6,
+            "floor_calls_per_second": 1781.121,
             # 676.51 req/s x 50 calls.
             "path_calls_per_second": 33825.5,
-            "fraction": round(33825.5 / 3319.144, 4), "met": True,
+            "fraction": round(33825.5 / 1781.121, 4), "met": True,
             # The aggregator's and the square service's µs per call, together.
             "path_cpu_us_per_call": round(grpc_unary["cpu"]["aggregator-service"]["us_per_call"]
                                           + grpc_unary["cpu"]["square-grpc-service"]["us_per_call"], 2),
-            # (client 1.17 s + server 0.95 s) / 6652 calls.
-            "floor_cpu_us_per_call": 318.7, "floor_load_average_1m": 10.67})
+            # (client 1.17 s + server 0.86 s) / 3597 calls.
+            "floor_cpu_us_per_call": 564.36, "floor_load_average_1m": 4.57})
         self.assertEqual([r["transport"] for r in data["floor"]["runs"]], ["http", "grpc-unary", "grpc-stream"])
-        self.assertEqual(data["floor"]["aggregator"], {"in_flight": 32, "rest_max_connections": 64})
+        self.assertEqual(data["floor"]["aggregator"], {"in_flight": 8, "rest_max_connections": 64})
 
     def test_below_the_goal_is_not_met(self):
         data = sample_with_floor()
         run = data["runs"][0]
-        run["rps"] = 0.5 * 10745.448 / 50
+        run["rps"] = 0.5 * 6828.561 / 50
 
         floor.attach(data, data["floor"]["runs"], DEFAULTS)
 

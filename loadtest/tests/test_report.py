@@ -125,18 +125,18 @@ class BrowserRenderTests(unittest.TestCase):
 
         self.assertIn('data-charts-rendered="6"', dom)
         self.assertIn('<section id="floor-section" style="--rows-height: 220px;">', dom)
-        self.assertIn("aggregator.in-flight 32, aggregator.rest.max-connections 64); each floor run warmed up for 1s, "
+        self.assertIn("aggregator.in-flight 8, aggregator.rest.max-connections 64); each floor run warmed up for 1s, "
                       "then measured 2s.", dom)
         # Per path: downstream calls/s, its floor, the fraction and the goal; then the floor runs themselves.
-        self.assertIn('<td>71,689</td><td class="soft">http, 64 connections</td><td>10,745</td><td>667.2 %</td><td>met</td>'
-                      '<td>19.5</td><td>124.2</td><td>1.50 / 8.42</td>', dom)
+        self.assertIn('<td>71,689</td><td class="soft">http, 40 connections</td><td>6,829</td><td>1,049.8 %</td><td>met</td>'
+                      '<td>19.5</td><td>161.0</td><td>1.50 / 4.64</td>', dom)
         self.assertIn("<td>grpc-stream</td><td>5 streams × 50 messages</td><td>3,530</td><td>5.76 s</td>", dom)
         self.assertEqual(dom.count("<dt>of its floor (goal 60 %)</dt>"), 3)
         self.assertNotIn('class="below-goal"', dom)
 
     def test_a_path_below_the_goal_and_a_failed_floor_run_are_marked(self):
         data = sample_with_floor()
-        data["runs"][0]["rps"] = 0.5 * 10745.448 / 50
+        data["runs"][0]["rps"] = 0.5 * 6828.561 / 50
         records = data["floor"]["runs"]
         records[2] = {"transport": "grpc-stream", "window": records[2]["window"], "folder": records[2]["folder"],
                       "error": "run-floor.sh failed (exit status 1)"}

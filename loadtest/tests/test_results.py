@@ -95,7 +95,7 @@ class FloorSummaryTests(unittest.TestCase):
 
     def test_a_row_per_path_against_its_floor(self):
         data = sample_with_floor()
-        data["runs"][0]["rps"] = 0.5 * 10745.448 / 50
+        data["runs"][0]["rps"] = 0.5 * 6828.561 / 50
         floor.attach(data, data["floor"]["runs"], data["floor"]["aggregator"])
 
         table = results.floor_table(data).splitlines()
@@ -103,10 +103,10 @@ class FloorSummaryTests(unittest.TestCase):
         self.assertEqual(table[0], "| path | n | concurrency | downstream calls/s | floor: transport, window | "
                                    "floor calls/s | fraction of floor | ≥ 60 % | CPU µs/call path | "
                                    "CPU µs/call floor | load 1m path / floor |")
-        self.assertEqual(table[2], "| rest/unary | 50 | 5 | 5373 | http, 64 connections | 10745 | 50.0 % | **no** | "
-                                   "19.5 | 124.2 | 1.50 / 8.42 |")
-        self.assertEqual(table[3], "| grpc/unary | 50 | 5 | 33826 | grpc-unary, 160 calls in flight | 3319 | 1019.1 % | "
-                                   "yes | 38.5 | 318.7 | 1.50 / 10.67 |")
+        self.assertEqual(table[2], "| rest/unary | 50 | 5 | 3414 | http, 40 connections | 6829 | 50.0 % | **no** | "
+                                   "19.5 | 161.0 | 1.50 / 4.64 |")
+        self.assertEqual(table[3], "| grpc/unary | 50 | 5 | 33826 | grpc-unary, 40 calls in flight | 1781 | 1899.1 % | "
+                                   "yes | 38.5 | 564.4 | 1.50 / 4.57 |")
         self.assertTrue(table[4].startswith("| grpc/stream | 50 | 5 | 8240 | grpc-stream, 5 streams × 50 messages | 3530 |"))
         self.assertEqual(len(table), 5)
 
@@ -120,7 +120,7 @@ class FloorSummaryTests(unittest.TestCase):
         text = results.summary_markdown(data)
 
         self.assertIn("## Transport floor", text)
-        self.assertIn("(`aggregator.in-flight` 32, `aggregator.rest.max-connections` 64)", text)
+        self.assertIn("(`aggregator.in-flight` 8, `aggregator.rest.max-connections` 64)", text)
         self.assertIn("Each floor run: a warm-up of 1s, then 2s measured.", text)
         self.assertIn("| grpc/stream | 50 | 5 | 8240 | grpc-stream, 5 streams × 50 messages | "
                       "no floor: its floor run failed (below) |  |  |  |  |  |\n", text)
@@ -162,7 +162,7 @@ class FloorCheckTests(unittest.TestCase):
 
     def test_a_path_below_the_goal_is_a_finding_not_a_failure(self):
         data = sample_with_floor()
-        data["runs"][0]["rps"] = 0.1 * 10745.448 / 50
+        data["runs"][0]["rps"] = 0.1 * 6828.561 / 50
         floor.attach(data, data["floor"]["runs"], data["floor"]["aggregator"])
 
         self.assertFalse(data["runs"][0]["floor"]["met"])
@@ -178,9 +178,9 @@ class FloorCheckTests(unittest.TestCase):
         found = check_results.problems(data)
 
         self.assertEqual(found, [
-            "rest/unary n=50 c=5: fraction 0.61, but 71688.5 / 10745.448 = 6.671523",
-            "grpc/unary n=50 c=5: floor calls/s 5000.0, but its floor run made 3319.144",
-            "grpc/unary n=50 c=5: fraction 10.191, but 33825.5 / 5000.0 = 6.765100",
+            "rest/unary n=50 c=5: fraction 0.61, but 71688.5 / 6828.561 = 10.498332",
+            "grpc/unary n=50 c=5: floor calls/s 5000.0, but its floor run made 1781.121",
+            "grpc/unary n=50 c=5: fraction 18.9911, but 33825.5 / 5000.0 = 6.765100",
             "grpc/stream n=50 c=5: downstream calls/s 9000.0, but req/s x n = 8240.5"])
 
     def test_met_must_follow_from_the_fraction(self):
@@ -188,27 +188,27 @@ class FloorCheckTests(unittest.TestCase):
         data["runs"][1]["floor"]["met"] = False
 
         self.assertEqual(check_results.problems(data), [
-            "grpc/unary n=50 c=5: goal 0.6 met False does not follow from the fraction 10.191 and the goal 0.6"])
+            "grpc/unary n=50 c=5: goal 0.6 met False does not follow from the fraction 18.9911 and the goal 0.6"])
 
     def test_a_floor_with_another_window_than_the_aggregators_fails(self):
         data = sample_with_floor()
-        data["floor"]["runs"][1]["settings"]["in_flight"] = 3200
+        data["floor"]["runs"][1]["settings"]["in_flight"] = 160
 
         self.assertEqual(check_results.problems(data), [
-            "floor grpc-unary, 160 calls in flight: the floor ran with in_flight=3200, the aggregator's window is 160"])
+            "floor grpc-unary, 40 calls in flight: the floor ran with in_flight=160, the aggregator's window is 40"])
 
     def test_results_whose_aggregator_had_other_options_than_the_floors_fail(self):
         data = sample_with_floor()
-        data["settings"]["aggregator_args"] += " --aggregator.in-flight=8"
+        data["settings"]["aggregator_args"] += " --aggregator.in-flight=32"
 
         found = check_results.problems(data)
 
-        self.assertIn("floor: made for the aggregator options {'in_flight': 32, 'rest_max_connections': 64}, but the "
-                      "aggregator arguments give {'in_flight': 8, 'rest_max_connections': 64}", found)
-        self.assertIn("no floor run for grpc-unary, 40 calls in flight", found)
-        self.assertIn("no floor run for http, 40 connections", found)
-        self.assertIn("grpc/unary n=50 c=5: compared with the floor of grpc-unary {'in_flight': 160}, but the "
-                      "aggregator's window was grpc-unary {'in_flight': 40}", found)
+        self.assertIn("floor: made for the aggregator options {'in_flight': 8, 'rest_max_connections': 64}, but the "
+                      "aggregator arguments give {'in_flight': 32, 'rest_max_connections': 64}", found)
+        self.assertIn("no floor run for grpc-unary, 160 calls in flight", found)
+        self.assertIn("no floor run for http, 64 connections", found)
+        self.assertIn("grpc/unary n=50 c=5: compared with the floor of grpc-unary {'in_flight': 40}, but the "
+                      "aggregator's window was grpc-unary {'in_flight': 160}", found)
 
     def test_a_missing_or_failed_floor_fails(self):
         data = sample_with_floor()
@@ -220,11 +220,11 @@ class FloorCheckTests(unittest.TestCase):
 
         data = sample_with_floor()
         records = data["floor"]["runs"]
-        records[0] = {"transport": "http", "window": {"connections": 64}, "folder": "floor/http_c64",
+        records[0] = {"transport": "http", "window": {"connections": 40}, "folder": "floor/http_c40",
                       "error": "run-floor.sh did not finish within 183 s and was stopped"}
         floor.attach(data, records, data["floor"]["aggregator"])
         self.assertEqual(check_results.problems(data), [
-            "floor http, 64 connections: run-floor.sh did not finish within 183 s and was stopped"])
+            "floor http, 40 connections: run-floor.sh did not finish within 183 s and was stopped"])
 
     def test_the_floor_must_run_with_the_services_jvm_options(self):
         data = sample_with_floor()
@@ -233,7 +233,7 @@ class FloorCheckTests(unittest.TestCase):
         found = check_results.problems(data)
 
         self.assertEqual(len(found), 3)
-        self.assertEqual(found[0], "floor http, 64 connections: ran with JAVA_OPTS %r, the services with '-Xmx1g'"
+        self.assertEqual(found[0], "floor http, 40 connections: ran with JAVA_OPTS %r, the services with '-Xmx1g'"
                          % LAB_JAVA_OPTS)
 
 
