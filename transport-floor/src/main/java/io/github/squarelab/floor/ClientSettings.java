@@ -21,7 +21,7 @@ import java.time.Duration;
 public record ClientSettings(Transport transport, String target, int inFlight, int streams, int messagesPerStream,
         int connections, Duration warmup, Duration duration) {
 
-    public static final int DEFAULT_IN_FLIGHT = 100 * 32;
+    public static final int DEFAULT_IN_FLIGHT = 100 * 8;
     public static final int DEFAULT_STREAMS = 100;
     public static final int DEFAULT_MESSAGES_PER_STREAM = 1000;
     public static final int DEFAULT_CONNECTIONS = 64;

@@ -19,7 +19,7 @@ public final class TransportFloor {
         usage:
           java -jar transport-floor.jar server <grpc|http> [--port P] [--host 127.0.0.1]
           java -jar transport-floor.jar client <grpc-unary|grpc-stream|http> --target HOST:PORT
-              [--in-flight 3200] [--streams 100] [--messages 1000] [--connections 64] [--warmup 10s]
+              [--in-flight 800] [--streams 100] [--messages 1000] [--connections 64] [--warmup 10s]
               [--duration 10s]
         """;
 

@@ -89,7 +89,7 @@ class TransportFloorTests {
         ClientSettings settings = TransportFloor.clientSettings("grpc-stream",
             Arguments.parse(List.of("--target", "127.0.0.1:1"), java.util.Set.of("target")));
 
-        assertThat(settings).isEqualTo(new ClientSettings(Transport.GRPC_STREAM, "127.0.0.1:1", 3200, 100, 1000, 64,
+        assertThat(settings).isEqualTo(new ClientSettings(Transport.GRPC_STREAM, "127.0.0.1:1", 800, 100, 1000, 64,
             Duration.ofSeconds(10), Duration.ofSeconds(10)));
     }
 
