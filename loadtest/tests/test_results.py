@@ -111,11 +111,7 @@ class FloorSummaryTests(unittest.TestCase):
         self.assertEqual(len(table), 5)
 
     def test_the_section_says_how_the_floor_ran_and_lists_failed_floor_runs(self):
-        data = sample_with_floor()
-        records = data["floor"]["runs"]
-        records[2] = {"transport": "grpc-stream", "window": records[2]["window"], "folder": records[2]["folder"],
-                      "error": "run-floor.sh failed (exit status 1)"}
-        floor.attach(data, records, data["floor"]["aggregator"])
+        data = with_failed_stream_floor("run-floor.sh failed (exit status 1)")
 
         text = results.summary_markdown(data)
 
@@ -128,12 +124,7 @@ class FloorSummaryTests(unittest.TestCase):
                       "(exit status 1)\n", text)
 
     def test_a_failed_floor_runs_output_cannot_break_the_markdown(self):
-        data = sample_with_floor()
-        records = data["floor"]["runs"]
-        records[2] = {"transport": "grpc-stream", "window": records[2]["window"], "folder": records[2]["folder"],
-                      "error": "usage: client <grpc-unary|grpc-stream|http>"}
-
-        floor.attach(data, records, data["floor"]["aggregator"])
+        data = with_failed_stream_floor("usage: client <grpc-unary|grpc-stream|http>")
 
         self.assertIn(r"messages: usage: client <grpc-unary\|grpc-stream\|http>", results.summary_markdown(data))
 
@@ -283,6 +274,16 @@ class CheckResultsTests(unittest.TestCase):
             self.assertIn("FAIL: no run for path grpc/stream n=1000 concurrency=100", errors.getvalue())
             with open(os.path.join(folder, "results.json")) as handle:
                 self.assertEqual(len(json.load(handle)["runs"]), 2)
+
+
+def with_failed_stream_floor(error):
+    """The sample with a floor whose grpc-stream run failed with this error."""
+    data = sample_with_floor()
+    records = data["floor"]["runs"]
+    records[2] = {"transport": "grpc-stream", "window": records[2]["window"], "folder": records[2]["folder"],
+                  "error": error}
+    floor.attach(data, records, data["floor"]["aggregator"])
+    return data
 
 
 if __name__ == "__main__":
