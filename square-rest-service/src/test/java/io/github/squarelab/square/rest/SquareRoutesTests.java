@@ -1,6 +1,8 @@
 package io.github.squarelab.square.rest;
 
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.head;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.options;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.post;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.content;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.header;
@@ -54,6 +56,16 @@ class SquareRoutesTests {
     }
 
     @Test
+    void headAnswersAsGetDoesAndOptionsListsTheMethods() throws Exception {
+        mvc.perform(head("/rest/square/unary/7"))
+            .andExpect(status().isOk())
+            .andExpect(content().contentType(MediaType.APPLICATION_JSON));
+        mvc.perform(options("/rest/square/unary/7"))
+            .andExpect(status().isOk())
+            .andExpect(header().string("Allow", "GET,HEAD,OPTIONS"));
+    }
+
+    @Test
     void aProblemNamesThePathItIsAbout() throws Exception {
         mvc.perform(get("/rest/square/unary/abc"))
             .andExpect(status().isBadRequest())
@@ -75,7 +87,7 @@ class SquareRoutesTests {
         mvc.perform(post("/rest/square/unary/7"))
             .andExpect(status().isMethodNotAllowed())
             .andExpect(content().contentType(MediaType.APPLICATION_PROBLEM_JSON))
-            .andExpect(header().string("Allow", "GET"))
+            .andExpect(header().string("Allow", "GET,HEAD,OPTIONS"))
             .andExpect(jsonPath("$.title").value("Method Not Allowed"))
             .andExpect(jsonPath("$.status").value(405))
             .andExpect(jsonPath("$.detail").value("Method 'POST' is not supported."))
