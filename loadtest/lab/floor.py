@@ -40,8 +40,7 @@ WINDOW_KNOBS = ("FLOOR_TRANSPORTS", "FLOOR_IN_FLIGHT", "FLOOR_CONNECTIONS", "FLO
 FIXED_ALLOWANCE_S = 30 + 10 + 10 + 5 + 5
 # Slack for the JVMs' start and a busy machine, on top.
 SLACK_S = 60
-# When the lab does not set them, the floor's defaults: 10 s measured, and a warm-up of 3 s (10 s once the
-# grpc-stream floor carries n messages per stream), taken as 10 s for the time limit.
+# When the lab does not set them, the floor's defaults: 10 s of warm-up, then 10 s measured.
 ASSUMED_DEFAULT_S = {"FLOOR_DURATION": 10.0, "FLOOR_WARMUP": 10.0}
 # How long the floor script gets to stop what it started after a TERM (its trap stops two JVMs, 5 s each).
 STOP_GRACE_S = 15

@@ -4,7 +4,7 @@ import java.time.Duration;
 
 /**
  * Everything a client run is given. Defaults are the lab's default load: 100 concurrent aggregator
- * requests, each with up to 32 unary calls in flight, the REST ones on a pool of 64 connections, the stream
+ * requests, each with up to 8 unary calls in flight, the REST ones on a pool of 64 connections, the stream
  * ones on one stream of 1000 messages per request ({@code /grpc/stream/1000}).
  *
  * @param transport which transport to drive
