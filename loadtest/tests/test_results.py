@@ -149,7 +149,22 @@ class FloorCheckTests(unittest.TestCase):
         self.assertEqual(check_results.problems(data), [])
         self.assertEqual(check_results.notes(data), [
             "floor grpc-stream, 5 streams × 50 messages: the floor's streams carried no set number of messages "
-            "(a floor from before FLOOR_MESSAGES): messages per stream not compared"])
+            "(a floor from before FLOOR_MESSAGES): messages per stream not compared",
+            # The fixtures' floors ran for two seconds after one of warm-up: far from a real floor.
+            "rest/unary n=50 c=5: 1050 % of its floor, more than the bare transport did: that floor is not a "
+            "floor (too short a warm-up, or a busy machine)",
+            "grpc/unary n=50 c=5: 1899 % of its floor, more than the bare transport did: that floor is not a "
+            "floor (too short a warm-up, or a busy machine)",
+            "grpc/stream n=50 c=5: 233 % of its floor, more than the bare transport did: that floor is not a "
+            "floor (too short a warm-up, or a busy machine)"])
+
+    def test_a_path_under_its_floor_gets_no_such_note(self):
+        data = sample_with_floor()
+        data["runs"][1]["rps"] = 0.9 * data["runs"][1]["floor"]["floor_calls_per_second"] / data["runs"][1]["n"]
+        floor.attach(data, data["floor"]["runs"], data["floor"]["aggregator"])
+
+        self.assertFalse(any(note.startswith(data["runs"][1]["path"] + " ") for note in check_results.notes(data)))
+        self.assertTrue(any(note.startswith(data["runs"][0]["path"] + " ") for note in check_results.notes(data)))
 
     def test_a_path_below_the_goal_is_a_finding_not_a_failure(self):
         data = sample_with_floor()
