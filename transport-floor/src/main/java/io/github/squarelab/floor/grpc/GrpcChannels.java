@@ -4,14 +4,10 @@ import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.netty.channel.epoll.Epoll;
-import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /** The one channel (one HTTP/2 connection) each gRPC load uses, as the aggregator has. */
 final class GrpcChannels {
-
-    /** Cancelling is local and immediate; this only guards against a call that never reports its end. */
-    static final Duration GIVE_UP_GRACE = Duration.ofSeconds(5);
 
     private GrpcChannels() {
     }

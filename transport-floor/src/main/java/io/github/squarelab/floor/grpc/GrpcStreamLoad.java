@@ -75,13 +75,10 @@ public final class GrpcStreamLoad implements Load {
     @Override
     public void stop(Duration timeout) throws InterruptedException {
         stopping = true;
-        if (!slotsEnded.await(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+        Load.awaitEnd(window, slotsEnded, timeout, () -> {
             givenUp = true;
             channel.shutdownNow();
-            if (!slotsEnded.await(GrpcChannels.GIVE_UP_GRACE.toNanos(), TimeUnit.NANOSECONDS)) {
-                window.fail(slotsEnded.getCount() + " grpc-stream streams did not end even when cancelled");
-            }
-        }
+        }, "grpc-stream streams did not end even when cancelled");
     }
 
     @Override

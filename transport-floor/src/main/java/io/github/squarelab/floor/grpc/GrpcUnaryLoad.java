@@ -62,13 +62,10 @@ public final class GrpcUnaryLoad implements Load {
     @Override
     public void stop(Duration timeout) throws InterruptedException {
         stopping = true;
-        if (!callChainsEnded.await(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+        Load.awaitEnd(window, callChainsEnded, timeout, () -> {
             givenUp = true;
             channel.shutdownNow();
-            if (!callChainsEnded.await(GrpcChannels.GIVE_UP_GRACE.toNanos(), TimeUnit.NANOSECONDS)) {
-                window.fail(callChainsEnded.getCount() + " grpc-unary calls did not end even when cancelled");
-            }
-        }
+        }, "grpc-unary calls did not end even when cancelled");
     }
 
     @Override

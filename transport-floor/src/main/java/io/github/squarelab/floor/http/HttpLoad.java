@@ -30,8 +30,6 @@ public final class HttpLoad implements Load {
 
     /** Connecting on loopback takes microseconds; a refused or black-holed port must not hang the run. */
     private static final int CONNECT_TIMEOUT_MILLIS = 2000;
-    /** Closing is local and immediate; this only guards against a connection that never reports its end. */
-    private static final Duration GIVE_UP_GRACE = Duration.ofSeconds(5);
     /** Far more than a bare number and the headers of a problem need. */
     private static final int MAX_RESPONSE_BYTES = 64 * 1024;
 
@@ -89,13 +87,10 @@ public final class HttpLoad implements Load {
     @Override
     public void stop(Duration timeout) throws InterruptedException {
         stopping = true;
-        if (!exchangesEnded.await(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+        Load.awaitEnd(window, exchangesEnded, timeout, () -> {
             givenUp = true;
             channels.close();
-            if (!exchangesEnded.await(GIVE_UP_GRACE.toNanos(), TimeUnit.NANOSECONDS)) {
-                window.fail(exchangesEnded.getCount() + " http connections did not end even when closed");
-            }
-        }
+        }, "http connections did not end even when closed");
     }
 
     @Override

@@ -1,6 +1,8 @@
 package io.github.squarelab.floor.measure;
 
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Keeps a server busy with calls, as many at a time as its window allows, and reports every answer to a
@@ -22,4 +24,24 @@ public interface Load extends AutoCloseable {
     /** Releases connections and threads. */
     @Override
     void close();
+
+    /** Giving up is local and immediate; this only guards against a call that never reports its end. */
+    Duration GIVE_UP_GRACE = Duration.ofSeconds(5);
+
+    /**
+     * The end of {@link #stop}: waits at most {@code timeout} for {@code ended} to count down, then runs
+     * {@code giveUp}, which cuts the rest off so that they end and count themselves unanswered, and waits
+     * {@link #GIVE_UP_GRACE} more. Whatever has still not ended then fails the run, as
+     * "N {@code notEnded}".
+     */
+    static void awaitEnd(Window window, CountDownLatch ended, Duration timeout, Runnable giveUp, String notEnded)
+            throws InterruptedException {
+        if (ended.await(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+            return;
+        }
+        giveUp.run();
+        if (!ended.await(GIVE_UP_GRACE.toNanos(), TimeUnit.NANOSECONDS)) {
+            window.fail(ended.getCount() + " " + notEnded);
+        }
+    }
 }
