@@ -132,7 +132,6 @@ class Window:
             knobs["FLOOR_IN_FLIGHT"] = knobs["FLOOR_CONNECTIONS"] = str(self.connections)
         else:
             knobs["FLOOR_STREAMS"] = str(self.streams)
-            # Read by the floor once each stream carries a set number of messages; ignored before.
             knobs["FLOOR_MESSAGES"] = str(self.messages_per_stream)
         return knobs
 
