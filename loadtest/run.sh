@@ -26,7 +26,7 @@ Knobs are environment variables (defaults replicate the article's `ab -n 1000 -c
   WARMUP        warm-up requests before each measured run, discarded   100  (0: none)
   AB_TIMEOUT    seconds ab waits for one response                      120
   RESULTS_DIR   where the results go                                   loadtest/results/<timestamp>
-  JAVA_OPTS     JVM options of every service                           -XX:+UseSerialGC -Xms128m -Xmx128m -Xss512k
+  JAVA_OPTS     JVM options of every service            -XX:+UseSerialGC -Xms128m -Xmx128m -Xss512k -XX:+ExitOnOutOfMemoryError
   AGGREGATOR_ARGS  extra Spring arguments for the aggregator, e.g. --aggregator.in-flight=64
                 (the lab sets --aggregator.deadline=<AB_TIMEOUT>s unless this sets it)
   AGGREGATOR_PORT, SQUARE_REST_PORT, SQUARE_GRPC_PORT, SQUARE_GRPC_ACTUATOR_PORT   8080, 7575, 6565, 6566
@@ -53,7 +53,7 @@ Example sweep: CONCURRENCY="1 8 64" N="10 100" REQUESTS=200 loadtest/run.sh
 EOF
 }
 
-: "${JAVA_OPTS=-XX:+UseSerialGC -Xms128m -Xmx128m -Xss512k}"
+: "${JAVA_OPTS=-XX:+UseSerialGC -Xms128m -Xmx128m -Xss512k -XX:+ExitOnOutOfMemoryError}"
 : "${AGGREGATOR_ARGS=}"
 : "${AGGREGATOR_PORT:=8080}" "${SQUARE_REST_PORT:=7575}" "${SQUARE_GRPC_PORT:=6565}" "${SQUARE_GRPC_ACTUATOR_PORT:=6566}"
 : "${HEALTH_TIMEOUT:=180}"

@@ -19,6 +19,7 @@ import org.springframework.validation.annotation.Validated;
  * @param callDeadline how long one unary call may take, including the wait for a pooled connection
  * @param rest where the REST square service is, and how many connections to keep to it
  * @param grpc where the gRPC square service is
+ * @param admission how much work the aggregator takes on at once, and what it tells the rest to do
  */
 @Validated
 @ConfigurationProperties("aggregator")
@@ -28,13 +29,21 @@ public record AggregatorProperties(
         @NotNull Duration deadline,
         @NotNull Duration callDeadline,
         @Valid @NotNull Rest rest,
-        @Valid @NotNull Grpc grpc) {
+        @Valid @NotNull Grpc grpc,
+        @Valid @NotNull Admission admission) {
 
     /**
      * @param baseUrl the REST square service, e.g. http://127.0.0.1:7575
      * @param maxConnections the size of the keep-alive connection pool shared by all requests
      */
     public record Rest(@NotNull URI baseUrl, @Min(1) int maxConnections) {
+    }
+
+    /**
+     * @param maxSquares the most squares all admitted requests may hold at once; 0 derives it from the heap
+     * @param retryAfter what a shed request's Retry-After says, in whole seconds
+     */
+    public record Admission(@Min(0) long maxSquares, @NotNull Duration retryAfter) {
     }
 
     /** @param target the gRPC square service as a grpc-java target, e.g. 127.0.0.1:6565 or dns:///host:6565 */

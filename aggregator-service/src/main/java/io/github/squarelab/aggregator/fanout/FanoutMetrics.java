@@ -23,6 +23,8 @@ import org.springframework.stereotype.Component;
  *       message from send to answer, as the client sees it.</li>
  *   <li>{@code aggregator.downstream.inflight} (gauge, transport): calls or messages sent, not yet answered.</li>
  *   <li>{@code aggregator.stream.messages} (counter, direction = sent | received): bidi stream traffic.</li>
+ *   <li>{@code aggregator.admission.shed} (counter, transport): requests answered 503 because they did not fit
+ *       the admission budget; they made no downstream call and are not in {@code aggregator.fanout}.</li>
  * </ul>
  */
 @Component
@@ -46,6 +48,11 @@ public class FanoutMetrics {
     /** Starts recording one request's fan-out. */
     public Recording start(Transport transport) {
         return new Recording(transport, meters.get(transport));
+    }
+
+    /** A request of this transport was shed before it started. */
+    public void shed(Transport transport) {
+        meters.get(transport).shed.increment();
     }
 
     private static Counter streamMessages(MeterRegistry registry, String direction) {
@@ -104,9 +111,14 @@ public class FanoutMetrics {
         final Counter callsError;
         final Timer callSuccess;
         final Timer callError;
+        final Counter shed;
         final AtomicInteger inFlight = new AtomicInteger();
 
         Meters(MeterRegistry registry, Transport transport) {
+            shed = Counter.builder("aggregator.admission.shed")
+                .description("Requests shed with 503 and Retry-After because they did not fit the admission budget")
+                .tag("transport", transport.tag())
+                .register(registry);
             fanoutSuccess = fanout(registry, transport, SUCCESS);
             fanoutError = fanout(registry, transport, ERROR);
             callsSuccess = calls(registry, transport, SUCCESS);

@@ -1,6 +1,8 @@
 package io.github.squarelab.aggregator.fanout;
 
 import io.github.squarelab.aggregator.AggregatorProperties;
+import io.github.squarelab.aggregator.admission.AdmissionBudget;
+import io.github.squarelab.aggregator.admission.OverloadedException;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -17,7 +19,8 @@ import reactor.core.publisher.SignalType;
  * <p>Unary transports issue their n calls concurrently, at most {@code aggregator.in-flight} at a time
  * per request, and collect the answers in order. No thread waits on a call: the clients are
  * non-blocking and the next call starts from the callback of the one before. The stream transport
- * sends its n messages on one bidi stream, paced by the stream's flow control.
+ * sends its n messages on one bidi stream, paced by the stream's flow control. A request is admitted
+ * only while its n fits the {@link AdmissionBudget}, and is shed before any call otherwise.
  */
 @Service
 public class FanoutService {
@@ -25,23 +28,37 @@ public class FanoutService {
     private final Map<Transport, UnarySquareClient> unaryClients = new EnumMap<>(Transport.class);
     private final StreamSquareClient streamClient;
     private final FanoutMetrics metrics;
+    private final AdmissionBudget admission;
     private final AggregatorProperties properties;
 
     public FanoutService(List<UnarySquareClient> unaryClients, StreamSquareClient streamClient,
-            FanoutMetrics metrics, AggregatorProperties properties) {
+            FanoutMetrics metrics, AdmissionBudget admission, AggregatorProperties properties) {
         unaryClients.forEach(client -> this.unaryClients.put(client.transport(), client));
         this.streamClient = streamClient;
         this.metrics = metrics;
+        this.admission = admission;
         this.properties = properties;
     }
 
-    /** The squares of 1..n as the contract's JSON array; fails with a {@link DownstreamException}. */
+    /**
+     * The squares of 1..n as the contract's JSON array; fails with a {@link DownstreamException}, or an
+     * {@link OverloadedException} when the request does not fit the admission budget.
+     */
     public Mono<String> fanOut(Transport transport, int n) {
-        FanoutMetrics.Recording recording = metrics.start(transport);
-        return collect(transport, n, recording)
-            .timeout(properties.deadline(), Mono.error(this::deadlineExceeded))
-            .map(Squares::toJson)
-            .doFinally(signal -> recording.end(signal == SignalType.ON_COMPLETE));
+        return Mono.defer(() -> {
+            if (!admission.tryAdmit(n)) {
+                metrics.shed(transport);
+                return Mono.error(overloaded(n));
+            }
+            FanoutMetrics.Recording recording = metrics.start(transport);
+            return collect(transport, n, recording)
+                .timeout(properties.deadline(), Mono.error(this::deadlineExceeded))
+                .map(Squares::toJson)
+                .doFinally(signal -> {
+                    admission.release(n);
+                    recording.end(signal == SignalType.ON_COMPLETE);
+                });
+        });
     }
 
     private Mono<Squares> collect(Transport transport, int n, CallRecorder recorder) {
@@ -79,6 +96,12 @@ public class FanoutService {
                 .doOnError(error -> finish.accept(false))
                 .doOnCancel(() -> finish.accept(false));
         });
+    }
+
+    private OverloadedException overloaded(int n) {
+        return new OverloadedException("the aggregator is busy: " + n + " more squares do not fit its budget of "
+            + admission.maxSquares() + " squares in flight (aggregator.admission.max-squares); retry later",
+            properties.admission().retryAfter());
     }
 
     private DownstreamException deadlineExceeded() {

@@ -1,11 +1,14 @@
 package io.github.squarelab.aggregator.web;
 
+import io.github.squarelab.aggregator.admission.OverloadedException;
 import io.github.squarelab.aggregator.fanout.DownstreamException;
 import io.github.squarelab.aggregator.fanout.InvalidCountException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
@@ -29,6 +32,13 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
     ProblemDetail downstreamFailed(DownstreamException e) {
         log.debug("Fan-out failed", e);
         return ProblemDetail.forStatusAndDetail(e.kind().status(), e.getMessage());
+    }
+
+    @ExceptionHandler
+    ResponseEntity<ProblemDetail> overloaded(OverloadedException e) {
+        return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
+            .header(HttpHeaders.RETRY_AFTER, Long.toString(e.retryAfterSeconds()))
+            .body(ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, e.getMessage()));
     }
 
     @ExceptionHandler

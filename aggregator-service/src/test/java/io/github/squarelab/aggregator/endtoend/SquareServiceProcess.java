@@ -30,12 +30,36 @@ final class SquareServiceProcess implements AutoCloseable {
     private Process process;
 
     private SquareServiceProcess(String name, List<String> arguments, int healthPort, int servicePort) {
+        this(name, List.of("-Xmx128m", "-XX:TieredStopAtLevel=1"), arguments, healthPort, servicePort);
+    }
+
+    private SquareServiceProcess(String name, List<String> jvmOptions, List<String> arguments, int healthPort,
+            int servicePort) {
         this.name = name;
         this.healthPort = healthPort;
         this.servicePort = servicePort;
-        this.command = new ArrayList<>(List.of(javaExecutable(), "-Xmx128m", "-XX:TieredStopAtLevel=1", "-jar",
-            jar(name)));
+        this.command = new ArrayList<>(List.of(javaExecutable()));
+        this.command.addAll(jvmOptions);
+        this.command.addAll(List.of("-jar", jar(name)));
         this.command.addAll(arguments);
+    }
+
+    /** The aggregator itself as a process, with the JVM options given (e.g. the lab's 128 MiB heap). */
+    static SquareServiceProcess aggregator(List<String> jvmOptions, String... arguments) throws IOException {
+        int port = freePort();
+        List<String> all = new ArrayList<>(List.of("--server.port=" + port, "--server.address=127.0.0.1"));
+        all.addAll(List.of(arguments));
+        return new SquareServiceProcess("aggregator-service", jvmOptions, all, port, port);
+    }
+
+    /** Whether the process runs; false once it has exited, e.g. on an OutOfMemoryError. */
+    boolean isAlive() {
+        return process != null && process.isAlive();
+    }
+
+    /** What the process has written to its log so far. */
+    String log() throws IOException {
+        return Files.readString(logFile());
     }
 
     static SquareServiceProcess rest() throws IOException {
@@ -57,7 +81,8 @@ final class SquareServiceProcess implements AutoCloseable {
         if (process != null && process.isAlive()) {
             return this;
         }
-        Path log = Files.createDirectories(Path.of("target", "end-to-end")).resolve(name + ".log");
+        Path log = logFile();
+        Files.createDirectories(log.getParent());
         process = new ProcessBuilder(command).redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
         awaitHealthy(log);
@@ -105,6 +130,10 @@ final class SquareServiceProcess implements AutoCloseable {
             thaw();
             stop();
         }
+    }
+
+    private Path logFile() {
+        return Path.of("target", "end-to-end").resolve(name + ".log");
     }
 
     private void signal(String signal) throws IOException, InterruptedException {

@@ -3,10 +3,12 @@ package io.github.squarelab.aggregator.fanout;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.asyncDispatch;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.content;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.header;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.jsonPath;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
 
 import io.github.squarelab.aggregator.AggregatorProperties;
+import io.github.squarelab.aggregator.admission.AdmissionBudget;
 import io.github.squarelab.aggregator.fanout.DownstreamException.Kind;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -30,7 +32,8 @@ import reactor.core.publisher.Mono;
 
 /** The HTTP contract of the three paths, with the real fan-out and scripted clients behind it. */
 @WebMvcTest(value = FanoutController.class, properties = {
-    "aggregator.in-flight=4", "aggregator.deadline=2s", "aggregator.max-n=100000"})
+    "aggregator.in-flight=4", "aggregator.deadline=2s", "aggregator.max-n=100000",
+    "aggregator.admission.retry-after=1500ms"})
 @Import({FanoutService.class, FanoutMetrics.class, FanoutControllerTests.Clients.class})
 class FanoutControllerTests {
 
@@ -48,6 +51,9 @@ class FanoutControllerTests {
 
     @Autowired
     private MeterRegistry registry;
+
+    @Autowired
+    private AdmissionBudget admission;
 
     @BeforeEach
     void resetClients() {
@@ -158,6 +164,39 @@ class FanoutControllerTests {
         assertThat(grpcUnaryClient.inFlight).as("the call still waiting is cancelled").hasValue(0);
     }
 
+    @ParameterizedTest
+    @CsvSource({"rest/unary, rest_unary", "grpc/unary, grpc_unary", "grpc/stream, grpc_stream"})
+    void aRequestThatDoesNotFitTheAdmissionBudgetIsShedAtOnceWithRetryAfter(String path, String transport)
+            throws Exception {
+        double shed = registry.get("aggregator.admission.shed").tag("transport", transport).counter().count();
+        assertThat(admission.tryAdmit(900)).isTrue();
+        try {
+            get("/" + path + "/101")
+                .andExpect(status().isServiceUnavailable())
+                .andExpect(header().string("Retry-After", "2"))
+                .andExpect(content().contentType(MediaType.APPLICATION_PROBLEM_JSON))
+                .andExpect(jsonPath("$.title").value("Service Unavailable"))
+                .andExpect(jsonPath("$.status").value(503))
+                .andExpect(jsonPath("$.detail").value("the aggregator is busy: 101 more squares do not fit its budget"
+                    + " of 1000 squares in flight (aggregator.admission.max-squares); retry later"));
+            get("/" + path + "/100").andExpect(status().isOk());
+        } finally {
+            admission.release(900);
+        }
+        assertThat(restClient.calls.get() + grpcUnaryClient.calls.get()).isIn(0, 100);
+        assertThat(registry.get("aggregator.admission.shed").tag("transport", transport).counter().count())
+            .isEqualTo(shed + 1);
+        assertThat(registry.get("aggregator.admission.squares").gauge().value()).isZero();
+        get("/" + path + "/1000").andExpect(status().isOk());
+    }
+
+    @Test
+    void aRequestLargerThanTheWholeBudgetRunsWhenNothingElseIsAdmitted() throws Exception {
+        get("/grpc/unary/1500").andExpect(status().isOk());
+
+        assertThat(grpcUnaryClient.calls).hasValue(1500);
+    }
+
     @Test
     void countsRequestsAndDownstreamCallsPerTransportAndOutcome() throws Exception {
         double successes = fanoutCount("grpc_unary", "success");
@@ -233,6 +272,11 @@ class FanoutControllerTests {
         @Bean
         SimpleMeterRegistry meterRegistry() {
             return new SimpleMeterRegistry();
+        }
+
+        @Bean
+        AdmissionBudget admissionBudget(MeterRegistry registry) {
+            return new AdmissionBudget(1000, registry);
         }
     }
 }

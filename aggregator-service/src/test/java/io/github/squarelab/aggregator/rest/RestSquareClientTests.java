@@ -121,7 +121,8 @@ class RestSquareClientTests {
 
     private RestSquareClient clientFor(String baseUrl, Duration callDeadline) {
         AggregatorProperties properties = new AggregatorProperties(100_000, 8, Duration.ofSeconds(30), callDeadline,
-            new AggregatorProperties.Rest(URI.create(baseUrl), 4), new AggregatorProperties.Grpc("unused:1"));
+            new AggregatorProperties.Rest(URI.create(baseUrl), 4), new AggregatorProperties.Grpc("unused:1"),
+            new AggregatorProperties.Admission(0, Duration.ofSeconds(1)));
         RestClientConfiguration configuration = new RestClientConfiguration();
         connections = configuration.squareRestConnections(properties);
         return configuration.restSquareClient(connections, properties);

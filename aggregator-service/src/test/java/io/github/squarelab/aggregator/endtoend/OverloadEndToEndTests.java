@@ -1,0 +1,137 @@
+package io.github.squarelab.aggregator.endtoend;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The aggregator as a real process with the lab's 128 MiB heap, under far more work than it can hold: 200
+ * clients asking for 20000 squares each, honouring Retry-After. Before admission control this ran the
+ * stream path out of memory and left the aggregator up but deaf; now every answer is either the exact
+ * squares or a 503 problem with Retry-After, health answers throughout, and the process stays up.
+ */
+class OverloadEndToEndTests {
+
+    private static final List<String> LAB_JVM_OPTIONS = List.of("-XX:+UseSerialGC", "-Xms128m", "-Xmx128m",
+        "-Xss512k", "-XX:+ExitOnOutOfMemoryError");
+    private static final int CLIENTS = 200;
+    private static final int N = 20_000;
+    private static final Duration LOAD = Duration.ofSeconds(8);
+
+    private static SquareServiceProcess rest;
+    private static SquareServiceProcess grpc;
+    private static SquareServiceProcess aggregator;
+
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+        .executor(Executors.newFixedThreadPool(4)).build();
+    private final ObjectMapper json = new ObjectMapper();
+
+    @BeforeAll
+    static void startServices() throws Exception {
+        rest = SquareServiceProcess.rest().start();
+        grpc = SquareServiceProcess.grpc().start();
+        aggregator = SquareServiceProcess.aggregator(LAB_JVM_OPTIONS, "--aggregator.rest.base-url=" + rest.baseUrl(),
+            "--aggregator.grpc.target=" + grpc.grpcTarget(), "--aggregator.deadline=60s").start();
+    }
+
+    @AfterAll
+    static void stopServices() throws Exception {
+        for (SquareServiceProcess service : new SquareServiceProcess[] {aggregator, rest, grpc}) {
+            if (service != null) {
+                service.close();
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"grpc/stream", "grpc/unary", "rest/unary"})
+    void moreWorkThanFitsIsShedWithRetryAfterWhileAdmittedWorkAnswersCorrectly(String path) throws Exception {
+        String expected = IntStream.rangeClosed(1, N).mapToObj(i -> "{\"" + i + "\":" + (long) i * i + "}")
+            .collect(Collectors.joining(",", "[", "]"));
+        AtomicInteger correct = new AtomicInteger();
+        AtomicInteger shed = new AtomicInteger();
+        Map<String, Integer> unexpected = new ConcurrentHashMap<>();
+        List<String> healthFailures = new CopyOnWriteArrayList<>();
+        long stopAt = System.nanoTime() + LOAD.toNanos();
+
+        ExecutorService clients = Executors.newFixedThreadPool(CLIENTS + 1);
+        for (int c = 0; c < CLIENTS; c++) {
+            clients.execute(() -> {
+                while (System.nanoTime() < stopAt) {
+                    try {
+                        HttpResponse<String> response = get(path + "/" + N);
+                        if (response.statusCode() == 200 && response.body().equals(expected)) {
+                            correct.incrementAndGet();
+                        } else if (isShed(response)) {
+                            shed.incrementAndGet();
+                            Thread.sleep(1000L * Long.parseLong(response.headers().firstValue("Retry-After").get()));
+                        } else {
+                            unexpected.merge("HTTP " + response.statusCode() + " " + response.body(), 1, Integer::sum);
+                        }
+                    } catch (Exception e) {
+                        unexpected.merge(e.toString(), 1, Integer::sum);
+                    }
+                }
+            });
+        }
+        clients.execute(() -> {
+            while (System.nanoTime() < stopAt) {
+                try {
+                    HttpResponse<String> health = get("actuator/health");
+                    if (health.statusCode() != 200) {
+                        healthFailures.add("HTTP " + health.statusCode());
+                    }
+                    Thread.sleep(500);
+                } catch (Exception e) {
+                    healthFailures.add(e.toString());
+                }
+            }
+        });
+        clients.shutdown();
+        assertThat(clients.awaitTermination(LOAD.toSeconds() + 90, TimeUnit.SECONDS)).isTrue();
+
+        assertThat(unexpected).as("answers other than the squares or a shed").isEmpty();
+        assertThat(healthFailures).as("health while overloaded").isEmpty();
+        assertThat(correct.get()).as("admitted requests answered").isPositive();
+        assertThat(shed.get()).as("requests shed").isPositive();
+        assertThat(aggregator.isAlive()).isTrue();
+        assertThat(aggregator.log()).doesNotContain("OutOfMemoryError");
+        assertThat(get("actuator/prometheus").body())
+            .containsPattern("aggregator_admission_shed_total\\{application=\"aggregator-service\",transport=\""
+                + path.replace('/', '_') + "\"} [1-9]");
+    }
+
+    private boolean isShed(HttpResponse<String> response) throws Exception {
+        return response.statusCode() == 503
+            && response.headers().firstValue("Retry-After").equals(Optional.of("1"))
+            && response.headers().firstValue("Content-Type").equals(Optional.of("application/problem+json"))
+            && json.readTree(response.body()).get("detail").asText().startsWith("the aggregator is busy: " + N
+                + " more squares do not fit its budget of ");
+    }
+
+    private HttpResponse<String> get(String path) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(aggregator.baseUrl() + "/" + path))
+            .timeout(Duration.ofSeconds(90)).build();
+        return http.send(request, HttpResponse.BodyHandlers.ofString());
+    }
+}
