@@ -1,0 +1,63 @@
+import http.server
+import threading
+import unittest
+
+from lab import overload
+from tests import support
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    """Sheds every third request with Retry-After, answers one in ten wrongly, and the rest correctly."""
+    protocol_version = "HTTP/1.1"
+    count = 0
+    lock = threading.Lock()
+
+    def do_GET(self):
+        if self.path == "/actuator/health":
+            return self._answer(200, b'{"status":"UP"}')
+        with _Handler.lock:
+            _Handler.count += 1
+            count = _Handler.count
+        if count % 3 == 0:
+            return self._answer(503, b'{"status":503}', retry_after="1")
+        if count % 10 == 1:
+            return self._answer(200, b'[{"1":2}]')
+        return self._answer(200, overload.expected_body(3))
+
+    def _answer(self, status, body, retry_after=None):
+        self.send_response(status)
+        self.send_header("Content-Length", str(len(body)))
+        if retry_after:
+            self.send_header("Retry-After", retry_after)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+class OverloadTest(unittest.TestCase):
+
+    def test_the_expected_body_is_the_contract_array(self):
+        self.assertEqual(overload.expected_body(3), b'[{"1":1},{"2":4},{"3":9}]')
+        self.assertEqual(overload.expected_body(0), b"[]")
+
+    def test_counts_correct_wrong_and_shed_answers_and_waits_as_told(self):
+        server = support.LoopbackServer(_Handler)
+        try:
+            result = overload.run(server.base, "grpc/stream", 3, clients=2, duration_s=1.5)
+        finally:
+            server.close()
+        self.assertGreater(result["correct"], 0)
+        self.assertGreater(result["wrong"], 0)
+        self.assertEqual(result["errors"], {})
+        # Each client waits the second it is told after a shed, so in 1.5 s it is shed at most twice.
+        self.assertGreaterEqual(result["shed"], 1)
+        self.assertLessEqual(result["shed"], 4)
+        self.assertAlmostEqual(result["goodput_rps"], result["correct"] / result["duration_s"], delta=0.1)
+        self.assertGreater(result["health"]["checks"], 0)
+        self.assertEqual(result["health"]["failures"], 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
