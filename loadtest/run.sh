@@ -30,6 +30,8 @@ Knobs are environment variables (defaults replicate the article's `ab -n 1000 -c
   AGGREGATOR_ARGS  extra Spring arguments for the aggregator, e.g. --aggregator.in-flight=64
                 (the lab sets --aggregator.deadline=<AB_TIMEOUT>s unless this sets it)
   AGGREGATOR_PORT, SQUARE_REST_PORT, SQUARE_GRPC_PORT, SQUARE_GRPC_ACTUATOR_PORT   8080, 7575, 6565, 6566
+  REPLICAS      replicas of each square service; the aggregator spreads its calls over all of them
+                (replica r on the port + r - 1 for REST, + 2(r - 1) for gRPC and its actuator)  1
   HEALTH_TIMEOUT   seconds to wait for the services to become healthy  180
   LAB_SKIP_BUILD=1 never run Maven (the Maven build sets it: the jars are fresh there)
   PROMETHEUS=1  also run a real Prometheus beside the lab (monitoring/run-prometheus.sh), scraping the
@@ -137,29 +139,54 @@ ensure_ab() {
     Alpine:        apk add apache2-utils"
 }
 
-# VARIABLE=PORT of every port the chosen services will listen on.
+# VARIABLE=PORT of every port the chosen services will listen on, every replica's included.
 ports_needed() {
-  local module
+  local module replica
   for module in "${SERVICES[@]}"; do
-    case $module in
-      aggregator-service) echo "AGGREGATOR_PORT=$AGGREGATOR_PORT" ;;
-      square-rest-service) echo "SQUARE_REST_PORT=$SQUARE_REST_PORT" ;;
-      square-grpc-service) echo "SQUARE_GRPC_PORT=$SQUARE_GRPC_PORT"; echo "SQUARE_GRPC_ACTUATOR_PORT=$SQUARE_GRPC_ACTUATOR_PORT" ;;
-    esac
+    for ((replica = 1; replica <= $(replicas_of "$module"); replica++)); do
+      case $module in
+        aggregator-service) echo "AGGREGATOR_PORT=$AGGREGATOR_PORT" ;;
+        square-rest-service) echo "SQUARE_REST_PORT+$((replica - 1))=$(rest_port "$replica")" ;;
+        square-grpc-service)
+          echo "SQUARE_GRPC_PORT+$((2 * (replica - 1)))=$(grpc_port "$replica")"
+          echo "SQUARE_GRPC_ACTUATOR_PORT+$((2 * (replica - 1)))=$(grpc_actuator_port "$replica")" ;;
+      esac
+    done
   done
 }
 
-# The Spring arguments that put a service on loopback, on the lab's ports.
+# REPLICAS copies of each square service, one aggregator. Replica r listens on the configured port + (r - 1) for
+# REST and + 2 (r - 1) for gRPC and its actuator: 7575, 7576; 6565/6566, 6567/6568.
+replicas_of() {
+  case $1 in square-*) echo "$REPLICAS" ;; *) echo 1 ;; esac
+}
+rest_port() { echo $((SQUARE_REST_PORT + $1 - 1)); }
+grpc_port() { echo $((SQUARE_GRPC_PORT + 2 * ($1 - 1))); }
+grpc_actuator_port() { echo $((SQUARE_GRPC_ACTUATOR_PORT + 2 * ($1 - 1))); }
+
+# Every replica of a square service, as the aggregator's comma-separated list wants it.
+replica_list() {
+  local replica list=()
+  for ((replica = 1; replica <= REPLICAS; replica++)); do
+    case $1 in
+      rest) list+=("http://127.0.0.1:$(rest_port "$replica")") ;;
+      grpc) list+=("127.0.0.1:$(grpc_port "$replica")") ;;
+    esac
+  done
+  (IFS=,; echo "${list[*]}")
+}
+
+# The Spring arguments that put replica $2 of a service on loopback, on the lab's ports.
 service_args() {
   case $1 in
     aggregator-service)
       echo --server.address=127.0.0.1 --server.port="$AGGREGATOR_PORT" \
-        --aggregator.rest.base-url="http://127.0.0.1:$SQUARE_REST_PORT" \
-        --aggregator.grpc.target="127.0.0.1:$SQUARE_GRPC_PORT" "$LAB_AGGREGATOR_ARGS" ;;
-    square-rest-service) echo --server.address=127.0.0.1 --server.port="$SQUARE_REST_PORT" ;;
+        --aggregator.rest.base-url="$(replica_list rest)" \
+        --aggregator.grpc.target="$(replica_list grpc)" "$LAB_AGGREGATOR_ARGS" ;;
+    square-rest-service) echo --server.address=127.0.0.1 --server.port="$(rest_port "$2")" ;;
     square-grpc-service)
-      echo --server.address=127.0.0.1 --server.port="$SQUARE_GRPC_ACTUATOR_PORT" \
-        --grpc.server.address=127.0.0.1 --grpc.server.port="$SQUARE_GRPC_PORT" ;;
+      echo --server.address=127.0.0.1 --server.port="$(grpc_actuator_port "$2")" \
+        --grpc.server.address=127.0.0.1 --grpc.server.port="$(grpc_port "$2")" ;;
   esac
 }
 
@@ -176,15 +203,15 @@ lab_aggregator_args() {
 health_url() {
   case $1 in
     aggregator-service) echo "http://127.0.0.1:$AGGREGATOR_PORT/actuator/health" ;;
-    square-rest-service) echo "http://127.0.0.1:$SQUARE_REST_PORT/actuator/health" ;;
-    square-grpc-service) echo "http://127.0.0.1:$SQUARE_GRPC_ACTUATOR_PORT/actuator/health" ;;
+    square-rest-service) echo "http://127.0.0.1:$(rest_port "${2:-1}")/actuator/health" ;;
+    square-grpc-service) echo "http://127.0.0.1:$(grpc_actuator_port "${2:-1}")/actuator/health" ;;
   esac
 }
 
 # The page of a service's own metrics, which the lab reads around each measured run.
 metrics_url() {
   local health
-  health=$(health_url "$1")
+  health=$(health_url "$1" "${2:-1}")
   echo "${health%/health}/prometheus"
 }
 
@@ -228,19 +255,26 @@ base_url() {
 }
 
 start_services() {
-  local module args url java_opts=() waiting=()
+  local module replica name args url pids metrics java_opts=() waiting=()
   read -r -a java_opts <<<"$JAVA_OPTS"
   STARTED=()
   METRICS=()
   for module in "${SERVICES[@]}"; do
-    read -r -a args <<<"$(service_args "$module")"
-    say "starting $module (log: $RESULTS_DIR/logs/$module.log)"
-    "$JAVA" "${java_opts[@]}" -jar "$(jar_of "$module")" "${args[@]}" >"$RESULTS_DIR/logs/$module.log" 2>&1 &
-    SERVICE_PIDS+=("$!")
+    pids=() metrics=()
+    for ((replica = 1; replica <= $(replicas_of "$module"); replica++)); do
+      name=$module
+      if (( replica > 1 )); then name=$module-$replica; fi
+      read -r -a args <<<"$(service_args "$module" "$replica")"
+      say "starting $name (log: $RESULTS_DIR/logs/$name.log)"
+      "$JAVA" "${java_opts[@]}" -jar "$(jar_of "$module")" "${args[@]}" >"$RESULTS_DIR/logs/$name.log" 2>&1 &
+      SERVICE_PIDS+=("$!")
+      pids+=("$!")
+      metrics+=("$(metrics_url "$module" "$replica")")
+      waiting+=("$name=$!=$(health_url "$module" "$replica")")
+    done
     url=$(base_url "$module")
-    STARTED+=("$module=$!${url:+=$url}")
-    METRICS+=(--metrics "$module=$(metrics_url "$module")")
-    waiting+=("$module=$!=$(health_url "$module")")
+    STARTED+=("$module=$(IFS=,; echo "${pids[*]}")${url:+=$url}")
+    METRICS+=(--metrics "$module=$(IFS=,; echo "${metrics[*]}")")
   done
   say "waiting up to ${HEALTH_TIMEOUT}s for ${SERVICES[*]} to be healthy"
   lab wait-healthy --logs "$RESULTS_DIR/logs" "$HEALTH_TIMEOUT" "${waiting[@]}" || die "the services did not start (see above); on a busy machine, give them longer with HEALTH_TIMEOUT (now $HEALTH_TIMEOUT s)"
@@ -334,6 +368,7 @@ main() {
   services=$(lab services) || exit 2
   mapfile -t SERVICES <<<"$services"
   LAB_AGGREGATOR_ARGS=$(lab_aggregator_args)
+  REPLICAS=$(lab setting replicas)
   : "${RESULTS_DIR:=$LAB_DIR/results/$(date +%Y%m%d-%H%M%S)}"
   [[ $RESULTS_DIR == /* ]] || RESULTS_DIR=$PWD/$RESULTS_DIR
   [[ ! -e $RESULTS_DIR/results.json ]] || die "$RESULTS_DIR already holds results: choose another RESULTS_DIR"

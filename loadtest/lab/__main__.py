@@ -31,7 +31,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python3 -m lab")
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("services")
-    commands.add_parser("setting").add_argument("name", choices=["ab_timeout_s"])
+    commands.add_parser("setting").add_argument("name", choices=["ab_timeout_s", "replicas"])
     ports = commands.add_parser("ports")
     ports.add_argument("ports", nargs="+", metavar="VARIABLE=PORT")
     healthy = commands.add_parser("wait-healthy")
@@ -44,10 +44,11 @@ def main(argv=None) -> int:
     measure.add_argument("--java-opts", default="")
     measure.add_argument("--aggregator-args", default="")
     measure.add_argument("--repo", default=".")
-    measure.add_argument("--metrics", action="append", default=[], metavar="NAME=URL",
-                         help="a service's /actuator/prometheus URL, read before and after each measured run")
+    measure.add_argument("--metrics", action="append", default=[], metavar="NAME=URL[,URL...]",
+                         help="a service's /actuator/prometheus URL (one per replica), read around each measured run")
     measure.add_argument("--prometheus-url", default=None, help="the Prometheus run beside the lab, if any")
-    measure.add_argument("services", nargs="+", metavar="NAME=PID[=URL]")
+    measure.add_argument("services", nargs="+", metavar="NAME=PID[,PID...][=URL]",
+                         help="a service the lab started: the pids of its replicas, and its base URL if any")
     floor_run = commands.add_parser("floor")
     floor_run.add_argument("results_dir")
     floor_run.add_argument("--script", required=True, help="transport-floor/run-floor.sh")
@@ -89,8 +90,13 @@ def ports_command(args) -> int:
         print("[lab] ERROR: port %d (%s) is already in use on 127.0.0.1.%s" % (port, variable, _holder(port)),
               file=sys.stderr)
     if taken:
+        # A replica's port is named VARIABLE+offset: the knob to move is VARIABLE itself.
+        moved = {}
+        for variable, port in taken:
+            base, _, offset = variable.partition("+")
+            moved.setdefault(base, port - int(offset or 0) + 10000)
         print("[lab] Stop what holds it, or give the lab other ports, e.g. %s loadtest/run.sh"
-              % " ".join("%s=%d" % (variable, port + 10000) for variable, port in taken), file=sys.stderr)
+              % " ".join("%s=%d" % item for item in moved.items()), file=sys.stderr)
     return 1 if taken else 0
 
 
@@ -112,7 +118,7 @@ def wait_healthy_command(args) -> int:
 
 def measure_command(args) -> int:
     settings = Settings.from_env()
-    metrics_urls = dict(entry.split("=", 1) for entry in args.metrics)
+    metrics_urls = {name: urls.split(",") for name, urls in (entry.split("=", 1) for entry in args.metrics)}
     services = [_service(entry, metrics_urls) for entry in args.services]
     started = _now()
     env = environment.describe(args.repo, args.java, args.java_opts)
@@ -123,7 +129,7 @@ def measure_command(args) -> int:
                                     % (settings.requests, settings.ab_timeout_s),
                          keep_alive=False,
                          endpoints={s.name: s.base_url for s in services if s.base_url},
-                         metrics_endpoints={s.name: s.metrics_url for s in services if s.metrics_url},
+                         metrics_endpoints={s.name: ",".join(s.metrics_urls) for s in services if s.metrics_urls},
                          prometheus_url=args.prometheus_url),
         "started_at": started,
         "finished_at": None,
@@ -253,8 +259,9 @@ def _verify(settings, services):
 
 
 def _service(entry: str, metrics_urls) -> bench.Service:
-    name, pid, *url = entry.split("=", 2)
-    return bench.Service(name, int(pid), url[0] if url else None, metrics_urls.get(name))
+    name, pids, *url = entry.split("=", 2)
+    return bench.Service(name, [int(pid) for pid in pids.split(",")], url[0] if url else None,
+                         metrics_urls.get(name, []))
 
 
 def _print_outcome(run) -> None:

@@ -2,7 +2,7 @@
 
 import os
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
 from . import ab_output, cpu, server_metrics
@@ -12,13 +12,13 @@ from .settings import Settings
 
 @dataclass
 class Service:
-    """A running service the lab started: its module name, process id, HTTP base URL (if any) and the URL of
-    its /actuator/prometheus page (if known)."""
+    """A running service the lab started: its module name, the process ids of its replicas (REPLICAS), the HTTP
+    base URL of the first (if any) and the URLs of their /actuator/prometheus pages (if known)."""
 
     name: str
-    pid: int
+    pids: List[int]
     base_url: Optional[str]
-    metrics_url: Optional[str] = None
+    metrics_urls: List[str] = field(default_factory=list)
 
 
 def run_slug(path: str, n: int, concurrency: int) -> str:
@@ -42,10 +42,10 @@ def measure(path: Path, n: int, concurrency: int, settings: Settings, services: 
 
     # The services' metrics are read right around the measured run: after the warm-up, so that the deltas hold
     # the measured requests alone, and just outside the CPU and peak-RSS window, so that the reads cost it nothing.
-    metrics_urls = {s.name: s.metrics_url for s in services if s.name in path.services and s.metrics_url}
+    metrics_urls = {s.name: s.metrics_urls for s in services if s.name in path.services and s.metrics_urls}
     metrics_before, metrics_error = _scrape(metrics_urls, path)
-    pids = {s.name: s.pid for s in services}
-    rss_scope = "run" if all([cpu.reset_peak_rss(pid) for pid in pids.values()]) else "since start"
+    pids = {s.name: s.pids for s in services}
+    rss_scope = "run" if all([cpu.reset_peak_rss(pid) for some in pids.values() for pid in some]) else "since start"
     load_before = cpu.load_average()
     csv_path = os.path.join(raw_dir, slug + ".csv")
     log("  measuring: %d requests, %d at a time" % (settings.requests, concurrency))
@@ -53,7 +53,7 @@ def measure(path: Path, n: int, concurrency: int, settings: Settings, services: 
     done = _run_ab(ab_output.ab_command(url, settings.requests, concurrency, settings.ab_timeout_s, csv_path),
                    os.path.join(raw_dir, slug + ".txt"))
     after = cpu.take_sample(pids)
-    rss_mb = {name: cpu.peak_rss_mib(pid) for name, pid in pids.items()}
+    rss_mb = {name: cpu.peak_rss_mib(some) for name, some in pids.items()}
     server_side = _server_side(path, metrics_urls, metrics_before, metrics_error)
 
     # The lab measures only after every path passed the pre-check against the exact expected answer.
@@ -74,7 +74,7 @@ def measure(path: Path, n: int, concurrency: int, settings: Settings, services: 
     return record
 
 
-def _scrape(urls: Dict[str, str], path: Path):
+def _scrape(urls: Dict[str, List[str]], path: Path):
     """(samples by service, None), or (None, why not)."""
     missing = [name for name in path.services if name not in urls]
     if missing:
@@ -87,7 +87,7 @@ def _scrape(urls: Dict[str, str], path: Path):
         return None, str(error)
 
 
-def _server_side(path: Path, urls: Dict[str, str], before, error: Optional[str]) -> Dict:
+def _server_side(path: Path, urls: Dict[str, List[str]], before, error: Optional[str]) -> Dict:
     """The run's server_side record: the services' metric deltas, or an error saying why there are none."""
     if error:
         return {"error": "no server-side figures: %s" % error}

@@ -10,7 +10,7 @@ import os
 import resource
 import time
 from dataclasses import dataclass
-from typing import Dict, Optional, Tuple
+from typing import Dict, List, Optional, Tuple, Union
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -53,11 +53,12 @@ class Sample:
     children_cpu_s: float
 
 
-def take_sample(pids: Dict[str, int]) -> Sample:
-    """Reads the counters of the named processes and of the machine, now."""
+def take_sample(pids: Dict[str, Union[int, List[int]]]) -> Sample:
+    """Reads the counters of the named processes (a name's replicas added up) and of the machine, now."""
     return Sample(
         wall_s=time.monotonic(),
-        process_ticks={name: process_cpu_ticks(_read(f"/proc/{pid}/stat")) for name, pid in pids.items()},
+        process_ticks={name: sum(process_cpu_ticks(_read(f"/proc/{pid}/stat")) for pid in _listed(some))
+                       for name, some in pids.items()},
         machine_busy_ticks=machine_cpu_ticks(_read("/proc/stat"))[0],
         children_cpu_s=_children_cpu_seconds(),
     )
@@ -102,8 +103,13 @@ def reset_peak_rss(pid: int) -> bool:
         return False
 
 
-def peak_rss_mib(pid: int) -> float:
-    return round(peak_rss_kib(_read(f"/proc/{pid}/status")) / 1024, 1)
+def peak_rss_mib(pids: Union[int, List[int]]) -> float:
+    """The peak RSS of a process, or of the largest of a service's replicas (each is a JVM of its own)."""
+    return round(max(peak_rss_kib(_read(f"/proc/{pid}/status")) for pid in _listed(pids)) / 1024, 1)
+
+
+def _listed(pids: Union[int, List[int]]) -> List[int]:
+    return [pids] if isinstance(pids, int) else list(pids)
 
 
 def load_average() -> Optional[Tuple[float, float, float]]:

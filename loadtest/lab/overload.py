@@ -15,9 +15,11 @@ import urllib.parse
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
+from . import paths
+
 
 def expected_body(n: int) -> bytes:
-    return ("[" + ",".join('{"%d":%d}' % (i, i * i) for i in range(1, n + 1)) + "]").encode()
+    return paths.ALL["rest/unary"].expected_body(n).encode()
 
 
 @dataclass

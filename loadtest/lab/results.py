@@ -169,7 +169,8 @@ def summary_markdown(results: Dict) -> str:
         "Each run: `%s`, after a discarded warm-up of %d requests. ab speaks HTTP/1.0 without keep-alive "
         "(a new connection per request), as in the article. Everything runs on this one machine; "
         "CPU %% is of one core (%d cores = %d %%), CPU seconds cover exactly the measured run."
-        % (settings["ab_command"], settings["warmup"], env["cores"] or 0, (env["cores"] or 0) * 100),
+        % (settings["ab_command"], settings["warmup"], env["cores"] or 0, (env["cores"] or 0) * 100)
+        + replicas_sentence(settings.get("replicas", 1)),
         "",
         summary_table(results),
     ]
@@ -195,6 +196,14 @@ def summary_markdown(results: Dict) -> str:
                   for run, found in troubled]
         lines.append("")
     return "\n".join(lines)
+
+
+def replicas_sentence(replicas: int) -> str:
+    """Said only when there is more than one: a service's CPU is then its replicas' together, its RSS the largest's."""
+    if replicas <= 1:
+        return ""
+    return (" %d replicas of each square service: a square service's CPU is its replicas' added up, its peak RSS "
+            "the largest replica's." % replicas)
 
 
 def write_summary(results_dir: str, results: Dict) -> str:

@@ -15,7 +15,7 @@ import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Mapping, Optional
+from typing import Callable, Dict, List, Mapping, Optional, Union
 
 from .paths import AGGREGATOR, SQUARE_GRPC, SQUARE_REST, Path
 
@@ -106,9 +106,10 @@ def scrape(url: str, timeout_s: float = 10.0) -> List[Sample]:
         raise MetricsError("cannot read %s: %s" % (url, getattr(error, "reason", error))) from None
 
 
-def scrape_all(urls: Mapping[str, str], timeout_s: float = 10.0) -> Dict[str, List[Sample]]:
-    """Each service's samples, by module name."""
-    return {name: scrape(url, timeout_s) for name, url in urls.items()}
+def scrape_all(urls: Mapping[str, Union[str, List[str]]], timeout_s: float = 10.0) -> Dict[str, List[Sample]]:
+    """Each service's samples, by module name; a service's replicas' samples together, so that totals add them up."""
+    return {name: [sample for url in ([some] if isinstance(some, str) else some) for sample in scrape(url, timeout_s)]
+            for name, some in urls.items()}
 
 
 def server_side(path: Path, before: Mapping[str, List[Sample]], after: Mapping[str, List[Sample]]) -> Dict:

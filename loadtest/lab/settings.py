@@ -14,7 +14,11 @@ DEFAULTS = {
     "WARMUP": "100",
     "AB_TIMEOUT": "120",
     "FLOOR": "1",
+    "REPLICAS": "1",
 }
+
+# Replica r of a square service listens on its port + (r - 1) (REST) or + 2 (r - 1) (gRPC and its actuator).
+MAX_REPLICAS = 8
 
 
 class SettingsError(ValueError):
@@ -34,6 +38,8 @@ class Settings:
     # FLOOR_DURATION and FLOOR_WARMUP as given, passed to the floor; None: the floor's own defaults.
     floor_duration: Optional[str] = None
     floor_warmup: Optional[str] = None
+    # How many replicas of each square service the lab starts; the aggregator spreads its calls over them all.
+    replicas: int = 1
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> "Settings":
@@ -51,7 +57,10 @@ class Settings:
             floor=_switch(knob("FLOOR"), "FLOOR"),
             floor_duration=_duration(env, "FLOOR_DURATION", positive=True),
             floor_warmup=_duration(env, "FLOOR_WARMUP", positive=False),
+            replicas=_positive(knob("REPLICAS"), "REPLICAS"),
         )
+        if settings.replicas > MAX_REPLICAS:
+            raise SettingsError("REPLICAS must be at most %d, got %d" % (MAX_REPLICAS, settings.replicas))
         settings._check_combinations()
         return settings
 

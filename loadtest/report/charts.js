@@ -506,7 +506,8 @@
   function settingsList() {
     const list = document.getElementById('settings');
     [['PATHS', settings.paths.join(' ')], ['REQUESTS', settings.requests], ['CONCURRENCY', settings.concurrency.join(' ')],
-      ['N', settings.n.join(' ')], ['WARMUP', settings.warmup], ['AB_TIMEOUT', settings.ab_timeout_s + ' s'],
+      ['N', settings.n.join(' ')], ['REPLICAS', (settings.replicas || 1) + ' of each square service'],
+      ['WARMUP', settings.warmup], ['AB_TIMEOUT', settings.ab_timeout_s + ' s'],
       ['ab command', settings.ab_command], ['JAVA_OPTS', settings.java_opts || '(none)'],
       ['AGGREGATOR_ARGS', settings.aggregator_args || '(none)'],
       ['endpoints', Object.entries(settings.endpoints || {}).map(([k, v]) => k + ' ' + v).join(', ')],

@@ -80,6 +80,16 @@ class LiveProcTests(unittest.TestCase):
         self.assertGreaterEqual(usage["this test"]["seconds"], 0)
         self.assertGreaterEqual(usage["machine"]["seconds"], usage["this test"]["seconds"] - 0.02)
 
+    def test_a_services_replicas_are_added_up_and_its_peak_rss_is_the_largest(self):
+        parent = os.getppid()
+        sample = cpu.take_sample({"one": os.getpid(), "both": [os.getpid(), parent]})
+        with open("/proc/%d/stat" % parent) as handle:
+            parent_ticks = cpu.process_cpu_ticks(handle.read())
+
+        self.assertGreaterEqual(sample.process_ticks["both"], sample.process_ticks["one"] + parent_ticks)
+        self.assertEqual(cpu.peak_rss_mib([os.getpid(), parent]),
+                         max(cpu.peak_rss_mib(os.getpid()), cpu.peak_rss_mib(parent)))
+
     def test_peak_rss_can_be_reset_to_measure_one_run(self):
         self.assertTrue(cpu.reset_peak_rss(os.getpid()))
         self.assertGreater(cpu.peak_rss_mib(os.getpid()), 1)

@@ -54,6 +54,14 @@ class SettingsTests(unittest.TestCase):
         self.assertEqual(Settings.from_env({"WARMUP": "300"}).warmup_requests(100), 300)
         self.assertEqual(Settings.from_env({"WARMUP": "0"}).warmup_requests(100), 0)
 
+    def test_replicas_default_to_one_and_are_bounded(self):
+        self.assertEqual(Settings.from_env({}).replicas, 1)
+        self.assertEqual(Settings.from_env({"REPLICAS": "2"}).replicas, 2)
+        with self.assertRaisesRegex(SettingsError, "REPLICAS must be at most 8, got 9"):
+            Settings.from_env({"REPLICAS": "9"})
+        with self.assertRaisesRegex(SettingsError, "REPLICAS must be at least 1, got 0"):
+            Settings.from_env({"REPLICAS": "0"})
+
     def test_bad_knobs_are_refused_with_their_name(self):
         for env, message in (({"REQUESTS": "many"}, "REQUESTS"), ({"N": "-1"}, "N must not be negative"),
                              ({"CONCURRENCY": "0"}, "CONCURRENCY"), ({"REQUESTS": "10", "CONCURRENCY": "20"}, "above"),

@@ -303,3 +303,14 @@ def with_failed_stream_floor(error):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ReplicasTests(unittest.TestCase):
+
+    def test_the_summary_says_how_replicas_are_counted_only_when_there_are_several(self):
+        data = sample_results()
+        self.assertNotIn("replicas", results.summary_markdown(data))
+
+        data["settings"]["replicas"] = 2
+        self.assertIn("2 replicas of each square service: a square service's CPU is its replicas' added up, its "
+                      "peak RSS the largest replica's.", results.summary_markdown(data))
