@@ -72,11 +72,13 @@ PROMETHEUS_URL=
 say() { printf '[lab] %s\n' "$*"; }
 die() { printf '[lab] ERROR: %s\n' "$*" >&2; exit 1; }
 LAB_PYTHONPATH="$LAB_DIR${PYTHONPATH:+:$PYTHONPATH}"
-lab() { PYTHONPATH="$LAB_PYTHONPATH" python3 -m lab "$@"; }
+LAB_PYTHON=   # loadtest/.venv's python, with the lab's pinned packages (python-env.sh)
+lab() { PYTHONPATH="$LAB_PYTHONPATH" "$LAB_PYTHON" -m lab "$@"; }
 
 require_tools() {
   command -v python3 >/dev/null || die "python3 is missing: install Python 3.8 or newer (Debian: apt-get install -y python3)"
   python3 -c 'import sys; sys.exit(sys.version_info < (3, 8))' || die "python3 is older than 3.8: $(python3 --version 2>&1)"
+  LAB_PYTHON=$("$LAB_DIR/python-env.sh") || die "the lab's Python packages could not be installed (see above)"
   command -v "$JAVA" >/dev/null || die "java is missing: install a JDK 17 or newer (Debian: apt-get install -y openjdk-17-jdk-headless)"
 }
 
@@ -325,7 +327,7 @@ cleanup() {
 # Python's.
 lab_step() {
   local status=0
-  PYTHONPATH="$LAB_PYTHONPATH" python3 -m lab "$@" &
+  PYTHONPATH="$LAB_PYTHONPATH" "$LAB_PYTHON" -m lab "$@" &
   LAB_STEP_PID=$!
   wait "$LAB_STEP_PID" || status=$?
   LAB_STEP_PID=
@@ -358,6 +360,7 @@ main() {
     --report)
       [[ -n ${2:-} ]] || { usage >&2; return 2; }
       RESULTS_DIR=$(cd "$2" && pwd)
+      LAB_PYTHON=$("$LAB_DIR/python-env.sh") || die "the lab's Python packages could not be installed (see above)"
       write_report
       return ;;
     "") ;;

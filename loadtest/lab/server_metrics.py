@@ -6,16 +6,16 @@ messages) it made, and times each one as its client; the square services count a
 The deltas over exactly the measured run let the lab compare a downstream call's time on both sides of the
 wire, and prove that every square came from its own call: square calls == downstream calls == requests x n.
 
-No Prometheus server is needed: the lab reads the services' text exposition itself.
+No Prometheus server is needed: the lab reads the services' text exposition itself, with prometheus_client's parser.
 """
 
-import math
-import re
 import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Mapping, Optional, Union
+
+from prometheus_client.parser import text_string_to_metric_families
 
 from .paths import AGGREGATOR, SQUARE_GRPC, SQUARE_REST, Path
 
@@ -40,55 +40,13 @@ class Sample:
     value: float
 
 
-_NAME = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*")
-_LABEL = re.compile(r'\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*=\s*"((?:[^"\\]|\\.)*)"\s*(,)?')
-_ESCAPES = {"\\\\": "\\", '\\"': '"', "\\n": "\n"}
-
-
 def parse(text: str) -> List[Sample]:
-    """Every sample of a Prometheus text-format page (version 0.0.4), in order; # lines are skipped."""
-    samples = []
-    for number, line in enumerate(text.splitlines(), 1):
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        try:
-            samples.append(_parse_line(line))
-        except ValueError as error:
-            raise MetricsError("line %d is not a metric sample (%s): %r" % (number, error, line[:200])) from None
-    return samples
-
-
-def _parse_line(line: str) -> Sample:
-    match = _NAME.match(line)
-    if not match:
-        raise ValueError("no metric name")
-    name, rest = match.group(0), line[match.end():]
-    labels = {}
-    if rest.startswith("{"):
-        position = 1
-        while True:
-            if rest[position:].lstrip().startswith("}"):
-                position += len(rest[position:]) - len(rest[position:].lstrip()) + 1
-                break
-            label = _LABEL.match(rest, position)
-            if not label:
-                raise ValueError("bad label at %r" % rest[position:position + 40])
-            labels[label.group(1)] = re.sub(r'\\[\\"n]', lambda m: _ESCAPES[m.group(0)], label.group(2))
-            position = label.end()
-            if not label.group(3) and not rest[position:].lstrip().startswith("}"):
-                raise ValueError("labels not closed")
-        rest = rest[position:]
-    fields = rest.split()
-    # The value, then an optional timestamp.
-    if not fields or len(fields) > 2:
-        raise ValueError("expected a value and an optional timestamp")
-    return Sample(name, labels, _value(fields[0]))
-
-
-def _value(text: str) -> float:
-    special = {"+Inf": math.inf, "Inf": math.inf, "-Inf": -math.inf, "NaN": math.nan}
-    return special[text] if text in special else float(text)
+    """Every sample of a Prometheus text-format page, in order, read by prometheus_client's parser."""
+    try:
+        return [Sample(sample.name, dict(sample.labels), sample.value)
+                for family in text_string_to_metric_families(text) for sample in family.samples]
+    except ValueError as error:
+        raise MetricsError("not a Prometheus text-format page: %s" % error) from None
 
 
 def total(samples: List[Sample], name: str, **labels: str) -> float:
