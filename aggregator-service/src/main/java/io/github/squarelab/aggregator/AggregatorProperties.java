@@ -4,9 +4,11 @@ import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.NotEmpty;
 import jakarta.validation.constraints.NotNull;
 import java.net.URI;
 import java.time.Duration;
+import java.util.List;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.validation.annotation.Validated;
 
@@ -33,10 +35,10 @@ public record AggregatorProperties(
         @Valid @NotNull Admission admission) {
 
     /**
-     * @param baseUrl the REST square service, e.g. http://127.0.0.1:7575
-     * @param maxConnections the size of the keep-alive connection pool shared by all requests
+     * @param baseUrl the REST square service, e.g. http://127.0.0.1:7575, or its replicas, comma-separated
+     * @param maxConnections the size of the keep-alive connection pool shared by all requests, per replica
      */
-    public record Rest(@NotNull URI baseUrl, @Min(1) int maxConnections) {
+    public record Rest(@NotEmpty List<@NotNull URI> baseUrl, @Min(1) int maxConnections) {
     }
 
     /**

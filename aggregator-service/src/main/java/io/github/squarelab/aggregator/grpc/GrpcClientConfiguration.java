@@ -4,27 +4,64 @@ import io.github.squarelab.aggregator.AggregatorProperties;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import io.grpc.NameResolverRegistry;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * One channel (one HTTP/2 connection, multiplexed) to the gRPC square service, shared by both gRPC
- * clients. Plaintext, as the contract says.
+ * One channel to the gRPC square service, shared by both gRPC clients: one HTTP/2 connection per replica,
+ * calls spread over the healthy ones by round_robin. Plaintext, as the contract says.
  */
 @Configuration(proxyBeanMethods = false)
 class GrpcClientConfiguration {
 
+    /**
+     * A unary call that fails UNAVAILABLE (its replica refused, reset or went away) is tried once more,
+     * which round_robin sends to another replica; squares are idempotent. A timeout is not retried.
+     */
+    private static final Map<String, ?> SERVICE_CONFIG = Map.of("methodConfig", List.of(Map.of(
+        "name", List.of(Map.of("service", "vinsmath.SquareRpc", "method", "findSquareUnary")),
+        "retryPolicy", Map.of(
+            "maxAttempts", 2.0,
+            "initialBackoff", "0.001s",
+            "maxBackoff", "0.001s",
+            "backoffMultiplier", 1.0,
+            "retryableStatusCodes", List.of("UNAVAILABLE")))));
+
     /** Shut down after the web server has finished its requests, letting calls under way complete. */
     @Bean(destroyMethod = "shutdown")
     ManagedChannel squareGrpcChannel(AggregatorProperties properties) {
-        ManagedChannel channel = Grpc.newChannelBuilder(properties.grpc().target(), InsecureChannelCredentials.create())
+        ManagedChannel channel = channelBuilder(properties.grpc().target())
             // Our callbacks never block (they complete a Mono or send the next message), so they run on the
             // transport's event loop rather than hopping to grpc-java's default cached thread pool.
             .directExecutor()
+            .defaultLoadBalancingPolicy("round_robin")
+            .disableServiceConfigLookUp()
+            .defaultServiceConfig(SERVICE_CONFIG)
+            .enableRetry()
             .build();
         // Connect now, so that the first request does not pay for the transport and the connection.
         channel.getState(true);
         return channel;
+    }
+
+    /**
+     * A comma-separated list of {@code host:port} goes to our own resolver, in a registry of this
+     * channel's own; one address or any other grpc-java target ({@code dns:///host:6565}) to grpc-java.
+     */
+    static ManagedChannelBuilder<?> channelBuilder(String target) {
+        if (!target.contains(",")) {
+            return Grpc.newChannelBuilder(target.trim(), InsecureChannelCredentials.create());
+        }
+        List<String> replicas = Arrays.stream(target.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
+        ReplicaListNameResolverProvider provider = new ReplicaListNameResolverProvider(replicas);
+        NameResolverRegistry registry = new NameResolverRegistry();
+        registry.register(provider);
+        return Grpc.newChannelBuilder(provider.target(), InsecureChannelCredentials.create(), registry);
     }
 
     @Bean

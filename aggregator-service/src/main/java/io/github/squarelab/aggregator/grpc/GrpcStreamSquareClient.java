@@ -10,6 +10,8 @@ import io.github.squarelab.proto.SquareRpcGrpc;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientCall;
+import io.grpc.Deadline;
+import io.grpc.Status;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.ClientResponseObserver;
@@ -20,7 +22,9 @@ import reactor.core.publisher.MonoSink;
 
 /**
  * {@code vinsmath.SquareRpc/findSquareBiStream}: the numbers 1..n as n messages on one stream, and their
- * squares collected in order. The stream as a whole has the request's deadline.
+ * squares collected in order. The stream as a whole has the request's deadline. If the stream fails
+ * UNAVAILABLE (its replica went away mid-stream), one new stream, which round_robin puts on another
+ * replica, carries the numbers not yet answered, within the same deadline.
  */
 public class GrpcStreamSquareClient implements StreamSquareClient {
 
@@ -38,46 +42,57 @@ public class GrpcStreamSquareClient implements StreamSquareClient {
     @Override
     public Mono<Squares> squares(int n, CallRecorder recorder) {
         return Mono.create(sink -> {
-            ClientCall<Input, Output> call = channel.newCall(SquareRpcGrpc.getFindSquareBiStreamMethod(),
-                CallOptions.DEFAULT.withDeadlineAfter(deadline.toNanos(), TimeUnit.NANOSECONDS));
-            Exchange exchange = new Exchange(n, recorder, sink);
-            sink.onCancel(() -> exchange.cancel(call));
-            ClientCalls.asyncBidiStreamingCall(call, exchange);
+            Exchange exchange = new Exchange(n, recorder, sink,
+                Deadline.after(deadline.toNanos(), TimeUnit.NANOSECONDS));
+            sink.onCancel(exchange::cancel);
+            exchange.open();
         });
     }
 
     /**
-     * One stream. Sends only while the transport is ready for more (grpc-java's isReady/onReady
-     * back-pressure, as in its ManualFlowControlClient), so nothing queues up in memory when the server
-     * reads slower than we write. grpc-java runs the callbacks of one call one at a time, so the plain
-     * fields need no lock; {@code cancelled} is set from outside, hence volatile.
+     * One request's squares, on one stream or, after a failover, two. Sends only while the transport is
+     * ready for more (grpc-java's isReady/onReady back-pressure, as in its ManualFlowControlClient), so
+     * nothing queues up in memory when the server reads slower than we write. grpc-java runs the callbacks
+     * of one call one at a time, and the second stream is opened from the first one's last callback, so
+     * the plain fields need no lock; {@code cancelled} and {@code call} are touched from outside, hence
+     * volatile.
      */
-    private final class Exchange implements ClientResponseObserver<Input, Output> {
+    private final class Exchange {
 
         private final int n;
         private final CallRecorder recorder;
         private final MonoSink<Squares> sink;
+        private final Deadline streamDeadline;
         private final Squares squares;
         private final SendTimes sendTimes = new SendTimes();
+        private volatile ClientCall<Input, Output> call;
         private ClientCallStreamObserver<Input> requests;
         private int nextNumber = 1;
-        /** All n sent and the sending side closed. */
+        /** Every number sent and the sending side closed, on the current stream. */
         private boolean halfClosed;
+        /** The one new stream after a failover has been opened. */
+        private boolean resumed;
         /** The sink has been told the outcome; later callbacks are ignored. */
         private boolean finished;
         private volatile boolean cancelled;
 
-        Exchange(int n, CallRecorder recorder, MonoSink<Squares> sink) {
+        Exchange(int n, CallRecorder recorder, MonoSink<Squares> sink, Deadline streamDeadline) {
             this.n = n;
             this.recorder = recorder;
             this.sink = sink;
+            this.streamDeadline = streamDeadline;
             this.squares = new Squares(n);
         }
 
-        @Override
-        public void beforeStart(ClientCallStreamObserver<Input> requests) {
-            this.requests = requests;
-            requests.setOnReadyHandler(this::sendWhileReady);
+        /** Opens a stream that sends the numbers from {@code nextNumber} on. */
+        void open() {
+            ClientCall<Input, Output> next = channel.newCall(SquareRpcGrpc.getFindSquareBiStreamMethod(),
+                CallOptions.DEFAULT.withDeadline(streamDeadline));
+            call = next;
+            ClientCalls.asyncBidiStreamingCall(next, new Leg());
+            if (cancelled) {
+                next.cancel("the fan-out no longer needs these squares", null);
+            }
         }
 
         private void sendWhileReady() {
@@ -92,8 +107,7 @@ public class GrpcStreamSquareClient implements StreamSquareClient {
             }
         }
 
-        @Override
-        public void onNext(Output output) {
+        private void onAnswer(Output output) {
             if (finished) {
                 return;
             }
@@ -109,41 +123,92 @@ public class GrpcStreamSquareClient implements StreamSquareClient {
             recorder.finished(System.nanoTime() - sendTimes.poll(), true);
         }
 
-        @Override
-        public void onError(Throwable error) {
-            if (!finished) {
-                fail(GrpcFailures.translate(error, target, deadline, "aggregator.deadline"));
-            }
-        }
-
-        @Override
-        public void onCompleted() {
+        private void onStreamError(Throwable error) {
             if (finished) {
                 return;
             }
             if (squares.isComplete()) {
-                finished = true;
-                sink.success(squares);
+                // Every answer arrived before the replica went away; only the stream's end was lost.
+                succeed();
+            } else if (!resumed && !cancelled && Status.fromThrowable(error).getCode() == Status.Code.UNAVAILABLE) {
+                resume();
+            } else {
+                fail(GrpcFailures.translate(error, target, deadline, "aggregator.deadline"));
+            }
+        }
+
+        /** The numbers sent on the failed stream and not answered are finished as failed, and sent again. */
+        private void resume() {
+            resumed = true;
+            finishUnanswered();
+            nextNumber = squares.size() + 1;
+            halfClosed = false;
+            open();
+        }
+
+        private void onStreamCompleted() {
+            if (finished) {
+                return;
+            }
+            if (squares.isComplete()) {
+                succeed();
             } else {
                 fail(GrpcFailures.badAnswer(target, "only " + squares.size() + " of " + n
                     + " squares before ending the stream"));
             }
         }
 
-        void cancel(ClientCall<Input, Output> call) {
+        void cancel() {
             cancelled = true;
-            call.cancel("the fan-out no longer needs these squares", null);
+            ClientCall<Input, Output> current = call;
+            if (current != null) {
+                current.cancel("the fan-out no longer needs these squares", null);
+            }
+        }
+
+        private void succeed() {
+            finished = true;
+            sink.success(squares);
         }
 
         private void fail(RuntimeException failure) {
             finished = true;
+            finishUnanswered();
+            // After our own cancel nobody is listening for the error any more.
+            if (!cancelled) {
+                sink.error(failure);
+            }
+        }
+
+        private void finishUnanswered() {
             long now = System.nanoTime();
             while (!sendTimes.isEmpty()) {
                 recorder.finished(now - sendTimes.poll(), false);
             }
-            // After our own cancel nobody is listening for the error any more.
-            if (!cancelled) {
-                sink.error(failure);
+        }
+
+        /** The callbacks of one stream; each stream gets its own requests side. */
+        private final class Leg implements ClientResponseObserver<Input, Output> {
+
+            @Override
+            public void beforeStart(ClientCallStreamObserver<Input> requests) {
+                Exchange.this.requests = requests;
+                requests.setOnReadyHandler(Exchange.this::sendWhileReady);
+            }
+
+            @Override
+            public void onNext(Output output) {
+                onAnswer(output);
+            }
+
+            @Override
+            public void onError(Throwable error) {
+                onStreamError(error);
+            }
+
+            @Override
+            public void onCompleted() {
+                onStreamCompleted();
             }
         }
     }

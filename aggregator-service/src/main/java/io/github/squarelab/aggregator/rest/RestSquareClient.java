@@ -9,30 +9,30 @@ import io.netty.handler.timeout.ReadTimeoutException;
 import java.time.Duration;
 import java.util.concurrent.TimeoutException;
 import reactor.core.publisher.Mono;
-import reactor.netty.http.client.HttpClient;
 
 /**
  * {@code GET /rest/square/unary/{number}} on the REST square service, over pooled keep-alive HTTP/1.1
- * connections. Reactor Netty's client is used directly: WebClient would add a request object, filters
- * and a codec lookup to every call, for a body that is one number.
+ * connections to each of its replicas in turn. A call that fails because its replica is unavailable
+ * (refused, reset, closed before the answer, or HTTP 503) is tried once more on another replica (the same
+ * one if it is the only one: a dropped keep-alive connection is not a dead service), within
+ * the call's deadline; squares are idempotent. A timeout is not retried. Reactor Netty's client is used
+ * directly: WebClient would add a request object, filters and a codec lookup to every call, for a body
+ * that is one number.
  */
 public class RestSquareClient implements UnarySquareClient {
 
     private static final String PATH = "/rest/square/unary/";
 
-    private final HttpClient http;
-    private final String service;
+    private final RestReplicas replicas;
     private final Duration callDeadline;
 
     /**
-     * @param http a client whose base URL is the square service, and whose pool and response timeout
+     * @param replicas clients whose base URLs are the replicas, and whose pools and response timeouts
      *     enforce the per-call deadline
-     * @param service how to name the service in error messages, e.g. its base URL
-     * @param callDeadline the deadline those timeouts enforce, for error messages
+     * @param callDeadline the deadline those timeouts enforce, for error messages and for the retry's budget
      */
-    public RestSquareClient(HttpClient http, String service, Duration callDeadline) {
-        this.http = http;
-        this.service = service;
+    RestSquareClient(RestReplicas replicas, Duration callDeadline) {
+        this.replicas = replicas;
         this.callDeadline = callDeadline;
     }
 
@@ -43,38 +43,69 @@ public class RestSquareClient implements UnarySquareClient {
 
     @Override
     public Mono<Long> square(int number) {
-        return http.get()
-            .uri(PATH + number)
-            .responseSingle((response, body) -> response.status().equals(HttpResponseStatus.OK)
-                ? body.asString()
-                : Mono.error(badAnswer(number, "HTTP " + response.status().code(), null)))
-            .switchIfEmpty(Mono.error(() -> badAnswer(number, "an empty body", null)))
-            .map(body -> parse(number, body))
-            .onErrorMap(error -> !(error instanceof DownstreamException), error -> translate(number, error));
+        return Mono.defer(() -> {
+            long start = System.nanoTime();
+            RestReplicas.Replica first = replicas.next();
+            return attempt(first, number, null)
+                .onErrorResume(RestSquareClient::isUnavailable, error -> {
+                    replicas.failed(first);
+                    RestReplicas.Replica other = replicas.nextOtherThan(first);
+                    Duration left = callDeadline.minusNanos(System.nanoTime() - start);
+                    return left.isNegative() || left.isZero() ? Mono.error(error)
+                        : attempt(other, number, left)
+                            .doOnError(RestSquareClient::isUnavailable, retryError -> replicas.failed(other));
+                });
+        });
     }
 
-    private long parse(int number, String body) {
+    /** One call to one replica; {@code budget}, if given, is what is left of the call's deadline. */
+    private Mono<Long> attempt(RestReplicas.Replica replica, int number, Duration budget) {
+        Mono<Long> call = replica.http().get()
+            .uri(PATH + number)
+            .responseSingle((response, body) -> {
+                HttpResponseStatus status = response.status();
+                if (status.equals(HttpResponseStatus.OK)) {
+                    return body.asString();
+                }
+                return Mono.error(status.equals(HttpResponseStatus.SERVICE_UNAVAILABLE)
+                    ? new DownstreamException(Kind.UNAVAILABLE, "the REST square service at " + replica.baseUrl()
+                        + " is unavailable: it answered HTTP 503 for number " + number)
+                    : badAnswer(replica, number, "HTTP " + status.code(), null));
+            })
+            .switchIfEmpty(Mono.error(() -> badAnswer(replica, number, "an empty body", null)))
+            .map(body -> parse(replica, number, body));
+        if (budget != null) {
+            call = call.timeout(budget);
+        }
+        return call.onErrorMap(error -> !(error instanceof DownstreamException), error -> translate(replica, number, error));
+    }
+
+    private static boolean isUnavailable(Throwable error) {
+        return error instanceof DownstreamException downstream && downstream.kind() == Kind.UNAVAILABLE;
+    }
+
+    private long parse(RestReplicas.Replica replica, int number, String body) {
         try {
             return Long.parseLong(body.trim());
         } catch (NumberFormatException e) {
-            throw badAnswer(number, "'" + abbreviate(body) + "', not a number", e);
+            throw badAnswer(replica, number, "'" + abbreviate(body) + "', not a number", e);
         }
     }
 
-    private DownstreamException translate(int number, Throwable error) {
+    private DownstreamException translate(RestReplicas.Replica replica, int number, Throwable error) {
         if (isTimeout(error)) {
-            return new DownstreamException(Kind.TIMEOUT, "no answer from the REST square service at " + service
-                + " for number " + number + " within " + callDeadline.toMillis() + " ms (aggregator.call-deadline)",
-                error);
+            return new DownstreamException(Kind.TIMEOUT, "no answer from the REST square service at "
+                + replica.baseUrl() + " for number " + number + " within " + callDeadline.toMillis()
+                + " ms (aggregator.call-deadline)", error);
         }
-        // Refused, reset or closed before the answer: the service is down or going away.
-        return new DownstreamException(Kind.UNAVAILABLE, "the REST square service at " + service
+        // Refused, reset or closed before the answer: the replica is down or going away.
+        return new DownstreamException(Kind.UNAVAILABLE, "the REST square service at " + replica.baseUrl()
             + " is unreachable: " + rootMessage(error), error);
     }
 
     private static boolean isTimeout(Throwable error) {
         for (Throwable t = error; t != null; t = t.getCause()) {
-            // TimeoutException also covers waiting too long for a pooled connection.
+            // TimeoutException also covers waiting too long for a pooled connection, and the retry's budget.
             if (t instanceof ReadTimeoutException || t instanceof TimeoutException) {
                 return true;
             }
@@ -82,8 +113,8 @@ public class RestSquareClient implements UnarySquareClient {
         return false;
     }
 
-    private DownstreamException badAnswer(int number, String what, Throwable cause) {
-        return new DownstreamException(Kind.BAD_ANSWER, "the REST square service at " + service
+    private static DownstreamException badAnswer(RestReplicas.Replica replica, int number, String what, Throwable cause) {
+        return new DownstreamException(Kind.BAD_ANSWER, "the REST square service at " + replica.baseUrl()
             + " answered " + what + " for number " + number, cause);
     }
 

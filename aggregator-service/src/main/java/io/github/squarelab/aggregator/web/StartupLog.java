@@ -1,6 +1,7 @@
 package io.github.squarelab.aggregator.web;
 
 import io.github.squarelab.aggregator.AggregatorProperties;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.web.context.WebServerInitializedEvent;
@@ -23,9 +24,10 @@ class StartupLog {
     void onWebServerStarted(WebServerInitializedEvent event) {
         int port = event.getWebServer().getPort();
         log.info("aggregator-service listening: GET http://localhost:{}/{rest/unary,grpc/unary,grpc/stream}/{n}"
-                + " -> REST square service {}, gRPC square service {}; {} calls in flight per request,"
+                + " -> REST square service {}, gRPC square service {} (round robin over replicas); {} calls in flight per request,"
                 + " n up to {}, deadline {} ms per request and {} ms per call",
-            port, properties.rest().baseUrl(), properties.grpc().target(), properties.inFlight(),
+            port, properties.rest().baseUrl().stream().map(Object::toString).collect(Collectors.joining(",")),
+            properties.grpc().target(), properties.inFlight(),
             properties.maxN(), properties.deadline().toMillis(), properties.callDeadline().toMillis());
     }
 }

@@ -14,13 +14,13 @@ import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import reactor.netty.resources.ConnectionProvider;
 
 /**
  * The client as configured for the aggregator, against a real HTTP server on a free loopback port whose
@@ -34,7 +34,7 @@ class RestSquareClientTests {
 
     private final CountDownLatch releaseSlowAnswers = new CountDownLatch(1);
     private HttpServer server;
-    private ConnectionProvider connections;
+    private RestReplicas replicas;
 
     @BeforeEach
     void startServer() throws IOException {
@@ -60,8 +60,8 @@ class RestSquareClientTests {
     void stopServer() {
         releaseSlowAnswers.countDown();
         server.stop(0);
-        if (connections != null) {
-            connections.dispose();
+        if (replicas != null) {
+            replicas.dispose();
         }
     }
 
@@ -121,11 +121,11 @@ class RestSquareClientTests {
 
     private RestSquareClient clientFor(String baseUrl, Duration callDeadline) {
         AggregatorProperties properties = new AggregatorProperties(100_000, 8, Duration.ofSeconds(30), callDeadline,
-            new AggregatorProperties.Rest(URI.create(baseUrl), 4), new AggregatorProperties.Grpc("unused:1"),
+            new AggregatorProperties.Rest(List.of(URI.create(baseUrl)), 4), new AggregatorProperties.Grpc("unused:1"),
             new AggregatorProperties.Admission(0, Duration.ofSeconds(1)));
         RestClientConfiguration configuration = new RestClientConfiguration();
-        connections = configuration.squareRestConnections(properties);
-        return configuration.restSquareClient(connections, properties);
+        replicas = configuration.squareRestReplicas(properties);
+        return configuration.restSquareClient(replicas, properties);
     }
 
     private String baseUrl() {
