@@ -23,7 +23,7 @@ import reactor.core.publisher.MonoSink;
 /**
  * {@code vinsmath.SquareRpc/findSquareBiStream}: the numbers 1..n as n messages on one stream, and their
  * squares collected in order. The stream as a whole has the request's deadline. If the stream fails
- * UNAVAILABLE (its replica went away mid-stream), one new stream, which round_robin puts on another
+ * because its replica went away mid-stream, one new stream, which round_robin puts on another
  * replica, carries the numbers not yet answered, within the same deadline.
  */
 public class GrpcStreamSquareClient implements StreamSquareClient {
@@ -130,11 +130,17 @@ public class GrpcStreamSquareClient implements StreamSquareClient {
             if (squares.isComplete()) {
                 // Every answer arrived before the replica went away; only the stream's end was lost.
                 succeed();
-            } else if (!resumed && !cancelled && Status.fromThrowable(error).getCode() == Status.Code.UNAVAILABLE) {
+            } else if (!resumed && !cancelled && replicaWentAway(error)) {
                 resume();
             } else {
                 fail(GrpcFailures.translate(error, target, deadline, "aggregator.deadline"));
             }
+        }
+
+        /** UNAVAILABLE: the connection broke; CANCELLED, not by us: a replica shutting down cuts its streams. */
+        private boolean replicaWentAway(Throwable error) {
+            Status.Code code = Status.fromThrowable(error).getCode();
+            return code == Status.Code.UNAVAILABLE || code == Status.Code.CANCELLED;
         }
 
         /** The numbers sent on the failed stream and not answered are finished as failed, and sent again. */

@@ -24,18 +24,20 @@ final class SquareServiceProcess implements AutoCloseable {
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
 
     private final String name;
+    private final String logName;
     private final List<String> command;
     private final int healthPort;
     private final int servicePort;
     private Process process;
 
-    private SquareServiceProcess(String name, List<String> arguments, int healthPort, int servicePort) {
-        this(name, List.of("-Xmx128m", "-XX:TieredStopAtLevel=1"), arguments, healthPort, servicePort);
+    private SquareServiceProcess(String name, String replica, List<String> arguments, int healthPort, int servicePort) {
+        this(name, replica, List.of("-Xmx128m", "-XX:TieredStopAtLevel=1"), arguments, healthPort, servicePort);
     }
 
-    private SquareServiceProcess(String name, List<String> jvmOptions, List<String> arguments, int healthPort,
-            int servicePort) {
+    private SquareServiceProcess(String name, String replica, List<String> jvmOptions, List<String> arguments,
+            int healthPort, int servicePort) {
         this.name = name;
+        this.logName = replica.isEmpty() ? name : name + "-" + replica;
         this.healthPort = healthPort;
         this.servicePort = servicePort;
         this.command = new ArrayList<>(List.of(javaExecutable()));
@@ -49,7 +51,7 @@ final class SquareServiceProcess implements AutoCloseable {
         int port = freePort();
         List<String> all = new ArrayList<>(List.of("--server.port=" + port, "--server.address=127.0.0.1"));
         all.addAll(List.of(arguments));
-        return new SquareServiceProcess("aggregator-service", jvmOptions, all, port, port);
+        return new SquareServiceProcess("aggregator-service", "", jvmOptions, all, port, port);
     }
 
     /** Whether the process runs; false once it has exited, e.g. on an OutOfMemoryError. */
@@ -63,15 +65,25 @@ final class SquareServiceProcess implements AutoCloseable {
     }
 
     static SquareServiceProcess rest() throws IOException {
+        return rest("");
+    }
+
+    /** @param replica tells this replica's log apart from the others', e.g. "a" */
+    static SquareServiceProcess rest(String replica) throws IOException {
         int port = freePort();
-        return new SquareServiceProcess("square-rest-service",
+        return new SquareServiceProcess("square-rest-service", replica,
             List.of("--server.port=" + port, "--server.address=127.0.0.1"), port, port);
     }
 
     static SquareServiceProcess grpc() throws IOException {
+        return grpc("");
+    }
+
+    /** @param replica tells this replica's log apart from the others', e.g. "a" */
+    static SquareServiceProcess grpc(String replica) throws IOException {
         int grpcPort = freePort();
         int actuatorPort = freePort();
-        return new SquareServiceProcess("square-grpc-service", List.of("--grpc.server.port=" + grpcPort,
+        return new SquareServiceProcess("square-grpc-service", replica, List.of("--grpc.server.port=" + grpcPort,
             "--grpc.server.address=127.0.0.1", "--server.port=" + actuatorPort, "--server.address=127.0.0.1"),
             actuatorPort, grpcPort);
     }
@@ -116,6 +128,13 @@ final class SquareServiceProcess implements AutoCloseable {
         signal("CONT");
     }
 
+    /** The service's own metrics, in Prometheus' text format. */
+    String prometheus() throws IOException, InterruptedException {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + healthPort + "/actuator/prometheus"))
+            .timeout(Duration.ofSeconds(5)).build();
+        return HTTP.send(request, HttpResponse.BodyHandlers.ofString()).body();
+    }
+
     String baseUrl() {
         return "http://127.0.0.1:" + servicePort;
     }
@@ -133,7 +152,7 @@ final class SquareServiceProcess implements AutoCloseable {
     }
 
     private Path logFile() {
-        return Path.of("target", "end-to-end").resolve(name + ".log");
+        return Path.of("target", "end-to-end").resolve(logName + ".log");
     }
 
     private void signal(String signal) throws IOException, InterruptedException {
