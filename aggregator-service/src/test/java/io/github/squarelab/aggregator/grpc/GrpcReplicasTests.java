@@ -129,7 +129,8 @@ class GrpcReplicasTests {
     private ManagedChannel channelTo(Replica a, Replica b) throws IOException {
         String target = start(a) + "," + start(b);
         AggregatorProperties properties = new AggregatorProperties(100_000, 8, DEADLINE, DEADLINE,
-            new AggregatorProperties.Rest(List.of(URI.create("http://unused:1")), 1), new AggregatorProperties.Grpc(target));
+            new AggregatorProperties.Rest(List.of(URI.create("http://unused:1")), 1), new AggregatorProperties.Grpc(target),
+            new AggregatorProperties.Admission(0, DEADLINE));
         channel = new GrpcClientConfiguration().squareGrpcChannel(properties);
         return channel;
     }

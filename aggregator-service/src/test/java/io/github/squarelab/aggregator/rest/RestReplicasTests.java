@@ -118,7 +118,7 @@ class RestReplicasTests {
     private RestSquareClient clientFor(Duration callDeadline, String... baseUrls) {
         AggregatorProperties properties = new AggregatorProperties(100_000, 8, Duration.ofSeconds(30), callDeadline,
             new AggregatorProperties.Rest(Arrays.stream(baseUrls).map(URI::create).toList(), 4),
-            new AggregatorProperties.Grpc("unused:1"));
+            new AggregatorProperties.Grpc("unused:1"), new AggregatorProperties.Admission(0, Duration.ofSeconds(1)));
         RestClientConfiguration configuration = new RestClientConfiguration();
         replicas = configuration.squareRestReplicas(properties);
         return configuration.restSquareClient(replicas, properties);
