@@ -38,8 +38,8 @@ class AggregatorEndToEndTests {
     private static final Duration CALL_DEADLINE = Duration.ofSeconds(8);
     private static final String[] PATHS = {"rest/unary", "grpc/unary", "grpc/stream"};
 
-    private static SquareServiceProcess rest;
-    private static SquareServiceProcess grpc;
+    private static ServiceProcess rest;
+    private static ServiceProcess grpc;
 
     private final HttpClient http = HttpClient.newHttpClient();
     private final ObjectMapper json = new ObjectMapper();
@@ -49,8 +49,8 @@ class AggregatorEndToEndTests {
 
     @BeforeAll
     static void startSquareServices() throws Exception {
-        rest = SquareServiceProcess.rest();
-        grpc = SquareServiceProcess.grpc();
+        rest = ServiceProcess.rest();
+        grpc = ServiceProcess.grpc();
         CompletableFuture.allOf(startAsync(rest), startAsync(grpc)).join();
     }
 
@@ -194,7 +194,7 @@ class AggregatorEndToEndTests {
         return Duration.ofNanos(System.nanoTime() - startNanos);
     }
 
-    private static CompletableFuture<Void> startAsync(SquareServiceProcess service) {
+    private static CompletableFuture<Void> startAsync(ServiceProcess service) {
         return CompletableFuture.runAsync(() -> {
             try {
                 service.start();

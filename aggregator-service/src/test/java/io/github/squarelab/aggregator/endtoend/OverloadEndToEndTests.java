@@ -38,9 +38,9 @@ class OverloadEndToEndTests {
     private static final int N = 20_000;
     private static final Duration LOAD = Duration.ofSeconds(8);
 
-    private static SquareServiceProcess rest;
-    private static SquareServiceProcess grpc;
-    private static SquareServiceProcess aggregator;
+    private static ServiceProcess rest;
+    private static ServiceProcess grpc;
+    private static ServiceProcess aggregator;
 
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
         .executor(Executors.newFixedThreadPool(4)).build();
@@ -48,15 +48,15 @@ class OverloadEndToEndTests {
 
     @BeforeAll
     static void startServices() throws Exception {
-        rest = SquareServiceProcess.rest().start();
-        grpc = SquareServiceProcess.grpc().start();
-        aggregator = SquareServiceProcess.aggregator(LAB_JVM_OPTIONS, "--aggregator.rest.base-url=" + rest.baseUrl(),
+        rest = ServiceProcess.rest().start();
+        grpc = ServiceProcess.grpc().start();
+        aggregator = ServiceProcess.aggregator(LAB_JVM_OPTIONS, "--aggregator.rest.base-url=" + rest.baseUrl(),
             "--aggregator.grpc.target=" + grpc.grpcTarget(), "--aggregator.deadline=60s").start();
     }
 
     @AfterAll
     static void stopServices() throws Exception {
-        for (SquareServiceProcess service : new SquareServiceProcess[] {aggregator, rest, grpc}) {
+        for (ServiceProcess service : new ServiceProcess[] {aggregator, rest, grpc}) {
             if (service != null) {
                 service.close();
             }

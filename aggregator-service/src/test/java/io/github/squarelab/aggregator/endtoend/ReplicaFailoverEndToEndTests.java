@@ -48,26 +48,26 @@ class ReplicaFailoverEndToEndTests {
     private static final Pattern GRPC_MESSAGES =
         Pattern.compile("(?m)^grpc_server_requests_received_messages_total\\{[^}]*} (\\S+)$");
 
-    private static SquareServiceProcess restA;
-    private static SquareServiceProcess restB;
-    private static SquareServiceProcess grpcA;
-    private static SquareServiceProcess grpcB;
+    private static ServiceProcess restA;
+    private static ServiceProcess restB;
+    private static ServiceProcess grpcA;
+    private static ServiceProcess grpcB;
 
     @LocalServerPort
     private int port;
 
     @BeforeAll
     static void startReplicas() throws Exception {
-        restA = SquareServiceProcess.rest("a");
-        restB = SquareServiceProcess.rest("b");
-        grpcA = SquareServiceProcess.grpc("a");
-        grpcB = SquareServiceProcess.grpc("b");
+        restA = ServiceProcess.rest("a");
+        restB = ServiceProcess.rest("b");
+        grpcA = ServiceProcess.grpc("a");
+        grpcB = ServiceProcess.grpc("b");
         startAll();
     }
 
     @AfterAll
     static void stopReplicas() throws Exception {
-        for (SquareServiceProcess replica : List.of(restA, restB, grpcA, grpcB)) {
+        for (ServiceProcess replica : List.of(restA, restB, grpcA, grpcB)) {
             replica.close();
         }
     }
@@ -109,7 +109,7 @@ class ReplicaFailoverEndToEndTests {
         try (Load load = new Load(port)) {
             load.awaitAnswers(3);
 
-            for (List<SquareServiceProcess> replica : List.of(List.of(restA, grpcA), List.of(restB, grpcB))) {
+            for (List<ServiceProcess> replica : List.of(List.of(restA, grpcA), List.of(restB, grpcB))) {
                 CompletableFuture.allOf(async(replica.get(0)::stop), async(replica.get(1)::stop)).join();
                 load.awaitAnswers(3);
                 startAndAwaitInUse(replica.get(0), replica.get(1));
@@ -122,7 +122,7 @@ class ReplicaFailoverEndToEndTests {
     }
 
     /** A restarted process counts from zero, so any call it has served came after its restart. */
-    private static void startAndAwaitInUse(SquareServiceProcess rest, SquareServiceProcess grpc) throws Exception {
+    private static void startAndAwaitInUse(ServiceProcess rest, ServiceProcess grpc) throws Exception {
         CompletableFuture.allOf(async(rest::start), async(grpc::start)).join();
         long start = System.nanoTime();
         boolean restInUse = false;

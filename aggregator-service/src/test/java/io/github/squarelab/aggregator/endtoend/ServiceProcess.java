@@ -15,10 +15,11 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A square service started from its real executable jar, as a child process on free loopback ports.
+ * A service (a square service, or the aggregator itself) started from its real executable jar, as a child
+ * process on free loopback ports.
  * The jars come from the reactor build (system properties set by the failsafe configuration).
  */
-final class SquareServiceProcess implements AutoCloseable {
+final class ServiceProcess implements AutoCloseable {
 
     private static final Duration STARTUP = Duration.ofSeconds(90);
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
@@ -30,11 +31,11 @@ final class SquareServiceProcess implements AutoCloseable {
     private final int servicePort;
     private Process process;
 
-    private SquareServiceProcess(String name, String replica, List<String> arguments, int healthPort, int servicePort) {
+    private ServiceProcess(String name, String replica, List<String> arguments, int healthPort, int servicePort) {
         this(name, replica, List.of("-Xmx128m", "-XX:TieredStopAtLevel=1"), arguments, healthPort, servicePort);
     }
 
-    private SquareServiceProcess(String name, String replica, List<String> jvmOptions, List<String> arguments,
+    private ServiceProcess(String name, String replica, List<String> jvmOptions, List<String> arguments,
             int healthPort, int servicePort) {
         this.name = name;
         this.logName = replica.isEmpty() ? name : name + "-" + replica;
@@ -47,11 +48,11 @@ final class SquareServiceProcess implements AutoCloseable {
     }
 
     /** The aggregator itself as a process, with the JVM options given (e.g. the lab's 128 MiB heap). */
-    static SquareServiceProcess aggregator(List<String> jvmOptions, String... arguments) throws IOException {
+    static ServiceProcess aggregator(List<String> jvmOptions, String... arguments) throws IOException {
         int port = freePort();
         List<String> all = new ArrayList<>(List.of("--server.port=" + port, "--server.address=127.0.0.1"));
         all.addAll(List.of(arguments));
-        return new SquareServiceProcess("aggregator-service", "", jvmOptions, all, port, port);
+        return new ServiceProcess("aggregator-service", "", jvmOptions, all, port, port);
     }
 
     /** Whether the process runs; false once it has exited, e.g. on an OutOfMemoryError. */
@@ -64,32 +65,32 @@ final class SquareServiceProcess implements AutoCloseable {
         return Files.readString(logFile());
     }
 
-    static SquareServiceProcess rest() throws IOException {
+    static ServiceProcess rest() throws IOException {
         return rest("");
     }
 
     /** @param replica tells this replica's log apart from the others', e.g. "a" */
-    static SquareServiceProcess rest(String replica) throws IOException {
+    static ServiceProcess rest(String replica) throws IOException {
         int port = freePort();
-        return new SquareServiceProcess("square-rest-service", replica,
+        return new ServiceProcess("square-rest-service", replica,
             List.of("--server.port=" + port, "--server.address=127.0.0.1"), port, port);
     }
 
-    static SquareServiceProcess grpc() throws IOException {
+    static ServiceProcess grpc() throws IOException {
         return grpc("");
     }
 
     /** @param replica tells this replica's log apart from the others', e.g. "a" */
-    static SquareServiceProcess grpc(String replica) throws IOException {
+    static ServiceProcess grpc(String replica) throws IOException {
         int grpcPort = freePort();
         int actuatorPort = freePort();
-        return new SquareServiceProcess("square-grpc-service", replica, List.of("--grpc.server.port=" + grpcPort,
+        return new ServiceProcess("square-grpc-service", replica, List.of("--grpc.server.port=" + grpcPort,
             "--grpc.server.address=127.0.0.1", "--server.port=" + actuatorPort, "--server.address=127.0.0.1"),
             actuatorPort, grpcPort);
     }
 
     /** Starts the process, if it is not running, and waits until its health is UP. */
-    SquareServiceProcess start() throws IOException, InterruptedException {
+    ServiceProcess start() throws IOException, InterruptedException {
         if (process != null && process.isAlive()) {
             return this;
         }
