@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.springframework.stereotype.Service;
+import reactor.core.Exceptions;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.SignalType;
@@ -52,6 +53,9 @@ public class FanoutService {
             }
             FanoutMetrics.Recording recording = metrics.start(transport);
             return collect(transport, n, recording)
+                // Calls failing at the same moment on two event loops reach flatMapSequential together, which
+                // wraps them in one composite: the first says what went wrong.
+                .onErrorMap(Exceptions::isMultiple, error -> Exceptions.unwrapMultiple(error).get(0))
                 .timeout(properties.deadline(), Mono.error(this::deadlineExceeded))
                 .map(Squares::toJson)
                 .doFinally(signal -> {

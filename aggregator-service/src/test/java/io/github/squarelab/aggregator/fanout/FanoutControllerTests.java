@@ -151,6 +151,19 @@ class FanoutControllerTests {
     }
 
     @Test
+    void callsThatFailTogetherAnswerWithTheFirstFailureNotAServerError() throws Exception {
+        // What flatMapSequential hands on when two calls fail at the same moment on different event loops.
+        restClient.answer = number -> number == 2 ? Mono.error(reactor.core.Exceptions.multiple(
+            new DownstreamException(Kind.UNAVAILABLE, "the first replica went away"),
+            new DownstreamException(Kind.UNAVAILABLE, "so did the second"))) : ScriptedClients.correct(number);
+
+        get("/rest/unary/5")
+            .andExpect(status().isServiceUnavailable())
+            .andExpect(content().contentType(MediaType.APPLICATION_PROBLEM_JSON))
+            .andExpect(jsonPath("$.detail").value("the first replica went away"));
+    }
+
+    @Test
     void noCompleteAnswerWithinTheDeadlineIsAGatewayTimeoutProblem() throws Exception {
         grpcUnaryClient.answer = number -> number == 2 ? Mono.never() : ScriptedClients.correct(number);
 
