@@ -3,7 +3,9 @@
 ab cannot do this: it never waits when told to, so it measures how fast a 503 comes back rather than how
 much correct work gets done. Here each client loops: GET, check the body against the exact expected
 answer, and on a 503 with Retry-After sleep that long before asking again. Health is polled beside it.
-The figure that matters is goodput: correct answers per second.
+The figure that matters is goodput: correct answers per second. Beside the clients' own timing of a shed
+(which on one machine includes waiting for the CPU the clients share with the services), the aggregator's
+own histogram of its 503 answers says how long a shed took inside it.
 """
 
 import http.client
@@ -15,7 +17,7 @@ import urllib.parse
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
-from . import paths
+from . import paths, server_metrics
 
 
 def expected_body(n: int) -> bytes:
@@ -95,9 +97,45 @@ def _percentile(values: List[float], fraction: float) -> Optional[float]:
     return round(ordered[min(len(ordered) - 1, int(fraction * len(ordered)))], 1)
 
 
+def _scrape(base_url: str) -> Optional[List[server_metrics.Sample]]:
+    try:
+        return server_metrics.scrape(base_url.rstrip("/") + "/actuator/prometheus")
+    except server_metrics.MetricsError:
+        return None
+
+
+def server_shed_ms(path: str, before: Optional[List[server_metrics.Sample]],
+                   after: Optional[List[server_metrics.Sample]]) -> Optional[Dict]:
+    """The aggregator's 503 answers on the path between two scrapes: how many, and the histogram bucket
+    bounds that hold half and 99 % of them (so 'p99_at_most' 50.3 means 99 % took 50.3 ms or less)."""
+    if before is None or after is None:
+        return None
+    labels = {"uri": "/%s/{n}" % path.strip("/"), "status": "503"}
+
+    def delta(name: str, **more: str) -> float:
+        return (server_metrics.total(after, name, **labels, **more)
+                - server_metrics.total(before, name, **labels, **more))
+
+    count = delta("http_server_requests_seconds_count")
+    if count <= 0:
+        return {"count": 0, "p50_at_most": None, "p99_at_most": None}
+    bounds = sorted({s.labels["le"] for s in after
+                     if s.name == "http_server_requests_seconds_bucket" and s.labels.get("uri") == labels["uri"]
+                     and s.labels.get("status") == "503" and s.labels.get("le") != "+Inf"}, key=float)
+
+    def at_most(fraction: float) -> Optional[float]:
+        for bound in bounds:
+            if delta("http_server_requests_seconds_bucket", le=bound) >= fraction * count:
+                return round(float(bound) * 1000, 1)
+        return None
+
+    return {"count": int(round(count)), "p50_at_most": at_most(0.5), "p99_at_most": at_most(0.99)}
+
+
 def run(base_url: str, path: str, n: int, clients: int, duration_s: float, timeout_s: float = 120) -> Dict:
     """Runs the overload and returns its figures (goodput in correct answers per second)."""
     url = urllib.parse.urlsplit("%s/%s/%d" % (base_url.rstrip("/"), path.strip("/"), n))
+    metrics_before = _scrape(base_url)
     expected = expected_body(n)
     tally, lock = Tally(), threading.Lock()
     started = time.monotonic()
@@ -113,6 +151,7 @@ def run(base_url: str, path: str, n: int, clients: int, duration_s: float, timeo
     for thread in threads:
         thread.join(timeout=duration_s + timeout_s + 10)
     elapsed = time.monotonic() - started
+    server_shed = server_shed_ms(path, metrics_before, _scrape(base_url))
     return {
         "path": path, "n": n, "clients": clients, "duration_s": round(elapsed, 1),
         "goodput_rps": round(tally.correct / elapsed, 2),
@@ -121,6 +160,7 @@ def run(base_url: str, path: str, n: int, clients: int, duration_s: float, timeo
                       "max": _percentile(tally.answer_ms, 1.0)},
         "shed_ms": {"p50": _percentile(tally.shed_ms, 0.5), "p99": _percentile(tally.shed_ms, 0.99),
                     "max": _percentile(tally.shed_ms, 1.0)},
+        "server_shed_ms": server_shed,
         "health": {"checks": len(health_ms), "failures": len(health_failures),
                    "p50_ms": _percentile(health_ms, 0.5), "max_ms": _percentile(health_ms, 1.0),
                    "median_ms": round(statistics.median(health_ms), 1) if health_ms else None},

@@ -2,8 +2,20 @@ import http.server
 import threading
 import unittest
 
-from lab import overload
+from lab import overload, server_metrics
 from tests import support
+
+
+def _aggregator_page(le_counts, count, uri="/grpc/stream/{n}"):
+    """A page with the aggregator's 503 histogram for one path, as Spring writes it."""
+    labels = 'application="aggregator-service",error="none",exception="none",method="GET",outcome="SERVER_ERROR",' \
+             'status="503",uri="%s"' % uri
+    lines = ["# HELP http_server_requests_seconds", "# TYPE http_server_requests_seconds histogram"]
+    lines += ['http_server_requests_seconds_bucket{%s,le="%s"} %d' % (labels, le, n) for le, n in le_counts]
+    lines += ['http_server_requests_seconds_bucket{%s,le="+Inf"} %d' % (labels, count),
+              "http_server_requests_seconds_count{%s} %d" % (labels, count),
+              "http_server_requests_seconds_sum{%s} %f" % (labels, count * 0.002)]
+    return server_metrics.parse("\n".join(lines) + "\n")
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):
@@ -57,6 +69,16 @@ class OverloadTest(unittest.TestCase):
         self.assertAlmostEqual(result["goodput_rps"], result["correct"] / result["duration_s"], delta=0.1)
         self.assertGreater(result["health"]["checks"], 0)
         self.assertEqual(result["health"]["failures"], 0)
+
+    def test_the_servers_shed_time_comes_from_the_aggregators_503_histogram_between_two_scrapes(self):
+        before = _aggregator_page([("0.001", 10), ("0.002796201", 10), ("0.050331646", 10)], 10)
+        # 200 sheds more: 120 within 1 ms, 198 within 2.8 ms, all 200 within 50.3 ms.
+        after = _aggregator_page([("0.001", 130), ("0.002796201", 208), ("0.050331646", 210)], 210)
+        self.assertEqual(overload.server_shed_ms("grpc/stream", before, after),
+                         {"count": 200, "p50_at_most": 1.0, "p99_at_most": 2.8})
+        self.assertEqual(overload.server_shed_ms("rest/unary", before, after),
+                         {"count": 0, "p50_at_most": None, "p99_at_most": None})
+        self.assertIsNone(overload.server_shed_ms("grpc/stream", None, after))
 
 
 if __name__ == "__main__":
