@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -95,10 +96,11 @@ class ReplicaFailoverEndToEndTests {
             grpcA.kill();
             load.awaitAnswers(5);
 
-            startAndAwaitInUse(restA, grpcA);
+            long backInUse = startAndAwaitInUse(restA, grpcA);
             load.awaitAnswers(3);
 
             load.stop();
+            load.report("kill one replica of each", backInUse);
             assertThat(load.failures).as("requests that did not answer 200 with the right squares").isEmpty();
         }
     }
@@ -109,20 +111,25 @@ class ReplicaFailoverEndToEndTests {
         try (Load load = new Load(port)) {
             load.awaitAnswers(3);
 
+            long slowestBackInUse = 0;
             for (List<ServiceProcess> replica : List.of(List.of(restA, grpcA), List.of(restB, grpcB))) {
                 CompletableFuture.allOf(async(replica.get(0)::stop), async(replica.get(1)::stop)).join();
                 load.awaitAnswers(3);
-                startAndAwaitInUse(replica.get(0), replica.get(1));
+                slowestBackInUse = Math.max(slowestBackInUse, startAndAwaitInUse(replica.get(0), replica.get(1)));
                 load.awaitAnswers(3);
             }
 
             load.stop();
+            load.report("rolling restart", slowestBackInUse);
             assertThat(load.failures).as("requests that did not answer 200 with the right squares").isEmpty();
         }
     }
 
-    /** A restarted process counts from zero, so any call it has served came after its restart. */
-    private static void startAndAwaitInUse(ServiceProcess rest, ServiceProcess grpc) throws Exception {
+    /**
+     * A restarted process counts from zero, so any call it has served came after its restart. Returns the
+     * milliseconds from both replicas' health answering UP to both serving calls.
+     */
+    private static long startAndAwaitInUse(ServiceProcess rest, ServiceProcess grpc) throws Exception {
         CompletableFuture.allOf(async(rest::start), async(grpc::start)).join();
         long start = System.nanoTime();
         boolean restInUse = false;
@@ -134,6 +141,7 @@ class ReplicaFailoverEndToEndTests {
             restInUse = restInUse || sum(REST_CALLS, rest.prometheus()) > 0;
             grpcInUse = grpcInUse || sum(GRPC_MESSAGES, grpc.prometheus()) > 0;
         }
+        return Duration.ofNanos(System.nanoTime() - start).toMillis();
     }
 
     private static double sum(Pattern series, String metrics) {
@@ -221,6 +229,13 @@ class ReplicaFailoverEndToEndTests {
                     .as("every path answering under load; failures so far: %s", failures).isLessThan(PROGRESS);
                 Thread.sleep(20);
             }
+        }
+
+        /** One line of figures for the README's failover table: answers and failures per path. */
+        void report(String scenario, long backInUseMillis) {
+            System.out.printf("failover figures, %s: %s answered correctly, %d failed; replicas back in use %d ms"
+                + " after their health said UP%n", scenario, new TreeMap<>(answered), failures.size(),
+                backInUseMillis);
         }
 
         /** Lets each client finish its request under way, then stops. */
