@@ -169,6 +169,15 @@ class AggregatorEndToEndTests {
             + "direction=\"received\"} [1-9]");
     }
 
+    @Test
+    void theSettingsThatShapeItsLoadAreInActuatorInfo() throws Exception {
+        HttpResponse<String> info = get("actuator/info");
+
+        assertThat(info.statusCode()).isEqualTo(200);
+        assertThat(info.body()).isEqualTo("{\"aggregator\":{\"in-flight\":8,\"rest-max-connections\":64,"
+            + "\"deadline-ms\":120000,\"call-deadline-ms\":" + CALL_DEADLINE.toMillis() + ",\"max-n\":100000}}");
+    }
+
     /** The services are healthy: within a few seconds every path must answer again, without a restart. */
     private void awaitEveryPathAnswering() throws Exception {
         for (String path : PATHS) {

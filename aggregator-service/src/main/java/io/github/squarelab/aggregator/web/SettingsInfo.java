@@ -1,0 +1,34 @@
+package io.github.squarelab.aggregator.web;
+
+import io.github.squarelab.aggregator.AggregatorProperties;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.springframework.boot.actuate.info.Info;
+import org.springframework.boot.actuate.info.InfoContributor;
+import org.springframework.stereotype.Component;
+
+/**
+ * The settings that shape the aggregator's load on its downstreams, as it runs with them, under
+ * {@code aggregator} in {@code GET /actuator/info}: tools such as the lab read them here rather than
+ * re-deriving them from the arguments the aggregator was started with.
+ */
+@Component
+class SettingsInfo implements InfoContributor {
+
+    private final AggregatorProperties properties;
+
+    SettingsInfo(AggregatorProperties properties) {
+        this.properties = properties;
+    }
+
+    @Override
+    public void contribute(Info.Builder builder) {
+        Map<String, Object> settings = new LinkedHashMap<>();
+        settings.put("in-flight", properties.inFlight());
+        settings.put("rest-max-connections", properties.rest().maxConnections());
+        settings.put("deadline-ms", properties.deadline().toMillis());
+        settings.put("call-deadline-ms", properties.callDeadline().toMillis());
+        settings.put("max-n", properties.maxN());
+        builder.withDetail("aggregator", settings);
+    }
+}
