@@ -27,7 +27,7 @@ def problems(data: Dict) -> List[str]:
     for run in data["runs"]:
         found += ["%s n=%d c=%d: %s" % (run["path"], run["n"], run["concurrency"], problem)
                   for problem in run_problems(run)]
-    found += floor_check(data)[0]
+    found += floor_check(data)
     return found
 
 
@@ -89,25 +89,24 @@ def server_side_check(run: Dict) -> Tuple[List[str], Optional[str]]:
     return found, None
 
 
-def floor_check(data: Dict) -> Tuple[List[str], List[str]]:
-    """(problems, notes) of the transport floor: present when FLOOR=1, every distinct window of the measured
+def floor_check(data: Dict) -> List[str]:
+    """The problems of the transport floor: present when FLOOR=1, every distinct window of the measured
     paths run once without error, each with the window the aggregator had and the services' JVM options, and
     each path's fraction == its downstream calls per second (req/s x n) / its floor's calls per second."""
     settings = data["settings"]
     section = data.get("floor")
     if section is None:
         if settings.get("floor"):
-            return ["FLOOR=1, but results.json has no floor section: the floor did not run or did not finish"], []
-        return [], []
+            return ["FLOOR=1, but results.json has no floor section: the floor did not run or did not finish"]
+        return []
+    found = []
+    if section.get("aggregator") != settings.get("aggregator"):
+        found.append("floor: made for the aggregator settings %s, but the aggregator ran with %s"
+                     % (section.get("aggregator"), settings.get("aggregator")))
     try:
-        options = floor.aggregator_options(settings.get("aggregator_args") or "")
+        windows, by_combination = floor.plan(settings)
     except floor.FloorError as error:
-        return ["floor: %s" % error], []
-    found, notes_found = [], []
-    if section.get("aggregator") != options:
-        found.append("floor: made for the aggregator options %s, but the aggregator arguments give %s"
-                     % (section.get("aggregator"), options))
-    windows, by_combination = floor.plan(settings)
+        return found + ["floor: %s" % error]
     by_window = {}
     for record in section.get("runs", []):
         window = floor.Window.from_record(record["transport"], record["window"])
@@ -116,9 +115,7 @@ def floor_check(data: Dict) -> Tuple[List[str], List[str]]:
         if "error" in record:
             found.append("%s: %s" % (label, record["error"]))
             continue
-        mismatches, window_notes = window.check(record.get("settings") or {})
-        found += ["%s: %s" % (label, problem) for problem in mismatches]
-        notes_found += ["%s: %s" % (label, note) for note in window_notes]
+        found += ["%s: %s" % (label, problem) for problem in window.check(record.get("settings") or {})]
         if not (record.get("calls_per_second") or 0) > 0:
             found.append("%s: calls per second is %s" % (label, record.get("calls_per_second")))
         java_opts = (record.get("floor_settings") or {}).get("java_opts")
@@ -133,7 +130,7 @@ def floor_check(data: Dict) -> Tuple[List[str], List[str]]:
             continue
         found += ["%s n=%d c=%d: %s" % (run["path"], run["n"], run["concurrency"], problem)
                   for problem in _path_floor_problems(run, window, by_window.get(window))]
-    return found, notes_found
+    return found
 
 
 def _path_floor_problems(run: Dict, window: "floor.Window", floor_run: Optional[Dict]) -> List[str]:
@@ -168,7 +165,7 @@ def _path_floor_problems(run: Dict, window: "floor.Window", floor_run: Optional[
 
 def notes(data: Dict) -> List[str]:
     """What the check did not compare, and why."""
-    found = list(floor_check(data)[1])
+    found = []
     for run in data["runs"]:
         record = run.get("floor") or {}
         if record.get("fraction", 0) > 1:

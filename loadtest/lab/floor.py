@@ -2,95 +2,57 @@
 by the lab after the paths, with the services stopped, on the same machine and with the window the aggregator
 had in each measured combination; and each path's fraction of its floor.
 
-The window of a combination (path, n, concurrency) follows from the aggregator's settings, `aggregator.in-flight`
-(default 8) and `aggregator.rest.max-connections` (default 64), which AGGREGATOR_ARGS may override:
+The window of a combination (path, n, concurrency) follows from the aggregator's `in-flight` and
+`rest-max-connections`, which the lab reads from the running aggregator's /actuator/info and records in
+results.json (settings.aggregator):
 
-- grpc/unary -> grpc-unary: concurrency x min(n, in-flight) calls in flight on one channel. Each request keeps
+- grpc/unary -> grpc_unary: concurrency x min(n, in-flight) calls in flight on one channel. Each request keeps
   at most in-flight of its n calls in flight, and ab keeps `concurrency` requests at the aggregator.
-- rest/unary -> http: as many keep-alive connections as there can be calls, up to the pool's max-connections:
-  min(max-connections, concurrency x min(n, in-flight)); one call on each.
-- grpc/stream -> grpc-stream: concurrency streams (one per request), n messages on each.
+- rest/unary -> rest_unary: as many keep-alive connections as there can be calls, up to the pool's
+  rest-max-connections: min(rest-max-connections, concurrency x min(n, in-flight)); one call on each.
+- grpc/stream -> grpc_stream: concurrency streams (one per request), n messages on each.
 
 n = 0 costs no downstream call, and the rest/square baseline has no aggregator: neither has a floor.
+
+Each run starts a bare server (`server grpc|http`), waits for its "listening on" line, runs the client against
+it, and reads the server's CPU time from /proc the moment the client says its measured window opens and closes.
 """
 
 import json
 import os
-import re
-import signal
+import queue
 import subprocess
+import threading
 import time
 from dataclasses import dataclass, asdict
-from typing import Callable, Dict, List, Mapping, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
-from . import paths
+from . import cpu, paths
+from .processes import Processes
 
 GOAL = 0.6
-DEFAULT_IN_FLIGHT = 8
-DEFAULT_MAX_CONNECTIONS = 64
-
-# The floor script's knobs that the lab sets for each run; any value of them in the lab's own environment is
-# not passed on, so that a run has exactly the window the lab chose.
-WINDOW_KNOBS = ("FLOOR_TRANSPORTS", "FLOOR_IN_FLIGHT", "FLOOR_CONNECTIONS", "FLOOR_STREAMS", "FLOOR_MESSAGES",
-                "FLOOR_JAR", "JAVA_OPTS", "JAVA")
-
-# What run-floor.sh takes at most, besides FLOOR_WARMUP and FLOOR_DURATION, when nothing hangs: each server's
-# start (FLOOR_START_TIMEOUT, 60 s), the client's wait for its first answer (30 s), its end of run (10 s to
-# answer what is in flight, 10 s more to give up) and the stopping of two processes (5 s each).
-FIXED_ALLOWANCE_S = 30 + 10 + 10 + 5 + 5
-# Slack for the JVMs' start and a busy machine, on top.
-SLACK_S = 60
-# When the lab does not set them, the floor's defaults: 10 s of warm-up, then 10 s measured.
-ASSUMED_DEFAULT_S = {"FLOOR_DURATION": 10.0, "FLOOR_WARMUP": 10.0}
-# How long the floor script gets to stop what it started after a TERM (its trap stops two JVMs, 5 s each).
-STOP_GRACE_S = 15
-
-_DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m)?")
-_UNIT_S = {"ms": 1e-3, "s": 1.0, None: 1.0, "m": 60.0}
+# A bare server prints its port within this long, or the run fails.
+SERVER_START_S = 60.0
+# Besides its warm-up and measured window, a client may take this long: its JVM's start, its wait for a first
+# answer (30 s at most), and its end of run (10 s to answer what is in flight, 10 s more to give up).
+CLIENT_ALLOWANCE_S = 90.0
+# The floor's servers answer no request after the client is done: a short grace is enough to stop them.
+SERVER_STOP_GRACE_S = 5.0
+SERVER_KIND = {"rest_unary": "http", "grpc_unary": "grpc", "grpc_stream": "grpc"}
 
 
 class FloorError(Exception):
     """The floor cannot be planned or read; the message says why."""
 
 
-def parse_duration(text: str, name: str) -> float:
-    """Seconds of a floor duration, written as transport-floor takes it: 500ms, 3s, 1.5s, 1m (bare: seconds)."""
-    match = _DURATION.fullmatch(text.strip())
-    if not match:
-        raise ValueError("%s must be a duration such as 500ms, 3s or 1m, got %r" % (name, text))
-    return float(match.group(1)) * _UNIT_S[match.group(2)]
-
-
-def aggregator_options(aggregator_args: str) -> Dict[str, int]:
-    """The aggregator's in-flight and REST pool size, after the Spring arguments the lab gives it.
-
-    Spring binds `--aggregator.in-flight=64`, `--aggregator.inFlight=64` and `--aggregator.in_flight=64` alike
-    (relaxed binding), and the last of repeated arguments is the one seen here. Only arguments count: the lab
-    sets the aggregator's options through AGGREGATOR_ARGS (`lab floor` compares in-flight with the aggregator's
-    own start-up line).
-    """
-    options = {"in_flight": DEFAULT_IN_FLIGHT, "rest_max_connections": DEFAULT_MAX_CONNECTIONS}
-    names = {"aggregator.inflight": "in_flight", "aggregator.rest.maxconnections": "rest_max_connections"}
-    for argument in aggregator_args.split():
-        if not argument.startswith("--") or "=" not in argument:
-            continue
-        key, value = argument[2:].split("=", 1)
-        option = names.get(key.lower().replace("-", "").replace("_", ""))
-        if option is None:
-            continue
-        try:
-            options[option] = int(value)
-        except ValueError:
-            raise FloorError("%s in AGGREGATOR_ARGS is not a whole number" % argument) from None
-        if options[option] < 1:
-            raise FloorError("%s in AGGREGATOR_ARGS must be at least 1" % argument)
-    return options
-
-
-def logged_in_flight(log_text: str) -> Optional[int]:
-    """The calls in flight per request the aggregator says it uses, in its start-up line, if it is there."""
-    found = re.findall(r"; (\d+) calls in flight per request", log_text)
-    return int(found[-1]) if found else None
+def aggregator_settings(info: Dict) -> Dict[str, int]:
+    """What shapes the aggregator's windows, from its /actuator/info document."""
+    try:
+        settings = info["aggregator"]
+        return {"in_flight": int(settings["in-flight"]), "rest_max_connections": int(settings["rest-max-connections"])}
+    except (KeyError, TypeError, ValueError):
+        raise FloorError("the aggregator's /actuator/info has no aggregator in-flight and rest-max-connections: %r"
+                         % (info,)) from None
 
 
 @dataclass(frozen=True)
@@ -98,10 +60,10 @@ class Window:
     """What the floor keeps in flight for one transport: the aggregator's window in one combination."""
 
     transport: str
-    in_flight: Optional[int] = None            # grpc-unary: calls in flight on the one channel
-    connections: Optional[int] = None          # http: keep-alive connections, one call on each
-    streams: Optional[int] = None              # grpc-stream: concurrent bidi streams
-    messages_per_stream: Optional[int] = None  # grpc-stream: messages on each stream before a new one opens
+    in_flight: Optional[int] = None            # grpc_unary: calls in flight on the one channel
+    connections: Optional[int] = None          # rest_unary: keep-alive connections, one call on each
+    streams: Optional[int] = None              # grpc_stream: concurrent bidi streams
+    messages_per_stream: Optional[int] = None  # grpc_stream: messages on each stream before a new one opens
 
     def as_dict(self) -> Dict:
         return {key: value for key, value in asdict(self).items() if value is not None and key != "transport"}
@@ -111,66 +73,58 @@ class Window:
         return cls(transport, **window)
 
     def slug(self) -> str:
-        """The name of the run's folder under floor/, e.g. grpc-stream_s100_m1000."""
+        """The name of the run's folder under floor/, e.g. grpc_stream_s100_m1000."""
         letters = {"in_flight": "i", "connections": "c", "streams": "s", "messages_per_stream": "m"}
         return "_".join([self.transport] + ["%s%d" % (letters[key], value) for key, value in self.as_dict().items()])
 
     def describe(self) -> str:
-        if self.transport == "grpc-unary":
+        if self.transport == "grpc_unary":
             return "%d calls in flight" % self.in_flight
-        if self.transport == "http":
+        if self.transport == "rest_unary":
             return "%d connections" % self.connections
         return "%d streams × %d messages" % (self.streams, self.messages_per_stream)
 
-    def env(self) -> Dict[str, str]:
-        """The floor script's knobs for this window alone."""
-        knobs = {"FLOOR_TRANSPORTS": self.transport}
-        if self.transport == "grpc-unary":
-            knobs["FLOOR_IN_FLIGHT"] = str(self.in_flight)
-        elif self.transport == "http":
-            # The http client opens min(in-flight, connections) connections.
-            knobs["FLOOR_IN_FLIGHT"] = knobs["FLOOR_CONNECTIONS"] = str(self.connections)
-        else:
-            knobs["FLOOR_STREAMS"] = str(self.streams)
-            knobs["FLOOR_MESSAGES"] = str(self.messages_per_stream)
-        return knobs
+    def client_arguments(self) -> List[str]:
+        """The floor client's options for this window."""
+        if self.transport == "grpc_unary":
+            return ["--in-flight", str(self.in_flight)]
+        if self.transport == "rest_unary":
+            return ["--connections", str(self.connections)]
+        return ["--streams", str(self.streams), "--messages", str(self.messages_per_stream)]
 
-    def check(self, run_settings: Dict) -> Tuple[List[str], List[str]]:
-        """(mismatches, notes) between this window and the settings a floor run says it used."""
-        problems, notes = [], []
-        reported = {"grpc-unary": ("in_flight",), "http": ("connections",),
-                    "grpc-stream": ("streams", "messages_per_stream")}[self.transport]
-        for key in reported:
-            wanted, used = getattr(self, key), run_settings.get(key)
-            if key == "messages_per_stream" and used is None:
-                notes.append("the floor's streams carried no set number of messages (a floor from before "
-                             "FLOOR_MESSAGES): messages per stream not compared")
-            elif used != wanted:
-                problems.append("the floor ran with %s=%s, the aggregator's window is %s" % (key, used, wanted))
-        return problems, notes
+    def check(self, run_settings: Dict) -> List[str]:
+        """The differences between this window and the settings a floor run says it used."""
+        reported = {"grpc_unary": ("in_flight",), "rest_unary": ("connections",),
+                    "grpc_stream": ("streams", "messages_per_stream")}[self.transport]
+        return ["the floor ran with %s=%s, the aggregator's window is %s" % (key, run_settings.get(key),
+                                                                           getattr(self, key))
+                for key in reported if run_settings.get(key) != getattr(self, key)]
 
 
-def window_for(path_name: str, n: int, concurrency: int, options: Dict[str, int]) -> Optional[Window]:
+def window_for(path_name: str, n: int, concurrency: int, aggregator: Dict[str, int]) -> Optional[Window]:
     """The floor window of one measured combination, or None when the path has no floor."""
-    transport = paths.ALL[path_name].floor_transport
+    transport = paths.ALL[path_name].transport
     if transport is None or n < 1:
         return None
-    calls = concurrency * min(n, options["in_flight"])
-    if transport == "grpc-unary":
+    calls = concurrency * min(n, aggregator["in_flight"])
+    if transport == "grpc_unary":
         return Window(transport, in_flight=calls)
-    if transport == "http":
-        return Window(transport, connections=min(options["rest_max_connections"], calls))
+    if transport == "rest_unary":
+        return Window(transport, connections=min(aggregator["rest_max_connections"], calls))
     return Window(transport, streams=concurrency, messages_per_stream=n)
 
 
 def plan(settings: Dict) -> Tuple[List[Window], Dict[Tuple[str, int, int], Window]]:
     """(each distinct window once, in the order the paths ran; the window of every combination that has one)."""
-    options = aggregator_options(settings.get("aggregator_args") or "")
+    aggregator = settings.get("aggregator")
     windows, by_combination = [], {}
     for path_name in settings["paths"]:
         for n in settings["n"]:
             for concurrency in settings["concurrency"]:
-                window = window_for(path_name, n, concurrency, options)
+                if aggregator is None and paths.ALL[path_name].transport is not None:
+                    raise FloorError("results.json records no aggregator settings (settings.aggregator), so the "
+                                     "floor's windows are unknown")
+                window = window_for(path_name, n, concurrency, aggregator)
                 if window is None:
                     continue
                 by_combination[(path_name, n, concurrency)] = window
@@ -179,102 +133,144 @@ def plan(settings: Dict) -> Tuple[List[Window], Dict[Tuple[str, int, int], Windo
     return windows, by_combination
 
 
-def time_limit_s(env: Mapping[str, str]) -> float:
-    """How long one floor run (one transport) may take before the lab stops it as hung."""
-    total = FIXED_ALLOWANCE_S + SLACK_S
-    total += float(env.get("FLOOR_START_TIMEOUT") or 60)
-    for name, assumed in ASSUMED_DEFAULT_S.items():
-        total += parse_duration(env[name], name) if env.get(name, "").strip() else assumed
-    return total
+@dataclass(frozen=True)
+class Jvm:
+    """How the floor's JVMs start: the jar, the java executable, and the services' JVM options."""
+
+    jar: str
+    java: str
+    java_opts: str
+
+    def command(self, *arguments: str) -> List[str]:
+        return [self.java] + self.java_opts.split() + ["-jar", self.jar] + list(arguments)
 
 
-def script_env(window: Window, base: Mapping[str, str], jar: str, java: str, java_opts: str) -> Dict[str, str]:
-    env = {key: value for key, value in base.items() if key not in WINDOW_KNOBS}
-    env.update(window.env(), FLOOR_JAR=jar, JAVA=java, JAVA_OPTS=java_opts)
-    return env
-
-
-def run_script(command: List[str], env: Mapping[str, str], log_path: str, limit_s: float) -> Optional[int]:
-    """Runs the floor script, its output into log_path; its exit status, or None when it ran past limit_s.
-
-    It runs in a process group of its own, so that stopping it (past the limit, or when the lab is stopped)
-    reaches its JVMs too: TERM to the group, which the script's trap answers by stopping them, then KILL to
-    whatever is left after STOP_GRACE_S.
-    """
-    with open(log_path, "w") as log:
-        process = subprocess.Popen(command, env=dict(env), stdin=subprocess.DEVNULL, stdout=log,
-                                   stderr=subprocess.STDOUT, start_new_session=True)
-        try:
-            return process.wait(timeout=limit_s)
-        except subprocess.TimeoutExpired:
-            _stop_group(process)
-            return None
-        except BaseException:
-            _stop_group(process)
-            raise
-
-
-def _stop_group(process: subprocess.Popen) -> None:
-    _signal_group(process.pid, signal.SIGTERM)
-    try:
-        process.wait(timeout=STOP_GRACE_S)
-    except subprocess.TimeoutExpired:
-        pass
-    _signal_group(process.pid, signal.SIGKILL)
-    process.wait()
-
-
-def _signal_group(group: int, signum: int) -> None:
-    try:
-        os.killpg(group, signum)
-    except ProcessLookupError:
-        pass
-
-
-def run_window(window: Window, folder: str, command: List[str], env: Mapping[str, str], limit_s: float) -> Dict:
-    """Runs the floor for one window into folder (its floor.json and run-floor.log); the run's record."""
+def run_window(window: Window, folder: str, jvm: Jvm, warmup_s: float, duration_s: float,
+               processes: Processes) -> Dict:
+    """Runs the floor for one window (its logs into folder); the run's record."""
     os.makedirs(folder, exist_ok=True)
-    log_path = os.path.join(folder, "run-floor.log")
     record = {"transport": window.transport, "window": window.as_dict(),
               "folder": os.path.join("floor", os.path.basename(folder))}
     started = time.monotonic()
-    status = run_script(command + [folder], env, log_path, limit_s)
-    record["wall_seconds"] = round(time.monotonic() - started, 1)
-    if status is None:
-        record["error"] = ("run-floor.sh did not finish within %.0f s and was stopped; the end of %s/run-floor.log: %s"
-                           % (limit_s, record["folder"], tail(log_path, 3)))
-        return record
-    if status != 0:
-        record["error"] = ("run-floor.sh failed (exit status %d)%s: %s (%s/run-floor.log)"
-                           % (status, _out_of_memory(log_path, env.get("JAVA_OPTS", "")), why_failed(log_path),
-                              record["folder"]))
-        return record
     try:
-        record.update(read_run(os.path.join(folder, "floor.json"), window))
+        record.update(_measure(window, folder, jvm, warmup_s, duration_s, processes))
     except FloorError as error:
         record["error"] = str(error)
+    record["wall_seconds"] = round(time.monotonic() - started, 1)
+    if "error" not in record:
+        problems = window.check(record.get("settings") or {})
+        if problems:
+            record["error"] = "; ".join(problems)
+        elif not record.get("calls_per_second"):
+            record["error"] = "the %s floor made no calls" % window.transport
+    record["floor_settings"] = {"warmup": "%gs" % warmup_s, "duration": "%gs" % duration_s,
+                                "java_opts": jvm.java_opts, "processors": os.cpu_count()}
     return record
 
 
-def read_run(floor_json: str, window: Window) -> Dict:
-    """The run of window's transport in a floor.json, with the file's settings as floor_settings."""
+def _measure(window: Window, folder: str, jvm: Jvm, warmup_s: float, duration_s: float,
+             processes: Processes) -> Dict:
+    server_log = os.path.join(folder, "server.log")
+    server = processes.start(jvm.command("server", SERVER_KIND[window.transport], "--host", "127.0.0.1",
+                                         "--port", "0"), log_path=server_log, stdout=subprocess.PIPE)
     try:
-        with open(floor_json) as handle:
-            data = json.load(handle)
-    except (OSError, ValueError) as error:
-        raise FloorError("cannot read %s: %s" % (floor_json, error)) from None
-    found = [run for run in data.get("runs", []) if run.get("transport") == window.transport]
-    if len(found) != 1:
-        raise FloorError("%s has %d %s runs, expected one" % (floor_json, len(found), window.transport))
-    run = dict(found[0])
-    problems, _ = window.check(run.get("settings") or {})
-    if problems:
-        raise FloorError("%s: %s" % (floor_json, "; ".join(problems)))
-    if not run.get("calls_per_second"):
-        raise FloorError("%s: the %s floor made no calls (calls_per_second %s)"
-                         % (floor_json, window.transport, run.get("calls_per_second")))
-    run["floor_settings"] = data.get("settings", {})
+        port = _await_port(server, server_log)
+        return _run_client(window, folder, jvm, port, server.pid, warmup_s, duration_s, processes)
+    finally:
+        processes.stop([server], grace_s=SERVER_STOP_GRACE_S)
+        server.stdout.close()
+
+
+def _await_port(server: subprocess.Popen, server_log: str) -> int:
+    """The port the server prints it listens on."""
+    lines: "queue.Queue[Optional[str]]" = queue.Queue()
+    threading.Thread(target=_lines_into, args=(server.stdout, lines), daemon=True).start()
+    deadline = time.monotonic() + SERVER_START_S
+    while time.monotonic() < deadline:
+        try:
+            line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            break
+        if line is None:
+            raise FloorError("the floor's server exited before listening: %s" % tail(server_log, 3))
+        if line.startswith("listening on 127.0.0.1:"):
+            return int(line.rsplit(":", 1)[1])
+    raise FloorError("the floor's server was not listening after %.0f s" % SERVER_START_S)
+
+
+def _lines_into(stream, lines: "queue.Queue[Optional[str]]") -> None:
+    for line in stream:
+        lines.put(line.strip())
+    lines.put(None)
+
+
+def _run_client(window: Window, folder: str, jvm: Jvm, port: int, server_pid: int, warmup_s: float,
+                duration_s: float, processes: Processes) -> Dict:
+    """Runs the client; the server's CPU is read the moment the client opens and closes its measured window."""
+    client = processes.start(jvm.command("client", window.transport, "--target", "127.0.0.1:%d" % port,
+                                         *window.client_arguments(), "--warmup", "%g" % warmup_s,
+                                         "--duration", "%g" % duration_s),
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    limit_s = warmup_s + duration_s + CLIENT_ALLOWANCE_S
+    timer = threading.Timer(limit_s, processes.stop, args=([client],), kwargs={"grace_s": SERVER_STOP_GRACE_S})
+    timer.start()
+    output: List[str] = []
+    reader = threading.Thread(target=lambda: output.append(client.stdout.read()), daemon=True)
+    reader.start()
+    marks: Dict[str, Tuple[int, Optional[float]]] = {}
+    try:
+        with open(os.path.join(folder, "client.log"), "w") as log:
+            for line in client.stderr:
+                log.write(line)
+                for mark in ("floor: measuring", "floor: measured"):
+                    if line.startswith(mark) and mark not in marks:
+                        marks[mark] = (_cpu_ticks(server_pid), (cpu.load_average() or (None,))[0])
+        status = client.wait()
+    finally:
+        timer.cancel()
+    reader.join()
+    client.stdout.close()
+    client.stderr.close()
+    if status != 0:
+        raise FloorError("the %s client failed (exit status %d): %s (%s)" % (
+            window.transport, status, why_failed(os.path.join(folder, "client.log")),
+            os.path.join("floor", os.path.basename(folder), "client.log")))
+    if len(marks) != 2:
+        raise FloorError("the %s client did not mark its measured window" % window.transport)
+    try:
+        run = json.loads("".join(output))
+    except ValueError:
+        raise FloorError("the %s client printed no JSON object: %r" % (window.transport, "".join(output)[:200])) from None
+    (opened, load), (closed, _) = marks["floor: measuring"], marks["floor: measured"]
+    run["server_cpu_seconds"] = round((closed - opened) / cpu.CLOCK_TICKS, 3)
+    run["load_average_1m"] = load
     return run
+
+
+def _cpu_ticks(pid: int) -> int:
+    with open("/proc/%d/stat" % pid) as handle:
+        return cpu.process_cpu_ticks(handle.read())
+
+
+def measure(results_dir: str, data: Dict, jvm: Jvm, warmup_s: float, duration_s: float, processes: Processes,
+            log: Callable[[str], None] = print) -> List[Dict]:
+    """Runs the floor for every distinct window of the measured paths, one after the other."""
+    windows, _ = plan(data["settings"])
+    records = []
+    for index, window in enumerate(windows, 1):
+        log("[lab] floor %d/%d: %s, %s (logs: floor/%s/)" % (index, len(windows), window.transport,
+                                                             window.describe(), window.slug()))
+        record = run_window(window, os.path.join(results_dir, "floor", window.slug()), jvm, warmup_s, duration_s,
+                            processes)
+        records.append(record)
+        if "error" in record:
+            log("  ERROR: " + record["error"])
+        else:
+            log("  %.0f calls/s, p50 %.0f µs; CPU client %.2f s, server %.2f s; load average %s"
+                % (record["calls_per_second"], (record.get("latency_us") or {}).get("p50") or 0,
+                   record.get("client_cpu_seconds") or 0, record.get("server_cpu_seconds") or 0,
+                   record.get("load_average_1m")))
+    return records
 
 
 def cpu_us_per_call(floor_run: Dict) -> Optional[float]:
@@ -307,11 +303,11 @@ def path_floor(run: Dict, window: Window, floor_run: Optional[Dict]) -> Dict:
     return record
 
 
-def attach(data: Dict, floor_runs: List[Dict], options: Dict[str, int], extra: Optional[Dict] = None) -> None:
+def attach(data: Dict, floor_runs: List[Dict], extra: Optional[Dict] = None) -> None:
     """Puts the floor section into results and a floor object into every measured run that has a window."""
     _, by_combination = plan(data["settings"])
     by_window = {Window.from_record(r["transport"], r["window"]): r for r in floor_runs}
-    data["floor"] = dict(extra or {}, goal=GOAL, aggregator=options, runs=floor_runs)
+    data["floor"] = dict(extra or {}, goal=GOAL, aggregator=data["settings"]["aggregator"], runs=floor_runs)
     for run in data["runs"]:
         window = by_combination.get((run["path"], run["n"], run["concurrency"]))
         if window is None or "error" in run:
@@ -319,56 +315,18 @@ def attach(data: Dict, floor_runs: List[Dict], options: Dict[str, int], extra: O
         run["floor"] = path_floor(run, window, by_window.get(window))
 
 
-def measure(results_dir: str, data: Dict, script: str, jar: str, java: str, java_opts: str,
-            env: Mapping[str, str], log: Callable[[str], None] = print) -> List[Dict]:
-    """Runs the floor for every distinct window of the measured paths, one transport per run-floor.sh run."""
-    windows, _ = plan(data["settings"])
-    limit = time_limit_s(env)
-    records = []
-    for index, window in enumerate(windows, 1):
-        folder = os.path.join(results_dir, "floor", window.slug())
-        log("[lab] floor %d/%d: %s, %s (log: floor/%s/run-floor.log)"
-            % (index, len(windows), window.transport, window.describe(), window.slug()))
-        record = run_window(window, folder, ["bash", script], script_env(window, env, jar, java, java_opts), limit)
-        records.append(record)
-        if "error" in record:
-            log("  ERROR: " + record["error"])
-        else:
-            log("  %.0f calls/s, p50 %.0f µs; CPU client %.2f s, server %.2f s; load average %s"
-                % (record["calls_per_second"], (record.get("latency_us") or {}).get("p50") or 0,
-                   record.get("client_cpu_seconds") or 0, record.get("server_cpu_seconds") or 0,
-                   record.get("load_average_1m")))
-    return records
-
-
 def why_failed(log_path: str) -> str:
-    """The gist of a failed floor run's output: the first line that says what went wrong (a FAILED verdict of the
-    client, else the first error or exception named), then the script's own last word."""
+    """The gist of a failed floor client's output: its FAILED verdict, else the first error or exception named."""
     try:
         with open(log_path, errors="replace") as handle:
             lines = [line.strip() for line in handle if line.strip()]
     except OSError as error:
         return "(cannot read its output: %s)" % error
-    cause = None
-    for pattern in (r".*\bFAILED\b.*", r"[\w.$]+Error\b.*", r"[\w.$]+Exception\b(?! in thread).*"):
-        cause = next((re.search(pattern, line).group(0) for line in lines if re.search(pattern, line)), None)
-        if cause:
-            break
-    verdict = next((line for line in reversed(lines) if line.startswith("run-floor:")), None)
-    found = [part for part in (cause, verdict) if part]
-    if not found:
-        return tail(log_path, 3)
-    return "; ".join(found[:1] + [part for part in found[1:] if part != found[0]])
-
-
-def _out_of_memory(log_path: str, java_opts: str) -> str:
-    try:
-        with open(log_path, errors="replace") as handle:
-            if "OutOfMemoryError" not in handle.read():
-                return ""
-    except OSError:
-        return ""
-    return ", a floor JVM ran out of memory with JAVA_OPTS=%s" % (java_opts or "(none)")
+    for marker in ("FAILED", "Error", "Exception"):
+        found = next((line for line in lines if marker in line), None)
+        if found:
+            return found
+    return tail(log_path, 3)
 
 
 def tail(path: str, lines: int) -> str:

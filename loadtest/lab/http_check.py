@@ -1,6 +1,7 @@
 """Plain HTTP checks of the services: free ports before start, health after, correct answers before measuring."""
 
 import socket
+import subprocess
 import time
 import urllib.error
 import urllib.request
@@ -22,6 +23,16 @@ def port_taken(port: int, host: str = "127.0.0.1") -> bool:
         except OSError:
             return True
     return False
+
+
+def holder(port: int) -> str:
+    """Which process holds a port, when ss can tell."""
+    try:
+        out = subprocess.run(["ss", "-Hltnp", "sport = :%d" % port], capture_output=True, text=True,
+                             timeout=5).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return " Held by: %s" % out.split("users:", 1)[-1] if "users:" in out else ""
 
 
 def get(url: str, timeout_s: float) -> Tuple[int, str, str]:

@@ -17,8 +17,9 @@ class Path:
     # The service that answers the squares, or None when the target answers by itself.
     downstream: Optional[str]
     description: str
-    # The bare transport of transport-floor/ that carries this path's downstream calls (its floor), if any.
-    floor_transport: Optional[str] = None
+    # The contract's name of the path's transport (the aggregator's metric tag, and the floor's transport that
+    # carries the same calls bare), or None for a path without the aggregator.
+    transport: Optional[str] = None
 
     def url(self, base_urls: Dict[str, str], n: int) -> str:
         return base_urls[self.target] + self.url_path.format(n=n)
@@ -42,13 +43,14 @@ ALL = {
     path.name: path
     for path in (
         Path("rest/unary", AGGREGATOR, "/rest/unary/{n}", SQUARE_REST,
-             "aggregator -> square-rest-service: n REST calls", "http"),
+             "aggregator -> square-rest-service: n REST calls", "rest_unary"),
         Path("grpc/unary", AGGREGATOR, "/grpc/unary/{n}", SQUARE_GRPC,
-             "aggregator -> square-grpc-service: n gRPC unary calls", "grpc-unary"),
+             "aggregator -> square-grpc-service: n gRPC unary calls", "grpc_unary"),
         Path("grpc/stream", AGGREGATOR, "/grpc/stream/{n}", SQUARE_GRPC,
-             "aggregator -> square-grpc-service: n messages on one bidi stream", "grpc-stream"),
+             "aggregator -> square-grpc-service: n messages on one bidi stream", "grpc_stream"),
         # A baseline beside the article's three: one REST call straight to the square service, no aggregator
-        # (n is then the number squared). It needs only square-rest-service, and has no floor.
+        # (n is then the number squared). It needs only square-rest-service, and has no transport of the
+        # aggregator's, so no floor.
         Path("rest/square", SQUARE_REST, "/rest/square/unary/{n}", None,
              "ab -> square-rest-service directly: one REST call per request (baseline)"),
     )

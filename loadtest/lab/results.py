@@ -138,9 +138,9 @@ def floor_markdown(results: Dict) -> List[str]:
         "",
         "The bare transports (`transport-floor/`, no Spring on the path), run after the paths with the services "
         "stopped, on this machine, with the services' JVM options and the window the aggregator had in each run "
-        "(`aggregator.in-flight` %s, `aggregator.rest.max-connections` %s): http, min(max-connections, "
-        "concurrency × min(n, in-flight)) keep-alive connections; grpc-unary, concurrency × min(n, in-flight) calls "
-        "in flight; grpc-stream, concurrency streams of n messages.%s Fraction of floor: the path's downstream "
+        "(`aggregator.in-flight` %s, `aggregator.rest.max-connections` %s): rest_unary, min(max-connections, "
+        "concurrency × min(n, in-flight)) keep-alive connections; grpc_unary, concurrency × min(n, in-flight) calls "
+        "in flight; grpc_stream, concurrency streams of n messages.%s Fraction of floor: the path's downstream "
         "calls per second (req/s × n) ÷ its transport's floor calls per second. Goal: every path at least %d %% "
         "of its floor. CPU per call: the path's services (aggregator and square service) against the floor's "
         "client and server, each over its measured run. Load: the one-minute load average before the path's "

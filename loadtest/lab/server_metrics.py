@@ -19,8 +19,6 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from .paths import AGGREGATOR, SQUARE_GRPC, SQUARE_REST, Path
 
-# The aggregator's transport label of each path that goes through it.
-TRANSPORTS = {"rest/unary": "rest_unary", "grpc/unary": "grpc_unary", "grpc/stream": "grpc_stream"}
 # The URI template Spring's http_server_requests metric gives square-rest-service's square endpoint.
 SQUARE_REST_URI = "/rest/square/unary/{number}"
 GRPC_UNARY_METHOD = "findSquareUnary"
@@ -87,7 +85,7 @@ def server_side(path: Path, before: Mapping[str, List[Sample]], after: Mapping[s
 
     record = {"aggregator_requests": None, "aggregator_ms_per_request": None, "downstream_calls": None,
               "client_us_per_call": None}
-    transport = TRANSPORTS.get(path.name)
+    transport = path.transport
     if path.target == AGGREGATOR:
         ok = {"transport": transport, "outcome": "success"}
         requests = delta(AGGREGATOR, "aggregator_fanout_seconds_count", **ok)

@@ -1,27 +1,54 @@
-"""The lab's knobs: environment variables with defaults that replicate the article's `ab -n 1000 -c 100`."""
+"""The lab's knobs: environment variables with defaults that replicate the article's `ab -n 1000 -c 100`.
+
+KNOBS is the one place each knob's default and meaning are written; `loadtest/run.sh --help` prints it.
+"""
 
 import os
 from dataclasses import dataclass, asdict
 from typing import Dict, List, Mapping, Optional
 
-from . import floor, paths
+from . import paths
 
-DEFAULTS = {
-    "REQUESTS": "1000",
-    "CONCURRENCY": "100",
-    "N": "1000",
-    "PATHS": paths.DEFAULT,
-    "WARMUP": "100",
-    "AB_TIMEOUT": "120",
-    "FLOOR": "1",
-    "REPLICAS": "1",
-}
+# (name, default, what it does): the defaults that are not empty are the lab's; an empty one leaves the
+# setting to the service or the tool it is passed to.
+KNOBS = (
+    ("REQUESTS", "1000", "requests per measured ab run"),
+    ("CONCURRENCY", "100", "concurrent ab clients; a space-separated list sweeps"),
+    ("N", "1000", "squares per request; a space-separated list sweeps"),
+    ("PATHS", paths.DEFAULT, "paths to measure (also: rest/square, a baseline)"),
+    ("WARMUP", "100", "warm-up requests before each measured run, discarded (0: none)"),
+    ("AB_TIMEOUT", "120", "seconds ab waits for one response"),
+    ("RESULTS_DIR", "", "where the results go (default loadtest/results/<timestamp>)"),
+    ("JAVA_OPTS", "-XX:+UseSerialGC -Xms128m -Xmx128m -Xss512k -XX:+ExitOnOutOfMemoryError",
+     "JVM options of every service and of the floor"),
+    ("AGGREGATOR_ARGS", "", "extra Spring arguments for the aggregator, e.g. --aggregator.in-flight=64 (the lab "
+                            "sets --aggregator.deadline=<AB_TIMEOUT>s unless this sets it)"),
+    ("AGGREGATOR_PORT", "8080", "the aggregator's port on 127.0.0.1"),
+    ("SQUARE_REST_PORT", "7575", "the REST square service's port (replica r: + r - 1)"),
+    ("SQUARE_GRPC_PORT", "6565", "the gRPC square service's port (replica r: + 2 (r - 1))"),
+    ("SQUARE_GRPC_ACTUATOR_PORT", "6566", "the gRPC square service's actuator port (replica r: + 2 (r - 1))"),
+    ("REPLICAS", "1", "replicas of each square service; the aggregator spreads its calls over all of them"),
+    ("HEALTH_TIMEOUT", "180", "seconds to wait for the services to become healthy"),
+    ("LAB_SKIP_BUILD", "0", "1: never run Maven (the Maven build sets it: the jars are fresh there)"),
+    ("PROMETHEUS", "0", "1: also run a real Prometheus beside the lab (monitoring/run-prometheus.sh), to browse "
+                        "the services' metrics live while the lab runs"),
+    ("PROMETHEUS_PORT", "9090", "its port on 127.0.0.1"),
+    ("FLOOR", "1", "1: after the paths, with the services stopped, run the bare transports (transport-floor) with "
+                   "the aggregator's window and JAVA_OPTS; the report shows each path's fraction of its floor"),
+    ("FLOOR_WARMUP", "10", "seconds each floor run warms up before it measures"),
+    ("FLOOR_DURATION", "10", "seconds each floor run measures"),
+)
+DEFAULTS = {name: default for name, default, _ in KNOBS}
 
 # Replica r of a square service listens on its port + (r - 1) (REST) or + 2 (r - 1) (gRPC and its actuator).
 MAX_REPLICAS = 8
 
 
-class SettingsError(ValueError):
+class LabError(Exception):
+    """The lab cannot go on; the message says what was wrong and what to do."""
+
+
+class SettingsError(LabError, ValueError):
     """A knob has a value the lab cannot use; the message says which and why."""
 
 
@@ -33,13 +60,21 @@ class Settings:
     paths: List[str]
     warmup: int
     ab_timeout_s: int
-    # 1: after the paths, with the services stopped, run the transport floor (transport-floor/run-floor.sh).
     floor: bool = True
-    # FLOOR_DURATION and FLOOR_WARMUP as given, passed to the floor; None: the floor's own defaults.
-    floor_duration: Optional[str] = None
-    floor_warmup: Optional[str] = None
-    # How many replicas of each square service the lab starts; the aggregator spreads its calls over them all.
+    floor_warmup_s: float = 10.0
+    floor_duration_s: float = 10.0
     replicas: int = 1
+    java_opts: str = ""
+    aggregator_args: str = ""
+    aggregator_port: int = 8080
+    square_rest_port: int = 7575
+    square_grpc_port: int = 6565
+    square_grpc_actuator_port: int = 6566
+    health_timeout_s: int = 180
+    skip_build: bool = False
+    prometheus: bool = False
+    prometheus_port: int = 9090
+    results_dir: Optional[str] = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> "Settings":
@@ -55,9 +90,21 @@ class Settings:
             warmup=_non_negative(knob("WARMUP"), "WARMUP"),
             ab_timeout_s=_positive(knob("AB_TIMEOUT"), "AB_TIMEOUT"),
             floor=_switch(knob("FLOOR"), "FLOOR"),
-            floor_duration=_duration(env, "FLOOR_DURATION", positive=True),
-            floor_warmup=_duration(env, "FLOOR_WARMUP", positive=False),
+            floor_warmup_s=_seconds(knob("FLOOR_WARMUP"), "FLOOR_WARMUP", positive=False),
+            floor_duration_s=_seconds(knob("FLOOR_DURATION"), "FLOOR_DURATION", positive=True),
             replicas=_positive(knob("REPLICAS"), "REPLICAS"),
+            # JAVA_OPTS may be set empty on purpose: JVM defaults.
+            java_opts=env["JAVA_OPTS"] if "JAVA_OPTS" in env else DEFAULTS["JAVA_OPTS"],
+            aggregator_args=knob("AGGREGATOR_ARGS"),
+            aggregator_port=_port(knob("AGGREGATOR_PORT"), "AGGREGATOR_PORT"),
+            square_rest_port=_port(knob("SQUARE_REST_PORT"), "SQUARE_REST_PORT"),
+            square_grpc_port=_port(knob("SQUARE_GRPC_PORT"), "SQUARE_GRPC_PORT"),
+            square_grpc_actuator_port=_port(knob("SQUARE_GRPC_ACTUATOR_PORT"), "SQUARE_GRPC_ACTUATOR_PORT"),
+            health_timeout_s=_positive(knob("HEALTH_TIMEOUT"), "HEALTH_TIMEOUT"),
+            skip_build=_switch(knob("LAB_SKIP_BUILD"), "LAB_SKIP_BUILD"),
+            prometheus=_switch(knob("PROMETHEUS"), "PROMETHEUS"),
+            prometheus_port=_port(knob("PROMETHEUS_PORT"), "PROMETHEUS_PORT"),
+            results_dir=knob("RESULTS_DIR") or None,
         )
         if settings.replicas > MAX_REPLICAS:
             raise SettingsError("REPLICAS must be at most %d, got %d" % (MAX_REPLICAS, settings.replicas))
@@ -73,7 +120,10 @@ class Settings:
         return max(self.warmup, concurrency) if self.warmup else 0
 
     def as_dict(self) -> Dict:
-        return asdict(self)
+        """What results.json records of them: the measuring knobs, not where the services listened."""
+        recorded = ("requests", "concurrency", "n", "paths", "warmup", "ab_timeout_s", "floor", "floor_warmup_s",
+                    "floor_duration_s", "replicas", "java_opts", "aggregator_args")
+        return {key: value for key, value in asdict(self).items() if key in recorded}
 
     def _check_combinations(self) -> None:
         too_many = [c for c in self.concurrency if c > self.requests]
@@ -87,6 +137,14 @@ class Settings:
                 too_big = [n for n in self.n if n > 2 ** 31 - 1]
                 if too_big:
                     raise SettingsError("N %s is not a 32-bit number for path %s" % (too_big, name))
+
+
+def usage() -> str:
+    """The knobs, as `loadtest/run.sh --help` lists them."""
+    lines = ["Knobs are environment variables (defaults replicate the article's `ab -n 1000 -c 100`):"]
+    for name, default, meaning in KNOBS:
+        lines.append("  %-26s %s%s" % (name, meaning, "  [%s]" % default if default else ""))
+    return "\n".join(lines)
 
 
 def _number(value: str, name: str) -> int:
@@ -111,23 +169,27 @@ def _non_negative(value: str, name: str) -> int:
     return number
 
 
+def _port(value: str, name: str) -> int:
+    number = _positive(value, name)
+    if number > 65535:
+        raise SettingsError("%s must be a port number up to 65535, got %d" % (name, number))
+    return number
+
+
 def _switch(value: str, name: str) -> bool:
     if value not in ("0", "1"):
         raise SettingsError("%s must be 0 or 1, got %r" % (name, value))
     return value == "1"
 
 
-def _duration(env: Mapping[str, str], name: str, positive: bool) -> Optional[str]:
-    value = env.get(name, "").strip()
-    if not value:
-        return None
+def _seconds(value: str, name: str, positive: bool) -> float:
     try:
-        seconds = floor.parse_duration(value, name)
-    except ValueError as error:
-        raise SettingsError(str(error)) from None
-    if positive and seconds <= 0:
-        raise SettingsError("%s must be longer than 0, got %r" % (name, value))
-    return value
+        seconds = float(value)
+    except ValueError:
+        raise SettingsError("%s must be a number of seconds such as 10 or 0.5, got %r" % (name, value)) from None
+    if seconds < 0 or (positive and seconds == 0):
+        raise SettingsError("%s must be %s, got %r" % (name, "more than 0" if positive else "0 or more", value))
+    return seconds
 
 
 def _paths(value: str):

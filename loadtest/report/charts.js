@@ -51,8 +51,8 @@
   const floored = runs.filter((run) => run.floor);
   const goalPct = floor ? Math.round(floor.goal * 100) : 60;
   const pct = (fraction) => (fraction === null || fraction === undefined ? '–' : fmt(fraction * 100, 1) + ' %');
-  const windowText = (transport, window) => (transport === 'grpc-unary' ? window.in_flight + ' calls in flight'
-    : transport === 'http' ? window.connections + ' connections'
+  const windowText = (transport, window) => (transport === 'grpc_unary' ? window.in_flight + ' calls in flight'
+    : transport === 'rest_unary' ? window.connections + ' connections'
       : window.streams + ' streams × ' + window.messages_per_stream + ' messages');
   const floorName = (record) => record.transport + ', ' + windowText(record.transport, record.window);
   const el = (tag, attrs, children) => {
@@ -259,7 +259,7 @@
     const first = floor.runs.find((record) => !record.error);
     const timing = first && first.floor_settings
       ? '; each floor run warmed up for ' + first.floor_settings.warmup + ', then measured ' + first.floor_settings.duration : '';
-    document.getElementById('floor-subtitle').textContent = 'transport-floor/run-floor.sh, run after the paths with '
+    document.getElementById('floor-subtitle').textContent = 'transport-floor, run by the lab after the paths with '
       + 'the services stopped, on this machine, with the services\' JVM options and the window the aggregator had in '
       + 'each run (aggregator.in-flight ' + options.in_flight + ', aggregator.rest.max-connections '
       + options.rest_max_connections + ')' + timing + '. Goal: every path at least ' + goalPct + ' % of its floor.';
@@ -495,8 +495,8 @@
         + 'CPU chart shows how much else was running.',
     ].concat(floor ? [
       'Floor: the bare transport (transport-floor/, a plain grpc-java or Netty HTTP client and server, no Spring) with '
-        + 'the window the aggregator had: http, as many connections as the aggregator\'s pool could use; grpc-unary, '
-        + 'concurrency × min(n, in-flight) calls in flight; grpc-stream, concurrency streams of n messages. It runs after '
+        + 'the window the aggregator had: rest_unary, as many connections as the aggregator\'s pool could use; grpc_unary, '
+        + 'concurrency × min(n, in-flight) calls in flight; grpc_stream, concurrency streams of n messages. It runs after '
         + 'the paths, with the services stopped, so it has the whole machine, as the paths had. The fraction is what the '
         + 'path got through its transport against what the bare transport does here; CPU per call compares the path\'s '
         + 'services (the aggregator also serves ab\'s requests) with the floor\'s client and server.',
@@ -519,7 +519,7 @@
       .forEach(([key, value]) => { list.appendChild(el('dt', { text: key })); list.appendChild(el('dd', { text: String(value) })); });
     document.getElementById('footer').textContent = 'Written by loadtest/run.sh. The figures are in results.json beside this '
       + 'file, the raw ab output of every run in raw/, the service logs in logs/'
-      + (floor ? ', each floor run\'s floor.json and log in floor/.' : '.');
+      + (floor ? ', each floor run\'s client and server logs in floor/.' : '.');
   }
 
   header();

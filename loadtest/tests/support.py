@@ -2,19 +2,20 @@
 them."""
 
 import http.server
+import json
 import os
 import threading
 
 from lab import ab_output, bench, floor, paths
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
-# Real transport-floor/run-floor.sh outputs (floor.json, and what it printed in run-floor.txt), one folder per
-# window as the lab runs them, for CONCURRENCY=5 N=50 and the aggregator's defaults (in-flight 8, max-connections
-# 64), with the lab's JAVA_OPTS, FLOOR_DURATION=2s and FLOOR_WARMUP=1s, on a busy 2-core machine (load 4.6 to 11).
-# http_c40 and grpc-unary_i40 are from the default in-flight of 8 (load 4.6); grpc-stream_s5_m50, whose window
-# in-flight does not touch, is from when it was 32 (load 8.7).
+# Real floor client results (client.json, with the server's CPU the lab read beside them), one folder per window
+# as the lab runs them, for CONCURRENCY=5 N=50 and the aggregator's defaults (in-flight 8, rest-max-connections
+# 64), with the lab's JAVA_OPTS, a 1 s warm-up and 2 s measured, on a busy 2-core machine (load 4.6 to 11).
 FLOOR_C5_N50 = os.path.join(FIXTURES, "floor", "c5-n50")
 LAB_JAVA_OPTS = "-XX:+UseSerialGC -Xms128m -Xmx128m -Xss512k"
+# The aggregator's /actuator/info settings with its defaults, as results.json records them.
+AGGREGATOR_DEFAULTS = {"in_flight": 8, "rest_max_connections": 64}
 
 
 def fixture(name: str) -> str:
@@ -75,7 +76,7 @@ def sample_results(concurrency=(100,), n_values=(1000,)):
                         "git_commit": "0123456789abcdef0123456789abcdef01234567", "one_box": True},
         "settings": {"requests": 1000, "concurrency": list(concurrency), "n": list(n_values), "paths": list(stems),
                      "warmup": 200, "ab_timeout_s": 120, "java_opts": "-XX:+UseParallelGC -Xms64m -Xmx256m",
-                     "aggregator_args": "", "ab_command": "ab -n 1000 -c <concurrency> -s 120 -q -r -e <csv> <url>",
+                     "aggregator_args": "", "aggregator": dict(AGGREGATOR_DEFAULTS), "ab_command": "ab -n 1000 -c <concurrency> -s 120 -q -r -e <csv> <url>",
                      "keep_alive": False, "endpoints": {"aggregator-service": "http://127.0.0.1:8080"}},
         "started_at": "2026-11-22T10:00:00+00:00",
         "finished_at": "2026-11-22T10:03:00+00:00",
@@ -84,11 +85,13 @@ def sample_results(concurrency=(100,), n_values=(1000,)):
 
 
 def floor_records(data, fixture_dir=FLOOR_C5_N50):
-    """The floor section's runs, as the lab makes them, from the real floor.json of each window of data."""
+    """The floor section's runs, as the lab makes them, from the real client result of each window of data."""
     records = []
     for window in floor.plan(data["settings"])[0]:
         record = {"transport": window.transport, "window": window.as_dict(), "folder": "floor/" + window.slug()}
-        record.update(floor.read_run(os.path.join(fixture_dir, window.slug(), "floor.json"), window))
+        with open(os.path.join(fixture_dir, window.slug(), "client.json")) as handle:
+            record.update(json.load(handle))
+        record["floor_settings"] = {"warmup": "1s", "duration": "2s", "java_opts": LAB_JAVA_OPTS, "processors": 2}
         records.append(record)
     return records
 
@@ -97,11 +100,11 @@ def sample_with_floor():
     """sample_results() at CONCURRENCY=5 N=50, with the real floor runs of fixtures/floor/c5-n50 attached."""
     data = sample_results(concurrency=(5,), n_values=(50,))
     data["settings"].update(java_opts=LAB_JAVA_OPTS, aggregator_args="--aggregator.deadline=120s", floor=True,
-                            floor_duration="2s", floor_warmup="1s")
+                            floor_duration_s=2.0, floor_warmup_s=1.0)
     data["environment"]["java_opts"] = LAB_JAVA_OPTS
     for run in data["runs"]:
         run["load_average_before"] = [1.5, 1.2, 1.0]
-    floor.attach(data, floor_records(data), floor.aggregator_options(data["settings"]["aggregator_args"]),
+    floor.attach(data, floor_records(data),
                  extra={"started_at": "2026-11-22T10:03:01+00:00", "finished_at": "2026-11-22T10:03:40+00:00",
                         "java_opts": LAB_JAVA_OPTS})
     return data

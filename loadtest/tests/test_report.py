@@ -128,9 +128,9 @@ class BrowserRenderTests(unittest.TestCase):
         self.assertIn("aggregator.in-flight 8, aggregator.rest.max-connections 64); each floor run warmed up for 1s, "
                       "then measured 2s.", dom)
         # Per path: downstream calls/s, its floor, the fraction and the goal; then the floor runs themselves.
-        self.assertIn('<td>71,689</td><td class="soft">http, 40 connections</td><td>6,829</td><td>1,049.8 %</td><td>met</td>'
+        self.assertIn('<td>71,689</td><td class="soft">rest_unary, 40 connections</td><td>6,829</td><td>1,049.8 %</td><td>met</td>'
                       '<td>19.5</td><td>161.0</td><td>1.50 / 4.64</td>', dom)
-        self.assertIn("<td>grpc-stream</td><td>5 streams × 50 messages</td><td>3,530</td><td>5.76 s</td>", dom)
+        self.assertIn("<td>grpc_stream</td><td>5 streams × 50 messages</td><td>3,530</td><td>5.76 s</td>", dom)
         self.assertEqual(dom.count("<dt>of its floor (goal 60 %)</dt>"), 3)
         self.assertNotIn('class="below-goal"', dom)
 
@@ -138,21 +138,21 @@ class BrowserRenderTests(unittest.TestCase):
         data = sample_with_floor()
         data["runs"][0]["rps"] = 0.5 * 6828.561 / 50
         records = data["floor"]["runs"]
-        records[2] = {"transport": "grpc-stream", "window": records[2]["window"], "folder": records[2]["folder"],
-                      "error": "run-floor.sh failed (exit status 1)"}
-        floor.attach(data, records, data["floor"]["aggregator"])
+        records[2] = {"transport": "grpc_stream", "window": records[2]["window"], "folder": records[2]["folder"],
+                      "error": "the grpc_stream client failed (exit status 1)"}
+        floor.attach(data, records)
         page = write_report(os.path.join(self.folder, "floor-bad"), data)
 
         dom = self.chromium(page, "--dump-dom")
 
         self.assertIn('<td class="below-goal">50.0 %</td><td class="below-goal">not met</td>', dom)
         self.assertIn('<dd class="below-goal">50.0 %</dd>', dom)
-        self.assertIn("1 floor run(s) failed, so their paths have no fraction of floor: grpc-stream, 5 streams × 50 "
-                      "messages (run-floor.sh failed (exit status 1))", dom)
+        self.assertIn("1 floor run(s) failed, so their paths have no fraction of floor: grpc_stream, 5 streams × 50 "
+                      "messages (the grpc_stream client failed (exit status 1))", dom)
         self.assertIn('<td class="below-goal wrap" colspan="6">no floor: its floor run failed (below)</td>', dom)
-        self.assertIn('<tr class="bad" title="run-floor.sh failed (exit status 1)"><td>grpc-stream</td>'
-                      '<td>5 streams × 50 messages</td><td class="wrap" colspan="8">error: run-floor.sh failed '
-                      '(exit status 1)</td><td>floor/grpc-stream_s5_m50/</td></tr>', dom)
+        self.assertIn('<tr class="bad" title="the grpc_stream client failed (exit status 1)"><td>grpc_stream</td>'
+                      '<td>5 streams × 50 messages</td><td class="wrap" colspan="8">error: the grpc_stream client failed '
+                      '(exit status 1)</td><td>floor/grpc_stream_s5_m50/</td></tr>', dom)
         self.assertIn('data-charts-rendered="6"', dom)
 
     def test_the_floor_chart_draws_its_goal_as_a_line_across_the_bars(self):

@@ -96,37 +96,37 @@ class FloorSummaryTests(unittest.TestCase):
     def test_a_row_per_path_against_its_floor(self):
         data = sample_with_floor()
         data["runs"][0]["rps"] = 0.5 * 6828.561 / 50
-        floor.attach(data, data["floor"]["runs"], data["floor"]["aggregator"])
+        floor.attach(data, data["floor"]["runs"])
 
         table = results.floor_table(data).splitlines()
 
         self.assertEqual(table[0], "| path | n | concurrency | downstream calls/s | floor: transport, window | "
                                    "floor calls/s | fraction of floor | ≥ 60 % | CPU µs/call path | "
                                    "CPU µs/call floor | load 1m path / floor |")
-        self.assertEqual(table[2], "| rest/unary | 50 | 5 | 3414 | http, 40 connections | 6829 | 50.0 % | **no** | "
+        self.assertEqual(table[2], "| rest/unary | 50 | 5 | 3414 | rest_unary, 40 connections | 6829 | 50.0 % | **no** | "
                                    "19.5 | 161.0 | 1.50 / 4.64 |")
-        self.assertEqual(table[3], "| grpc/unary | 50 | 5 | 33826 | grpc-unary, 40 calls in flight | 1781 | 1899.1 % | "
+        self.assertEqual(table[3], "| grpc/unary | 50 | 5 | 33826 | grpc_unary, 40 calls in flight | 1781 | 1899.1 % | "
                                    "yes | 38.5 | 564.4 | 1.50 / 4.57 |")
-        self.assertTrue(table[4].startswith("| grpc/stream | 50 | 5 | 8240 | grpc-stream, 5 streams × 50 messages | 3530 |"))
+        self.assertTrue(table[4].startswith("| grpc/stream | 50 | 5 | 8240 | grpc_stream, 5 streams × 50 messages | 3530 |"))
         self.assertEqual(len(table), 5)
 
     def test_the_section_says_how_the_floor_ran_and_lists_failed_floor_runs(self):
-        data = with_failed_stream_floor("run-floor.sh failed (exit status 1)")
+        data = with_failed_stream_floor("the grpc_stream client failed (exit status 1)")
 
         text = results.summary_markdown(data)
 
         self.assertIn("## Transport floor", text)
         self.assertIn("(`aggregator.in-flight` 8, `aggregator.rest.max-connections` 64)", text)
         self.assertIn("Each floor run: a warm-up of 1s, then 2s measured.", text)
-        self.assertIn("| grpc/stream | 50 | 5 | 8240 | grpc-stream, 5 streams × 50 messages | "
+        self.assertIn("| grpc/stream | 50 | 5 | 8240 | grpc_stream, 5 streams × 50 messages | "
                       "no floor: its floor run failed (below) |  |  |  |  |  |\n", text)
-        self.assertIn("**Floor runs that failed:**\n\n- grpc-stream, 5 streams × 50 messages: run-floor.sh failed "
-                      "(exit status 1)\n", text)
+        self.assertIn("**Floor runs that failed:**\n\n- grpc_stream, 5 streams × 50 messages: the grpc_stream client "
+                      "failed (exit status 1)\n", text)
 
     def test_a_failed_floor_runs_output_cannot_break_the_markdown(self):
-        data = with_failed_stream_floor("usage: client <grpc-unary|grpc-stream|http>")
+        data = with_failed_stream_floor("usage: client <grpc_unary|grpc_stream|rest_unary>")
 
-        self.assertIn(r"messages: usage: client <grpc-unary\|grpc-stream\|http>", results.summary_markdown(data))
+        self.assertIn(r"messages: usage: client <grpc_unary\|grpc_stream\|rest_unary>", results.summary_markdown(data))
 
     def test_results_without_a_floor_have_no_floor_section(self):
         self.assertEqual(results.floor_table(sample_results()), "")
@@ -136,7 +136,7 @@ class FloorSummaryTests(unittest.TestCase):
         data = sample_results()
         data["settings"]["paths"] = ["rest/square"]
         data["runs"] = [dict(data["runs"][0], path="rest/square")]
-        floor.attach(data, [], floor.aggregator_options(""))
+        floor.attach(data, [])
 
         self.assertIn("No measured path has a floor", results.summary_markdown(data))
 
@@ -148,8 +148,6 @@ class FloorCheckTests(unittest.TestCase):
 
         self.assertEqual(check_results.problems(data), [])
         self.assertEqual(check_results.notes(data), [
-            "floor grpc-stream, 5 streams × 50 messages: the floor's streams carried no set number of messages "
-            "(a floor from before FLOOR_MESSAGES): messages per stream not compared",
             # The fixtures' floors ran for two seconds after one of warm-up: far from a real floor.
             "rest/unary n=50 c=5: 1050 % of its floor, more than the bare transport did: that floor is not a "
             "floor (too short a warm-up, or a busy machine)",
@@ -161,7 +159,7 @@ class FloorCheckTests(unittest.TestCase):
     def test_a_path_under_its_floor_gets_no_such_note(self):
         data = sample_with_floor()
         data["runs"][1]["rps"] = 0.9 * data["runs"][1]["floor"]["floor_calls_per_second"] / data["runs"][1]["n"]
-        floor.attach(data, data["floor"]["runs"], data["floor"]["aggregator"])
+        floor.attach(data, data["floor"]["runs"])
 
         self.assertFalse(any(note.startswith(data["runs"][1]["path"] + " ") for note in check_results.notes(data)))
         self.assertTrue(any(note.startswith(data["runs"][0]["path"] + " ") for note in check_results.notes(data)))
@@ -169,7 +167,7 @@ class FloorCheckTests(unittest.TestCase):
     def test_a_path_below_the_goal_is_a_finding_not_a_failure(self):
         data = sample_with_floor()
         data["runs"][0]["rps"] = 0.1 * 6828.561 / 50
-        floor.attach(data, data["floor"]["runs"], data["floor"]["aggregator"])
+        floor.attach(data, data["floor"]["runs"])
 
         self.assertFalse(data["runs"][0]["floor"]["met"])
         self.assertEqual(check_results.problems(data), [])
@@ -201,20 +199,20 @@ class FloorCheckTests(unittest.TestCase):
         data["floor"]["runs"][1]["settings"]["in_flight"] = 160
 
         self.assertEqual(check_results.problems(data), [
-            "floor grpc-unary, 40 calls in flight: the floor ran with in_flight=160, the aggregator's window is 40"])
+            "floor grpc_unary, 40 calls in flight: the floor ran with in_flight=160, the aggregator's window is 40"])
 
-    def test_results_whose_aggregator_had_other_options_than_the_floors_fail(self):
+    def test_results_whose_aggregator_had_other_settings_than_the_floors_fail(self):
         data = sample_with_floor()
-        data["settings"]["aggregator_args"] += " --aggregator.in-flight=32"
+        data["settings"]["aggregator"] = {"in_flight": 32, "rest_max_connections": 64}
 
         found = check_results.problems(data)
 
-        self.assertIn("floor: made for the aggregator options {'in_flight': 8, 'rest_max_connections': 64}, but the "
-                      "aggregator arguments give {'in_flight': 32, 'rest_max_connections': 64}", found)
-        self.assertIn("no floor run for grpc-unary, 160 calls in flight", found)
-        self.assertIn("no floor run for http, 64 connections", found)
-        self.assertIn("grpc/unary n=50 c=5: compared with the floor of grpc-unary {'in_flight': 40}, but the "
-                      "aggregator's window was grpc-unary {'in_flight': 160}", found)
+        self.assertIn("floor: made for the aggregator settings {'in_flight': 8, 'rest_max_connections': 64}, but the "
+                      "aggregator ran with {'in_flight': 32, 'rest_max_connections': 64}", found)
+        self.assertIn("no floor run for grpc_unary, 160 calls in flight", found)
+        self.assertIn("no floor run for rest_unary, 64 connections", found)
+        self.assertIn("grpc/unary n=50 c=5: compared with the floor of grpc_unary {'in_flight': 40}, but the "
+                      "aggregator's window was grpc_unary {'in_flight': 160}", found)
 
     def test_a_missing_or_failed_floor_fails(self):
         data = sample_with_floor()
@@ -226,11 +224,11 @@ class FloorCheckTests(unittest.TestCase):
 
         data = sample_with_floor()
         records = data["floor"]["runs"]
-        records[0] = {"transport": "http", "window": {"connections": 40}, "folder": "floor/http_c40",
-                      "error": "run-floor.sh did not finish within 183 s and was stopped"}
-        floor.attach(data, records, data["floor"]["aggregator"])
+        records[0] = {"transport": "rest_unary", "window": {"connections": 40}, "folder": "floor/rest_unary_c40",
+                      "error": "the floor's server was not listening after 60 s"}
+        floor.attach(data, records)
         self.assertEqual(check_results.problems(data), [
-            "floor http, 40 connections: run-floor.sh did not finish within 183 s and was stopped"])
+            "floor rest_unary, 40 connections: the floor's server was not listening after 60 s"])
 
     def test_the_floor_must_run_with_the_services_jvm_options(self):
         data = sample_with_floor()
@@ -239,7 +237,7 @@ class FloorCheckTests(unittest.TestCase):
         found = check_results.problems(data)
 
         self.assertEqual(len(found), 3)
-        self.assertEqual(found[0], "floor http, 40 connections: ran with JAVA_OPTS %r, the services with '-Xmx1g'"
+        self.assertEqual(found[0], "floor rest_unary, 40 connections: ran with JAVA_OPTS %r, the services with '-Xmx1g'"
                          % LAB_JAVA_OPTS)
 
 
@@ -292,12 +290,12 @@ class CheckResultsTests(unittest.TestCase):
 
 
 def with_failed_stream_floor(error):
-    """The sample with a floor whose grpc-stream run failed with this error."""
+    """The sample with a floor whose grpc_stream run failed with this error."""
     data = sample_with_floor()
     records = data["floor"]["runs"]
-    records[2] = {"transport": "grpc-stream", "window": records[2]["window"], "folder": records[2]["folder"],
+    records[2] = {"transport": "grpc_stream", "window": records[2]["window"], "folder": records[2]["folder"],
                   "error": error}
-    floor.attach(data, records, data["floor"]["aggregator"])
+    floor.attach(data, records)
     return data
 
 

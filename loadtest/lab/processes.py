@@ -1,0 +1,83 @@
+"""Every process the lab starts (the services, Prometheus, the floor's JVMs), and their stopping.
+
+Each child runs in a session of its own, so that stopping it reaches whatever it started too (the floor's
+JVMs, Prometheus under its script): TERM to the group, then KILL to what is left after a grace period. The
+lab stops every child it started on its way out, whether it finished, failed, was interrupted (Ctrl-C) or
+was told to stop (TERM).
+"""
+
+import os
+import signal
+import subprocess
+from typing import IO, List, Mapping, Optional, Sequence, Union
+
+# Spring's graceful shutdown lets requests under way finish: the services get this long after a TERM.
+STOP_GRACE_S = 20.0
+
+Output = Union[int, IO, None]
+
+
+class Processes:
+    """The children the lab started, to be stopped together (a context manager: they are, on exit)."""
+
+    def __init__(self) -> None:
+        self._children: List[subprocess.Popen] = []
+
+    def start(self, command: Sequence[str], log_path: Optional[str] = None, stdout: Output = None,
+              stderr: Output = None, env: Optional[Mapping[str, str]] = None) -> subprocess.Popen:
+        """Starts a child with no input, its output into log_path (both streams) unless stdout/stderr say
+        otherwise (e.g. subprocess.PIPE, to read what it prints)."""
+        log = open(log_path, "w") if log_path else None
+        try:
+            child = subprocess.Popen(list(command), stdin=subprocess.DEVNULL,
+                                     stdout=stdout if stdout is not None else log,
+                                     stderr=stderr if stderr is not None else (log or None),
+                                     env=dict(env) if env is not None else None, text=True,
+                                     start_new_session=True)
+        finally:
+            if log:
+                log.close()
+        self._children.append(child)
+        return child
+
+    def stop(self, children: Sequence[subprocess.Popen], grace_s: float = STOP_GRACE_S) -> None:
+        """TERM to each child's group, then KILL to the groups still there after grace_s; waits for them."""
+        running = [child for child in children if child.poll() is None]
+        for child in running:
+            _signal_group(child.pid, signal.SIGTERM)
+        for child in running:
+            try:
+                child.wait(timeout=grace_s)
+            except subprocess.TimeoutExpired:
+                pass
+        for child in children:
+            # Also after the child itself has gone: what it started may not have.
+            _signal_group(child.pid, signal.SIGKILL)
+            child.wait()
+            if child in self._children:
+                self._children.remove(child)
+
+    def stop_all(self) -> None:
+        self.stop(list(reversed(self._children)))
+
+    def __enter__(self) -> "Processes":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop_all()
+
+
+def _signal_group(group: int, signum: int) -> None:
+    try:
+        os.killpg(group, signum)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def raise_on_term() -> None:
+    """Makes a TERM end the lab as Ctrl-C does, as an exception, so that every child is stopped on the way out."""
+    signal.signal(signal.SIGTERM, _raise_exit)
+
+
+def _raise_exit(signum, _frame):
+    raise SystemExit(128 + signum)

@@ -1,0 +1,136 @@
+"""The services the lab runs: which, on which loopback ports, with which arguments, and from which jars.
+
+Replica r of a square service listens on its port + (r - 1) (REST) or + 2 (r - 1) (gRPC and its actuator):
+7575, 7576; 6565/6566, 6567/6568. The aggregator is pointed at every replica.
+"""
+
+import glob
+import os
+import subprocess
+from dataclasses import dataclass
+from typing import Dict, List, Optional
+
+from .paths import AGGREGATOR, SQUARE_GRPC, SQUARE_REST
+from .settings import Settings, SettingsError
+
+FLOOR = "transport-floor"
+
+
+@dataclass(frozen=True)
+class Instance:
+    """One process of a service: its module, replica number, and where it answers."""
+
+    module: str
+    replica: int
+    # The ports it listens on, by the knob that sets them (a replica's named KNOB+offset).
+    ports: Dict[str, int]
+    arguments: List[str]
+    # Its HTTP port: the actuator's (health, metrics, info), and the API's where it has one over HTTP.
+    http_port: int
+    serves_http_api: bool
+
+    @property
+    def name(self) -> str:
+        return self.module if self.replica == 1 else "%s-%d" % (self.module, self.replica)
+
+    @property
+    def actuator(self) -> str:
+        return "http://127.0.0.1:%d/actuator" % self.http_port
+
+    @property
+    def base_url(self) -> Optional[str]:
+        return "http://127.0.0.1:%d" % self.http_port if self.serves_http_api else None
+
+
+def layout(settings: Settings, modules: List[str]) -> List[Instance]:
+    """Every process of the given modules, square services before the aggregator."""
+    instances = []
+    for module in modules:
+        for replica in range(1, (settings.replicas if module != AGGREGATOR else 1) + 1):
+            instances.append(_instance(settings, module, replica))
+    return instances
+
+
+def _instance(settings: Settings, module: str, replica: int) -> Instance:
+    loopback = ["--server.address=127.0.0.1"]
+    if module == SQUARE_REST:
+        port = settings.square_rest_port + replica - 1
+        return Instance(module, replica, {_knob("SQUARE_REST_PORT", replica - 1): port},
+                        loopback + ["--server.port=%d" % port], port, True)
+    if module == SQUARE_GRPC:
+        offset = 2 * (replica - 1)
+        grpc, actuator = settings.square_grpc_port + offset, settings.square_grpc_actuator_port + offset
+        return Instance(module, replica, {_knob("SQUARE_GRPC_PORT", offset): grpc,
+                                          _knob("SQUARE_GRPC_ACTUATOR_PORT", offset): actuator},
+                        loopback + ["--server.port=%d" % actuator, "--grpc.server.address=127.0.0.1",
+                                    "--grpc.server.port=%d" % grpc], actuator, False)
+    if module == AGGREGATOR:
+        port = settings.aggregator_port
+        return Instance(module, 1, {"AGGREGATOR_PORT": port},
+                        loopback + ["--server.port=%d" % port,
+                                    "--aggregator.rest.base-url=" + ",".join(
+                                        "http://127.0.0.1:%d" % (settings.square_rest_port + r)
+                                        for r in range(settings.replicas)),
+                                    "--aggregator.grpc.target=" + ",".join(
+                                        "127.0.0.1:%d" % (settings.square_grpc_port + 2 * r)
+                                        for r in range(settings.replicas))]
+                        + aggregator_arguments(settings), port, True)
+    raise ValueError("not a service: %s" % module)
+
+
+def aggregator_arguments(settings: Settings) -> List[str]:
+    """AGGREGATOR_ARGS, after the lab's own deadline: the lab measures how long answers take, so the aggregator
+    may take as long as ab waits (AB_TIMEOUT); its own 30 s would turn the slowest answers at the article's
+    load on a small machine into 504s. AGGREGATOR_ARGS can still set aggregator.deadline itself."""
+    given = settings.aggregator_args.split()
+    if any("aggregator.deadline=" in argument for argument in given):
+        return given
+    return ["--aggregator.deadline=%ds" % settings.ab_timeout_s] + given
+
+
+def _knob(name: str, offset: int) -> str:
+    return name if offset == 0 else "%s+%d" % (name, offset)
+
+
+def jar_of(repo: str, module: str) -> Optional[str]:
+    """The executable jar of a module: the newest <module>-<version>.jar in its target folder."""
+    candidates = [jar for jar in glob.glob(os.path.join(repo, module, "target", module + "-*.jar"))
+                  if not jar.endswith(("-plain.jar", "-sources.jar"))]
+    return max(candidates, key=os.path.getmtime) if candidates else None
+
+
+def stale(repo: str, module: str, jar: str) -> bool:
+    """True when a source of the module, or of a module it is built from, changed after its jar was built.
+    Only sources count: Maven leaves a jar untouched when a pom changed but the classes did not."""
+    built = os.path.getmtime(jar)
+    for folder in [os.path.join(repo, module, "src")] + [os.path.join(repo, m, "src") for m in _libraries(repo)]:
+        for root, _, files in os.walk(folder):
+            if any(os.path.getmtime(os.path.join(root, name)) > built for name in files):
+                return True
+    return False
+
+
+def _libraries(repo: str) -> List[str]:
+    """The project's library modules the services and the floor are built from."""
+    return [m for m in ("proto-module", "grpc-stream-flow") if os.path.isdir(os.path.join(repo, m))]
+
+
+def ensure_jars(repo: str, modules: List[str], skip_build: bool, log=print) -> Dict[str, str]:
+    """Each module's jar, building the missing and stale ones with the Maven wrapper (unless skip_build)."""
+    missing = [m for m in modules if jar_of(repo, m) is None]
+    outdated = [m for m in modules if m not in missing and stale(repo, m, jar_of(repo, m))]
+    if not missing and not outdated:
+        log("[lab] jars are up to date")
+    elif skip_build:
+        if missing:
+            raise SettingsError("no jar for %s and LAB_SKIP_BUILD=1: build first with ./mvnw -B package -DskipTests"
+                                % " ".join(missing))
+        log("[lab] warning: the jars of %s are older than their sources; LAB_SKIP_BUILD=1, so they are used as they "
+            "are" % " ".join(outdated))
+    else:
+        log("[lab] building %s (./mvnw -B -q package -DskipTests)" % " ".join(missing + outdated))
+        done = subprocess.run([os.path.join(repo, "mvnw"), "-B", "-q", "package", "-DskipTests",
+                               "-pl", ",".join(missing + outdated), "-am"], cwd=repo, stdin=subprocess.DEVNULL)
+        if done.returncode != 0:
+            raise SettingsError("the build failed (see above)")
+    return {module: jar_of(repo, module) for module in modules}
