@@ -111,16 +111,30 @@ public class GrpcStreamSquareClient implements StreamSquareClient {
             if (finished) {
                 return;
             }
-            int expected = squares.size() + 1;
-            if (squares.isComplete() || output.getNumber() != expected) {
-                String what = squares.isComplete() ? "more than " + n + " answers"
-                    : "number " + output.getNumber() + " where " + expected + " was next";
-                fail(GrpcFailures.badAnswer(target, what));
+            String wrong = wrongAnswer(output);
+            if (wrong != null) {
+                fail(GrpcFailures.badAnswer(target, wrong));
                 requests.cancel("wrong answer from the square service", null);
                 return;
             }
             squares.add(output.getResult());
             recorder.finished(System.nanoTime() - sendTimes.poll(), true);
+        }
+
+        /** What is wrong with an answer, or null when it is the next one due for a number already sent. */
+        private String wrongAnswer(Output output) {
+            int expected = squares.size() + 1;
+            if (squares.isComplete()) {
+                return "more than " + n + " answers";
+            }
+            if (output.getNumber() != expected) {
+                return "number " + output.getNumber() + " where " + expected + " was next";
+            }
+            // A number not sent yet has no send time, and polling an empty SendTimes would corrupt it.
+            if (sendTimes.isEmpty()) {
+                return "number " + expected + " before it was sent";
+            }
+            return null;
         }
 
         private void onStreamError(Throwable error) {

@@ -10,6 +10,7 @@ import io.github.squarelab.aggregator.fanout.Squares;
 import io.github.squarelab.proto.Input;
 import io.github.squarelab.proto.Output;
 import io.grpc.ManagedChannel;
+import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -87,6 +88,28 @@ class GrpcStreamSquareClientTests {
                 .isInstanceOf(DownstreamException.class)
                 .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.BAD_ANSWER))
                 .hasMessage("the gRPC square service at square-test answered number 3 where 2 was next");
+        }
+    }
+
+    @Test
+    void anAnswerBeforeItsNumberWasSentIsABadAnswer() throws Exception {
+        InProcessSquareServer.Correct eager = new InProcessSquareServer.Correct() {
+            @Override
+            public StreamObserver<Input> findSquareBiStream(StreamObserver<Output> answers) {
+                // Requesting no message keeps the in-process client from ever being ready to send one.
+                ((ServerCallStreamObserver<Output>) answers).disableAutoRequest();
+                answers.onNext(InProcessSquareServer.square(1));
+                return new AnswerSome(answers, 0);
+            }
+        };
+        try (InProcessSquareServer server = new InProcessSquareServer(eager)) {
+            assertThatThrownBy(() -> client(server.channel).squares(10, recorder).block(Duration.ofSeconds(20)))
+                .isInstanceOf(DownstreamException.class)
+                .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.BAD_ANSWER))
+                .hasMessage("the gRPC square service at square-test answered number 1 before it was sent");
+            assertThat(recorder.started).hasValue(0);
+            assertThat(recorder.answered).hasValue(0);
+            assertThat(recorder.unanswered).hasValue(0);
         }
     }
 
