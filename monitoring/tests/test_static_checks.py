@@ -328,9 +328,27 @@ class ExitOnOutOfMemoryTests(unittest.TestCase):
                 self.assertIn(EXIT_ON_OOM, command)
 
 
+def tracked_shell_scripts():
+    """Every script of the repository that git tracks, found by its shebang; mvnw is the Maven wrapper's own."""
+    listed = run(["git", "ls-files"], cwd=REPO).stdout.split()
+    scripts = []
+    for name in listed:
+        path = REPO / name
+        if name == "mvnw" or not path.is_file():
+            continue
+        with open(path, "rb") as handle:
+            if re.match(rb"#!\S*(/bash|/sh|env bash|env sh)\b", handle.readline()):
+                scripts.append(path)
+    return scripts
+
+
 class ShellScriptTests(unittest.TestCase):
-    scripts = [REPO / "docker" / "healthcheck.sh", MONITORING / "run-prometheus.sh",
-               MONITORING / "install-tools.sh"]
+    scripts = tracked_shell_scripts()
+
+    def test_every_script_of_the_repository_is_checked(self):
+        names = {str(script.relative_to(REPO)) for script in self.scripts}
+        self.assertLessEqual({".ci/run", "docker/healthcheck.sh", "loadtest/run.sh", "loadtest/python-env.sh",
+                              "monitoring/run-prometheus.sh", "monitoring/install-tools.sh"}, names)
 
     def test_scripts_are_executable_and_pass_shellcheck(self):
         shellcheck = tool("shellcheck")
