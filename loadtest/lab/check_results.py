@@ -120,7 +120,8 @@ def floor_check(data: Dict) -> List[str]:
             found.append("%s: calls per second is %s" % (label, record.get("calls_per_second")))
         java_opts = (record.get("floor_settings") or {}).get("java_opts")
         if java_opts != settings.get("java_opts"):
-            found.append("%s: ran with JAVA_OPTS %r, the services with %r" % (label, java_opts, settings.get("java_opts")))
+            found.append("%s: ran with JAVA_OPTS %r, the services with %r"
+                         % (label, java_opts, settings.get("java_opts")))
     for window in windows:
         if window not in by_window:
             found.append("no floor run for %s, %s" % (window.transport, window.describe()))

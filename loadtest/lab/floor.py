@@ -24,7 +24,7 @@ import queue
 import subprocess
 import threading
 import time
-from dataclasses import dataclass, asdict
+from dataclasses import asdict, dataclass
 from typing import Callable, Dict, List, Optional, Tuple
 
 from . import cpu, paths
@@ -240,7 +240,8 @@ def _run_client(window: Window, folder: str, jvm: Jvm, port: int, server_pid: in
     try:
         run = json.loads("".join(output))
     except ValueError:
-        raise FloorError("the %s client printed no JSON object: %r" % (window.transport, "".join(output)[:200])) from None
+        raise FloorError("the %s client printed no JSON object: %r"
+                         % (window.transport, "".join(output)[:200])) from None
     (opened, load), (closed, _) = marks["floor: measuring"], marks["floor: measured"]
     run["server_cpu_seconds"] = round((closed - opened) / cpu.CLOCK_TICKS, 3)
     run["load_average_1m"] = load

@@ -7,13 +7,14 @@ finished, failed, or was stopped with Ctrl-C or TERM.
 """
 
 import datetime
+import json
 import os
 import shutil
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
-import json
 from typing import Dict, List
 
 from . import bench, environment, floor, http_check, paths, report, results, services
@@ -34,7 +35,8 @@ def main() -> int:
         raise LabError("%s already holds results: choose another RESULTS_DIR" % results_dir)
     java = os.path.join(os.environ["JAVA_HOME"], "bin", "java") if os.environ.get("JAVA_HOME") else "java"
     if not shutil.which(java):
-        raise LabError("java is missing: install a JDK 17 or newer (Debian: apt-get install -y openjdk-17-jdk-headless)")
+        raise LabError("java is missing: install a JDK 17 or newer "
+                       "(Debian: apt-get install -y openjdk-17-jdk-headless)")
     modules = paths.services_needed(paths.ALL[p] for p in settings.paths)
     jars = services.ensure_jars(REPO, modules + ([services.FLOOR] if settings.floor else []), settings.skip_build)
     ensure_ab()
@@ -151,8 +153,8 @@ def start_prometheus(processes: Processes, instances: List[services.Instance], s
             raise LabError("Prometheus did not start (see %s; PROMETHEUS=0 runs the lab without it)" % log_path)
         time.sleep(0.5)
     print("[lab] Prometheus: %s (targets: %s/classic/targets); e.g. requests per second per transport:" % (url, url))
-    print("[lab]   %s/classic/graph?g0.expr=sum%%20by%%20(transport)%%20(rate(aggregator_fanout_seconds_count%%5B1m%%5D))"
-          % url, flush=True)
+    print("[lab]   %s/classic/graph?g0.expr=%s" % (url, urllib.parse.quote(
+        "sum by (transport) (rate(aggregator_fanout_seconds_count[1m]))")), flush=True)
     return url
 
 
@@ -173,7 +175,8 @@ def aggregator_settings(instances: List[services.Instance]) -> Dict:
         with urllib.request.urlopen(aggregator.actuator + "/info", timeout=10) as response:
             return floor.aggregator_settings(json.load(response))
     except (OSError, ValueError) as error:
-        raise LabError("cannot read the aggregator's settings from %s/info: %s" % (aggregator.actuator, error)) from None
+        raise LabError("cannot read the aggregator's settings from %s/info: %s"
+                       % (aggregator.actuator, error)) from None
 
 
 def measure(results_dir: str, settings: Settings, instances: List[services.Instance],

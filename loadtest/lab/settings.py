@@ -4,7 +4,7 @@ KNOBS is the one place each knob's default and meaning are written; `loadtest/ru
 """
 
 import os
-from dataclasses import dataclass, asdict
+from dataclasses import asdict, dataclass
 from typing import Dict, List, Mapping, Optional
 
 from . import paths

@@ -3,6 +3,7 @@
 import unittest
 
 from lab import ab_output
+
 from tests.support import fixture
 
 

@@ -8,6 +8,7 @@ import os
 import unittest
 
 from lab import ab_output, cpu
+
 from tests.support import fixture
 
 
@@ -38,7 +39,8 @@ class CpuBetweenTests(unittest.TestCase):
     def window(self):
         wall = ab_output.parse_report(fixture("proc/ab-during.txt")).time_taken_s
         before = cpu.Sample(wall_s=100.0, process_ticks={"square-rest-service": 1426},
-                            machine_busy_ticks=cpu.machine_cpu_ticks(fixture("proc/stat-before"))[0], children_cpu_s=1.5)
+                            machine_busy_ticks=cpu.machine_cpu_ticks(fixture("proc/stat-before"))[0],
+                            children_cpu_s=1.5)
         after = cpu.Sample(wall_s=100.0 + wall, process_ticks={"square-rest-service": 1635},
                            machine_busy_ticks=cpu.machine_cpu_ticks(fixture("proc/stat-after"))[0], children_cpu_s=1.75)
         return cpu.cpu_between(before, after, ticks_per_second=100)

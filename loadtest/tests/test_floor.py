@@ -15,8 +15,8 @@ from lab import check_results, floor
 from lab.floor import Window
 from lab.processes import Processes
 from lab.settings import Settings, SettingsError
-from tests.support import AGGREGATOR_DEFAULTS, FIXTURES, FLOOR_C5_N50, LAB_JAVA_OPTS, sample_results, \
-    sample_with_floor
+
+from tests.support import AGGREGATOR_DEFAULTS, FIXTURES, FLOOR_C5_N50, LAB_JAVA_OPTS, sample_results, sample_with_floor
 
 DEFAULTS = AGGREGATOR_DEFAULTS
 

@@ -6,6 +6,7 @@ import socket
 import unittest
 
 from lab import http_check, paths
+
 from tests import support
 
 

@@ -3,6 +3,7 @@ import threading
 import unittest
 
 from lab import overload, server_metrics
+
 from tests import support
 
 

@@ -25,7 +25,8 @@ class PathTests(unittest.TestCase):
         self.assertEqual(paths.ALL["grpc/unary"].url(urls, 10), "http://127.0.0.1:8080/grpc/unary/10")
 
     def test_each_path_needs_the_aggregator_and_its_square_service_only(self):
-        self.assertEqual(paths.services_needed(paths.parse("grpc/stream")), ["square-grpc-service", "aggregator-service"])
+        self.assertEqual(paths.services_needed(paths.parse("grpc/stream")),
+                         ["square-grpc-service", "aggregator-service"])
         self.assertEqual(paths.services_needed(paths.parse(paths.DEFAULT)),
                          ["square-rest-service", "square-grpc-service", "aggregator-service"])
         self.assertEqual(paths.services_needed(paths.parse("rest/square")), ["square-rest-service"])

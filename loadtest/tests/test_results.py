@@ -9,6 +9,7 @@ import tempfile
 import unittest
 
 from lab import bench, check_results, floor, paths, results
+
 from tests.support import LAB_JAVA_OPTS, ab_fixture, cpu_usage, sample_results, sample_with_floor
 
 
@@ -35,7 +36,8 @@ class RunRecordTests(unittest.TestCase):
         record = self.record()
 
         self.assertEqual(record["latency_table_ms"]["99"], 187)
-        self.assertEqual((record["completed"], record["failed"], record["non2xx"], record["rps"]), (1000, 0, 0, 1433.77))
+        self.assertEqual((record["completed"], record["failed"], record["non2xx"], record["rps"]),
+                         (1000, 0, 0, 1433.77))
         self.assertEqual(record["downstream_calls"], 1000 * 1000)
 
     def test_without_a_csv_the_printed_table_gives_the_percentiles(self):
@@ -51,7 +53,8 @@ class SummaryTests(unittest.TestCase):
         table = results.summary_table(sample_results()).splitlines()
 
         self.assertEqual(table[0], "| path | n | concurrency | req/s | p50 ms | p90 ms | p99 ms | max ms | "
-                                   "CPU aggregator-service | CPU square-rest-service | CPU square-grpc-service | failed |")
+                                   "CPU aggregator-service | CPU square-rest-service | CPU square-grpc-service | "
+                                   "failed |")
         self.assertEqual(len(table), 2 + 3)
         self.assertTrue(table[2].startswith("| rest/unary | 1000 | 100 | 1433.77 | 57.7 | 112.3 | 187.0 | 220.0 | "))
 
@@ -103,11 +106,12 @@ class FloorSummaryTests(unittest.TestCase):
         self.assertEqual(table[0], "| path | n | concurrency | downstream calls/s | floor: transport, window | "
                                    "floor calls/s | fraction of floor | ≥ 60 % | CPU µs/call path | "
                                    "CPU µs/call floor | load 1m path / floor |")
-        self.assertEqual(table[2], "| rest/unary | 50 | 5 | 3414 | rest_unary, 40 connections | 6829 | 50.0 % | **no** | "
-                                   "19.5 | 161.0 | 1.50 / 4.64 |")
-        self.assertEqual(table[3], "| grpc/unary | 50 | 5 | 33826 | grpc_unary, 40 calls in flight | 1781 | 1899.1 % | "
-                                   "yes | 38.5 | 564.4 | 1.50 / 4.57 |")
-        self.assertTrue(table[4].startswith("| grpc/stream | 50 | 5 | 8240 | grpc_stream, 5 streams × 50 messages | 3530 |"))
+        self.assertEqual(table[2], "| rest/unary | 50 | 5 | 3414 | rest_unary, 40 connections | 6829 | 50.0 % | "
+                                   "**no** | 19.5 | 161.0 | 1.50 / 4.64 |")
+        self.assertEqual(table[3], "| grpc/unary | 50 | 5 | 33826 | grpc_unary, 40 calls in flight | 1781 | "
+                                   "1899.1 % | yes | 38.5 | 564.4 | 1.50 / 4.57 |")
+        self.assertTrue(table[4].startswith("| grpc/stream | 50 | 5 | 8240 | grpc_stream, 5 streams × 50 messages | "
+                                            "3530 |"))
         self.assertEqual(len(table), 5)
 
     def test_the_section_says_how_the_floor_ran_and_lists_failed_floor_runs(self):

@@ -7,6 +7,7 @@ import unittest
 from lab import bench, check_results, paths, server_metrics
 from lab.paths import AGGREGATOR, SQUARE_GRPC, SQUARE_REST
 from lab.server_metrics import MetricsError, Sample, parse, total
+
 from tests import support
 from tests.support import fixture, sample_results
 
@@ -70,7 +71,8 @@ class RealPageTests(unittest.TestCase):
         self.assertEqual({s.labels.get("application") for s in samples}, {"square-rest-service"})
 
     def test_rest_unary_deltas(self):
-        side = server_metrics.server_side(paths.ALL["rest/unary"], pages(aggregator="aggregator-0", rest="square-rest-0"),
+        side = server_metrics.server_side(paths.ALL["rest/unary"],
+                                          pages(aggregator="aggregator-0", rest="square-rest-0"),
                                           pages(aggregator="aggregator-1", rest="square-rest-1"))
 
         # 20 requests x n = 25: every square served by square-rest-service came from its own call.
@@ -79,7 +81,8 @@ class RealPageTests(unittest.TestCase):
                                 "square_service": SQUARE_REST, "square_calls": 500, "square_us_per_call": 6008.278})
 
     def test_grpc_unary_deltas(self):
-        side = server_metrics.server_side(paths.ALL["grpc/unary"], pages(aggregator="aggregator-1", grpc="square-grpc-1"),
+        side = server_metrics.server_side(paths.ALL["grpc/unary"],
+                                          pages(aggregator="aggregator-1", grpc="square-grpc-1"),
                                           pages(aggregator="aggregator-2", grpc="square-grpc-2"))
 
         self.assertEqual(side, {"aggregator_requests": 20, "aggregator_ms_per_request": 148.162,
@@ -139,10 +142,13 @@ class ScrapeOverHttpTests(unittest.TestCase):
 
     def test_before_and_after_the_run(self):
         _Pages.served = {
-            "/agg/actuator/prometheus": [fixture("metrics/aggregator-2.txt")] * 3 + [fixture("metrics/aggregator-3.txt")],
-            "/grpc/actuator/prometheus": [fixture("metrics/square-grpc-2.txt")] * 3 + [fixture("metrics/square-grpc-3.txt")],
+            "/agg/actuator/prometheus":
+                [fixture("metrics/aggregator-2.txt")] * 3 + [fixture("metrics/aggregator-3.txt")],
+            "/grpc/actuator/prometheus":
+                [fixture("metrics/square-grpc-2.txt")] * 3 + [fixture("metrics/square-grpc-3.txt")],
         }
-        urls = {AGGREGATOR: self.base + "/agg/actuator/prometheus", SQUARE_GRPC: self.base + "/grpc/actuator/prometheus"}
+        urls = {AGGREGATOR: self.base + "/agg/actuator/prometheus",
+                SQUARE_GRPC: self.base + "/grpc/actuator/prometheus"}
         path = paths.ALL["grpc/stream"]
 
         before, error = bench._scrape(urls, path)

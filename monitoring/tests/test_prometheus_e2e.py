@@ -13,8 +13,21 @@ import time
 import unittest
 from pathlib import Path
 
-from tests.support import (MONITORING, REPO, RUN_PROMETHEUS, free_port, http_get, port_open, prometheus_query,
-                           run, stop_process, tail, tool, wait_until, IN_CI)
+from tests.support import (
+    IN_CI,
+    MONITORING,
+    REPO,
+    RUN_PROMETHEUS,
+    free_port,
+    http_get,
+    port_open,
+    prometheus_query,
+    run,
+    stop_process,
+    tail,
+    tool,
+    wait_until,
+)
 
 VERSION = "1.0.0-SNAPSHOT"
 TRANSPORTS = {"rest_unary": "/rest/unary/{n}", "grpc_unary": "/grpc/unary/{n}", "grpc_stream": "/grpc/stream/{n}"}
@@ -151,7 +164,8 @@ class PrometheusEndToEndTests(unittest.TestCase):
             with self.subTest(rule=rule):
                 # A rate needs two scrapes in its window, and the rule one evaluation after them.
                 wait_until(f"{rule} for every {label}",
-                           lambda: self.labels_of(self.query(rule), label) == values,
+                           lambda rule=rule, label=label, values=values:
+                               self.labels_of(self.query(rule), label) == values,
                            timeout=SCRAPE_WAIT_SECONDS, interval=1)
 
     def test_every_dashboard_query_is_accepted_and_returns_data(self):
@@ -160,7 +174,7 @@ class PrometheusEndToEndTests(unittest.TestCase):
                 answer = prometheus_query(self.prometheus, expr)
                 self.assertEqual("success", answer["status"], answer.get("error"))
                 wait_until(f"data for '{expr}'",
-                           lambda: prometheus_query(self.prometheus, expr)["data"]["result"],
+                           lambda expr=expr: prometheus_query(self.prometheus, expr)["data"]["result"],
                            timeout=SCRAPE_WAIT_SECONDS, interval=1)
 
     # --- helpers ---------------------------------------------------------------------------------------------
@@ -221,7 +235,7 @@ class PrometheusEndToEndTests(unittest.TestCase):
 
     @classmethod
     def drive_traffic(cls):
-        for transport, path in TRANSPORTS.items():
+        for path in TRANSPORTS.values():
             for n in SIZES:
                 url = f"http://127.0.0.1:{cls.ports['aggregator']}{path.format(n=n)}"
                 status, body = http_get(url, timeout=30)

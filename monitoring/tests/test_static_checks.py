@@ -281,8 +281,9 @@ class KubernetesManifestTests(unittest.TestCase):
         service = self.objects[("Service", "square-grpc-service")]["spec"]
         self.assertEqual("None", service["clusterIP"])
         grpc_port = next(p["port"] for p in service["ports"] if p["name"] == "grpc")
-        self.assertEqual(f"dns:///square-grpc-service:{grpc_port}", self.env("aggregator-service")["AGGREGATOR_GRPC_TARGET"])
-        self.assertEqual("http://square-rest-service:7575", self.env("aggregator-service")["AGGREGATOR_REST_BASE_URL"])
+        aggregator = self.env("aggregator-service")
+        self.assertEqual(f"dns:///square-grpc-service:{grpc_port}", aggregator["AGGREGATOR_GRPC_TARGET"])
+        self.assertEqual("http://square-rest-service:7575", aggregator["AGGREGATOR_REST_BASE_URL"])
 
     def test_termination_leaves_time_for_the_pre_stop_pause_and_the_graceful_shutdown(self):
         spring_shutdown_phase_s = 30  # spring.lifecycle.timeout-per-shutdown-phase, Spring Boot's default
@@ -317,8 +318,8 @@ class ExitOnOutOfMemoryTests(unittest.TestCase):
                          rf"<jvmArguments>[^<]*{re.escape(EXIT_ON_OOM)}[^<]*</jvmArguments>")
 
     def test_the_lab(self):
-        self.assertRegex((REPO / "loadtest" / "run.sh").read_text(),
-                         rf"(?m)^: \"\$\{{JAVA_OPTS=[^}}]*{re.escape(EXIT_ON_OOM)}[^}}]*}}\"")
+        self.assertRegex((REPO / "loadtest" / "lab" / "settings.py").read_text(),
+                         rf'\("JAVA_OPTS", "[^"]*{re.escape(EXIT_ON_OOM)}[^"]*"')
 
     def test_the_readmes_java_commands(self):
         commands = re.findall(r"java (?:-\S+ )*-jar \S+", (REPO / "README.md").read_text())
