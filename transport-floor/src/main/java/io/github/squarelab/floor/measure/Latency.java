@@ -1,15 +1,16 @@
 package io.github.squarelab.floor.measure;
 
+import org.HdrHistogram.Histogram;
+
 /**
- * Latency percentiles of the measured calls, in microseconds, nearest-rank: p50 is the smallest latency
- * that at least half of the calls did not exceed, to within a thousandth of it (see
- * {@link LatencyHistogram}); the maximum is exact. All zero when there were no calls.
+ * Latency percentiles of the measured calls, in microseconds, nearest-rank, to within a thousandth (the
+ * histogram keeps three significant digits). All zero when there were no calls.
  */
 public record Latency(double p50Micros, double p90Micros, double p99Micros, double maxMicros) {
 
-    static Latency of(LatencyHistogram nanos) {
-        return new Latency(micros(nanos.percentile(50)), micros(nanos.percentile(90)), micros(nanos.percentile(99)),
-            micros(nanos.max()));
+    static Latency of(Histogram nanos) {
+        return new Latency(micros(nanos.getValueAtPercentile(50)), micros(nanos.getValueAtPercentile(90)),
+            micros(nanos.getValueAtPercentile(99)), micros(nanos.getMaxValue()));
     }
 
     private static double micros(long nanos) {

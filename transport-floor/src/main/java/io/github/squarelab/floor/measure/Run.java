@@ -2,6 +2,7 @@ package io.github.squarelab.floor.measure;
 
 import java.io.PrintStream;
 import java.time.Duration;
+import org.HdrHistogram.Histogram;
 
 /**
  * Starts a load, waits for its first answer (gRPC connects lazily, and a cold JVM on a busy machine may
@@ -35,8 +36,8 @@ public final class Run {
 
         load.stop(drainTimeout);
         window.throwIfFailed();
-        LatencyHistogram latencies = window.latencies();
-        return new Measurement(latencies.count(), window.measured(), Latency.of(latencies), window.cpuWhileOpen(),
+        Histogram latencies = window.latencies();
+        return new Measurement(latencies.getTotalCount(), window.measured(), Latency.of(latencies), window.cpuWhileOpen(),
             window.answersChecked(), window.unansweredAtEnd());
     }
 }

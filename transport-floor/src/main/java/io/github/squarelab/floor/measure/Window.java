@@ -3,34 +3,30 @@ package io.github.squarelab.floor.measure;
 import com.sun.management.OperatingSystemMXBean;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
 
 /**
  * One run of a load: counts every checked answer, keeps the latencies of those that arrive while the
  * window is open (warm-up answers are checked but not measured), samples this process's CPU time at
  * opening and closing, and holds the first failure.
- *
- * <p>Answers arrive on the transports' event-loop threads, so each thread records into a histogram of its
- * own; they are read only after the load has stopped, and its stop happens-after every answer's
- * recording.
  */
 public final class Window {
 
     private static final OperatingSystemMXBean OS = ManagementFactory.getPlatformMXBean(OperatingSystemMXBean.class);
 
-    private final Queue<LatencyHistogram> histograms = new ConcurrentLinkedQueue<>();
-    private final ThreadLocal<LatencyHistogram> histogram = ThreadLocal.withInitial(this::newHistogram);
+    /** Answers arrive on every event loop at once; a Recorder takes them without a lock. */
+    private final Recorder latencies = new Recorder(3);
     private final LongAdder checked = new LongAdder();
     private final LongAdder unanswered = new LongAdder();
     private final AtomicReference<String> failure = new AtomicReference<>();
     private final CountDownLatch failed = new CountDownLatch(1);
     private final CountDownLatch answeredOrFailed = new CountDownLatch(1);
-    private volatile boolean open;
+    private Histogram measuredLatencies;
     private long openedNanos;
     private long closedNanos;
     private long cpuNanosAtOpen;
@@ -42,9 +38,7 @@ public final class Window {
         if (answeredOrFailed.getCount() > 0) {
             answeredOrFailed.countDown();
         }
-        if (open) {
-            histogram.get().add(latencyNanos);
-        }
+        latencies.recordValue(latencyNanos);
     }
 
     /** Calls (stream messages) sent but given up unanswered when the load stopped; not a failure. */
@@ -89,11 +83,11 @@ public final class Window {
     void open() {
         cpuNanosAtOpen = OS.getProcessCpuTime();
         openedNanos = System.nanoTime();
-        open = true;
+        latencies.reset();
     }
 
     void close() {
-        open = false;
+        measuredLatencies = latencies.getIntervalHistogram();
         closedNanos = System.nanoTime();
         cpuNanosAtClose = OS.getProcessCpuTime();
     }
@@ -116,16 +110,8 @@ public final class Window {
         return unanswered.sum();
     }
 
-    /** The measured latencies of all the threads; call after the load has stopped. */
-    LatencyHistogram latencies() {
-        LatencyHistogram all = new LatencyHistogram();
-        histograms.forEach(all::addAll);
-        return all;
-    }
-
-    private LatencyHistogram newHistogram() {
-        LatencyHistogram created = new LatencyHistogram();
-        histograms.add(created);
-        return created;
+    /** The latencies recorded while the window was open. */
+    Histogram latencies() {
+        return measuredLatencies;
     }
 }
