@@ -1,6 +1,5 @@
 package io.github.squarelab.floor.http;
 
-import io.github.squarelab.floor.Json;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler.Sharable;
@@ -21,9 +20,8 @@ import java.util.function.IntToLongFunction;
 
 /**
  * {@code GET /rest/square/unary/{number}} → {@code 200}, {@code application/json}, the bare number
- * {@code number * number}; a number that is not a 32-bit integer → {@code 400}, another path → {@code 404},
- * another method → {@code 405}, errors as small RFC 9457 problems, as the contract says of the REST square
- * service.
+ * {@code number * number}, as the REST square service answers; a number that is not a 32-bit integer →
+ * an empty {@code 400}, anything else → an empty {@code 404}.
  *
  * <p>The shape of Netty's HttpHelloWorldServer: answers are written as requests are read and flushed once
  * per read batch ({@link #channelReadComplete}); keep-alive is left to {@code HttpServerKeepAliveHandler}.
@@ -44,9 +42,14 @@ final class SquareHandler extends SimpleChannelInboundHandler<HttpObject> {
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, HttpObject message) {
         // The request line and headers are all we need; the (empty) body that follows is dropped.
-        if (message instanceof HttpRequest request) {
-            answer(ctx, request);
+        if (!(message instanceof HttpRequest request)) {
+            return;
         }
+        if (request.decoderResult().isFailure()) {
+            ctx.writeAndFlush(response(HttpResponseStatus.BAD_REQUEST)).addListener(ChannelFutureListener.CLOSE);
+            return;
+        }
+        ctx.write(answer(request));
     }
 
     @Override
@@ -59,47 +62,30 @@ final class SquareHandler extends SimpleChannelInboundHandler<HttpObject> {
         ctx.close();
     }
 
-    private void answer(ChannelHandlerContext ctx, HttpRequest request) {
-        if (request.decoderResult().isFailure()) {
-            ctx.writeAndFlush(problem(HttpResponseStatus.BAD_REQUEST, "the request could not be parsed"))
-                .addListener(ChannelFutureListener.CLOSE);
-            return;
-        }
+    private FullHttpResponse answer(HttpRequest request) {
         String path = new QueryStringDecoder(request.uri()).path();
-        if (!path.startsWith(PATH) || path.indexOf('/', PATH.length()) >= 0) {
-            ctx.write(problem(HttpResponseStatus.NOT_FOUND, "no resource at " + path));
-        } else if (!HttpMethod.GET.equals(request.method())) {
-            FullHttpResponse response = problem(HttpResponseStatus.METHOD_NOT_ALLOWED, "only GET is supported");
-            response.headers().set(HttpHeaderNames.ALLOW, HttpMethod.GET.name());
-            ctx.write(response);
-        } else {
-            ctx.write(square(path.substring(PATH.length())));
+        if (!HttpMethod.GET.equals(request.method()) || !path.startsWith(PATH)
+                || path.indexOf('/', PATH.length()) >= 0) {
+            return response(HttpResponseStatus.NOT_FOUND);
         }
-    }
-
-    private FullHttpResponse square(String number) {
-        int value;
+        int number;
         try {
-            value = Integer.parseInt(number);
+            number = Integer.parseInt(path.substring(PATH.length()));
         } catch (NumberFormatException e) {
-            return problem(HttpResponseStatus.BAD_REQUEST, "'" + number + "' is not a 32-bit signed integer");
+            return response(HttpResponseStatus.BAD_REQUEST);
         }
-        return response(HttpResponseStatus.OK, HttpHeaderValues.APPLICATION_JSON.toString(),
-            Long.toString(square.applyAsLong(value)));
-    }
-
-    private static FullHttpResponse problem(HttpResponseStatus status, String detail) {
-        Json body = new Json().field("type", "about:blank").field("title", status.reasonPhrase())
-            .field("status", status.code()).field("detail", detail);
-        return response(status, "application/problem+json", body.toString());
-    }
-
-    private static FullHttpResponse response(HttpResponseStatus status, String contentType, String body) {
-        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status,
-            Unpooled.copiedBuffer(body, StandardCharsets.UTF_8));
+        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
+            Unpooled.copiedBuffer(Long.toString(square.applyAsLong(number)), StandardCharsets.US_ASCII));
         response.headers()
-            .set(HttpHeaderNames.CONTENT_TYPE, contentType)
+            .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
             .setInt(HttpHeaderNames.CONTENT_LENGTH, response.content().readableBytes());
+        return response;
+    }
+
+    /** An empty response; its Content-Length keeps the connection alive. */
+    private static FullHttpResponse response(HttpResponseStatus status) {
+        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status);
+        response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, 0);
         return response;
     }
 }
