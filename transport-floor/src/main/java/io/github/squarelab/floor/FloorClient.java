@@ -1,5 +1,8 @@
 package io.github.squarelab.floor;
 
+import com.google.gson.Gson;
+import com.google.gson.GsonBuilder;
+import com.google.gson.JsonObject;
 import io.github.squarelab.floor.grpc.GrpcStreamLoad;
 import io.github.squarelab.floor.grpc.GrpcUnaryLoad;
 import io.github.squarelab.floor.http.HttpLoad;
@@ -9,10 +12,15 @@ import io.github.squarelab.floor.measure.Load;
 import io.github.squarelab.floor.measure.Measurement;
 import io.github.squarelab.floor.measure.Run;
 import java.io.PrintStream;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.time.Duration;
 
 /** Drives one transport as hard as its window allows and describes the run as one JSON object. */
 public final class FloorClient {
+
+    /** No HTML escaping: the client's description has an apostrophe, which should read as one. */
+    private static final Gson GSON = new GsonBuilder().disableHtmlEscaping().create();
 
     private final ClientSettings settings;
     private final PrintStream progress;
@@ -37,21 +45,22 @@ public final class FloorClient {
      */
     public String toJson(Measurement measurement) {
         Latency latency = measurement.latency();
-        return new Json()
-            .field("transport", settings.transport().id())
-            .field("settings", settingsJson())
-            .field("calls", measurement.calls())
-            .field("seconds", measurement.seconds())
-            .field("calls_per_second", measurement.callsPerSecond())
-            .field("latency_us", new Json()
-                .field("p50", latency.p50Micros())
-                .field("p90", latency.p90Micros())
-                .field("p99", latency.p99Micros())
-                .field("max", latency.maxMicros()))
-            .field("client_cpu_seconds", seconds(measurement.clientCpu()))
-            .field("answers_checked", measurement.answersChecked())
-            .field("unanswered_at_end", measurement.unansweredAtEnd())
-            .toString();
+        JsonObject latencyJson = new JsonObject();
+        latencyJson.addProperty("p50", decimal(latency.p50Micros()));
+        latencyJson.addProperty("p90", decimal(latency.p90Micros()));
+        latencyJson.addProperty("p99", decimal(latency.p99Micros()));
+        latencyJson.addProperty("max", decimal(latency.maxMicros()));
+        JsonObject json = new JsonObject();
+        json.addProperty("transport", settings.transport().id());
+        json.add("settings", settingsJson());
+        json.addProperty("calls", measurement.calls());
+        json.addProperty("seconds", decimal(measurement.seconds()));
+        json.addProperty("calls_per_second", decimal(measurement.callsPerSecond()));
+        json.add("latency_us", latencyJson);
+        json.addProperty("client_cpu_seconds", seconds(measurement.clientCpu()));
+        json.addProperty("answers_checked", measurement.answersChecked());
+        json.addProperty("unanswered_at_end", measurement.unansweredAtEnd());
+        return GSON.toJson(json);
     }
 
     private Load newLoad() {
@@ -64,35 +73,39 @@ public final class FloorClient {
     }
 
     /** Every setting that shaped the run, including the ones not on the command line. */
-    private Json settingsJson() {
-        Json json = new Json().field("target", settings.target());
+    private JsonObject settingsJson() {
+        JsonObject json = new JsonObject();
+        json.addProperty("target", settings.target());
         switch (settings.transport()) {
-            case HTTP -> json
-                .field("in_flight", settings.httpConnections())
-                .field("connections", settings.httpConnections())
-                .field("call_deadline_s", seconds(settings.deadline()))
-                .field("client", "netty " + HttpLoad.io() + ", HTTP/1.1 keep-alive, one call per connection");
-            case GRPC_UNARY -> json
-                .field("in_flight", settings.inFlight())
-                .field("channels", 1)
-                .field("call_deadline_s", seconds(settings.deadline()))
-                .field("client", "grpc-java netty-shaded " + GrpcUnaryLoad.io() + ", direct executor");
-            case GRPC_STREAM -> json
-                .field("streams", settings.streams())
-                .field("messages_per_stream", settings.messagesPerStream())
-                .field("channels", 1)
-                .field("stream_deadline_s", seconds(settings.deadline()))
-                .field("client", "grpc-java netty-shaded " + GrpcStreamLoad.io()
+            case HTTP -> {
+                json.addProperty("in_flight", settings.httpConnections());
+                json.addProperty("connections", settings.httpConnections());
+                json.addProperty("call_deadline_s", seconds(settings.deadline()));
+                json.addProperty("client", "netty " + HttpLoad.io() + ", HTTP/1.1 keep-alive, one call per connection");
+            }
+            case GRPC_UNARY -> {
+                json.addProperty("in_flight", settings.inFlight());
+                json.addProperty("channels", 1);
+                json.addProperty("call_deadline_s", seconds(settings.deadline()));
+                json.addProperty("client", "grpc-java netty-shaded " + GrpcUnaryLoad.io() + ", direct executor");
+            }
+            case GRPC_STREAM -> {
+                json.addProperty("streams", settings.streams());
+                json.addProperty("messages_per_stream", settings.messagesPerStream());
+                json.addProperty("channels", 1);
+                json.addProperty("stream_deadline_s", seconds(settings.deadline()));
+                json.addProperty("client", "grpc-java netty-shaded " + GrpcStreamLoad.io()
                     + ", direct executor, isReady flow control, each slot's streams one after another");
+            }
         }
-        return json
-            .field("first_answer_timeout_s", seconds(ClientSettings.FIRST_ANSWER_TIMEOUT))
-            .field("warmup_s", seconds(settings.warmup()))
-            .field("duration_s", seconds(settings.duration()))
-            .field("drain_timeout_s", seconds(ClientSettings.DRAIN_TIMEOUT))
-            .field("numbers", "1.." + largestNumber())
-            .field("java", Runtime.version().toString())
-            .field("processors", Runtime.getRuntime().availableProcessors());
+        json.addProperty("first_answer_timeout_s", seconds(ClientSettings.FIRST_ANSWER_TIMEOUT));
+        json.addProperty("warmup_s", seconds(settings.warmup()));
+        json.addProperty("duration_s", seconds(settings.duration()));
+        json.addProperty("drain_timeout_s", seconds(ClientSettings.DRAIN_TIMEOUT));
+        json.addProperty("numbers", "1.." + largestNumber());
+        json.addProperty("java", Runtime.version().toString());
+        json.addProperty("processors", Runtime.getRuntime().availableProcessors());
+        return json;
     }
 
     /** Each stream starts again from 1, so a stream shorter than the cycle never asks for the larger numbers. */
@@ -101,7 +114,13 @@ public final class FloorClient {
             ? Math.min(settings.messagesPerStream(), Squares.LARGEST_NUMBER) : Squares.LARGEST_NUMBER;
     }
 
-    private static double seconds(Duration duration) {
-        return duration.toNanos() / 1e9;
+    private static BigDecimal seconds(Duration duration) {
+        return decimal(duration.toNanos() / 1e9);
+    }
+
+    /** Three decimal places at most, and none for a whole number: {@code 2000.5}, {@code 900}. */
+    private static BigDecimal decimal(double value) {
+        BigDecimal rounded = BigDecimal.valueOf(value).setScale(3, RoundingMode.HALF_UP).stripTrailingZeros();
+        return rounded.scale() < 0 ? rounded.setScale(0) : rounded;
     }
 }
