@@ -34,7 +34,7 @@ public record ClientSettings(Transport transport, String target, int inFlight, i
 
     /** How long the first answer may take: connecting, and a cold JVM on a busy machine. */
     public static final Duration FIRST_ANSWER_TIMEOUT = Duration.ofSeconds(30);
-    /** How long the calls still in flight at the end of the window may take to be answered. */
+    /** How long the calls still in flight at the end of the measured interval may take to be answered. */
     public static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(10);
 
     public ClientSettings {
@@ -54,7 +54,7 @@ public record ClientSettings(Transport transport, String target, int inFlight, i
 
     /**
      * The deadline of every call and stream: the longest the run can last (the wait for the first answer,
-     * the warm-up, the window and the drain), with a drain's worth to spare so that the load gives up what
+     * the warm-up, the measured interval and the drain), with a drain's worth to spare so that the load gives up what
      * is unanswered before a deadline fails it (a grpc-stream stream opened later in the run gets it from
      * its opening, so it too outlasts the run). A floor has no use for a call that outlives the run, and a
      * slow call is the measurement, not a failure: with thousands of calls in flight a call waits

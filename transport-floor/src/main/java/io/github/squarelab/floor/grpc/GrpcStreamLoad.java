@@ -3,7 +3,7 @@ package io.github.squarelab.floor.grpc;
 import io.github.squarelab.stream.SendTimes;
 import io.github.squarelab.floor.Squares;
 import io.github.squarelab.floor.measure.Load;
-import io.github.squarelab.floor.measure.Window;
+import io.github.squarelab.floor.measure.MeasuredInterval;
 import io.github.squarelab.proto.Input;
 import io.github.squarelab.proto.Output;
 import io.github.squarelab.proto.SquareRpcGrpc;
@@ -39,7 +39,7 @@ public final class GrpcStreamLoad implements Load {
     private final CountDownLatch slotsEnded;
     private volatile boolean stopping;
     private volatile boolean givenUp;
-    private Window window;
+    private MeasuredInterval interval;
 
     /**
      * @param target the server, as a grpc-java target such as 127.0.0.1:6565
@@ -60,8 +60,8 @@ public final class GrpcStreamLoad implements Load {
     }
 
     @Override
-    public void start(Window window) {
-        this.window = window;
+    public void start(MeasuredInterval interval) {
+        this.interval = interval;
         for (int slot = 0; slot < slots; slot++) {
             openStream();
         }
@@ -75,7 +75,7 @@ public final class GrpcStreamLoad implements Load {
     @Override
     public void stop(Duration timeout) throws InterruptedException {
         stopping = true;
-        Load.awaitEnd(window, slotsEnded, timeout, () -> {
+        Load.awaitEnd(interval, slotsEnded, timeout, () -> {
             givenUp = true;
             channel.shutdownNow();
         }, "grpc-stream streams did not end even when cancelled");
@@ -94,7 +94,7 @@ public final class GrpcStreamLoad implements Load {
 
     /** A stream has ended with all its answers checked: its slot goes on unless the run is ending. */
     private void streamCompleted() {
-        if (stopping || window.hasFailed()) {
+        if (stopping || interval.hasFailed()) {
             slotsEnded.countDown();
         } else {
             openStream();
@@ -146,13 +146,13 @@ public final class GrpcStreamLoad implements Load {
             long square = Squares.square(nextExpected);
             if (sendTimes.isEmpty() || output.getNumber() != nextExpected || output.getResult() != square) {
                 String asked = sendTimes.isEmpty() ? "nothing unanswered" : nextExpected + " (" + square + ")";
-                window.fail("grpc-stream answered number " + output.getNumber() + " with " + output.getResult()
+                interval.fail("grpc-stream answered number " + output.getNumber() + " with " + output.getResult()
                     + " when the next answer due was for " + asked);
                 cancelledByUs = true;
                 requests.cancel("wrong answer", null);
                 return;
             }
-            window.answered(System.nanoTime() - sendTimes.poll());
+            interval.answered(System.nanoTime() - sendTimes.poll());
             answered++;
             nextExpected = Squares.next(nextExpected);
         }
@@ -161,9 +161,9 @@ public final class GrpcStreamLoad implements Load {
         @Override
         public void onError(Throwable error) {
             if (givenUp) {
-                window.unanswered(sendTimes.size());
+                interval.unanswered(sendTimes.size());
             } else if (!cancelledByUs) {
-                window.fail("grpc-stream failed after " + answered + " of " + messagesPerStream + " answers: "
+                interval.fail("grpc-stream failed after " + answered + " of " + messagesPerStream + " answers: "
                     + Status.fromThrowable(error));
             }
             slotsEnded.countDown();
@@ -172,7 +172,7 @@ public final class GrpcStreamLoad implements Load {
         @Override
         public void onCompleted() {
             if (answered != messagesPerStream) {
-                window.fail("grpc-stream completed after " + answered + " of " + messagesPerStream + " answers");
+                interval.fail("grpc-stream completed after " + answered + " of " + messagesPerStream + " answers");
                 slotsEnded.countDown();
                 return;
             }

@@ -2,7 +2,7 @@ package io.github.squarelab.floor.grpc;
 
 import io.github.squarelab.floor.Squares;
 import io.github.squarelab.floor.measure.Load;
-import io.github.squarelab.floor.measure.Window;
+import io.github.squarelab.floor.measure.MeasuredInterval;
 import io.github.squarelab.proto.Input;
 import io.github.squarelab.proto.Output;
 import io.github.squarelab.proto.SquareRpcGrpc;
@@ -29,7 +29,7 @@ public final class GrpcUnaryLoad implements Load {
     private final CountDownLatch callChainsEnded;
     private volatile boolean stopping;
     private volatile boolean givenUp;
-    private Window window;
+    private MeasuredInterval interval;
 
     /**
      * @param target the server, as a grpc-java target such as 127.0.0.1:6565
@@ -48,8 +48,8 @@ public final class GrpcUnaryLoad implements Load {
     }
 
     @Override
-    public void start(Window window) {
-        this.window = window;
+    public void start(MeasuredInterval interval) {
+        this.interval = interval;
         for (int chain = 0; chain < inFlight; chain++) {
             call(Squares.first(chain));
         }
@@ -62,7 +62,7 @@ public final class GrpcUnaryLoad implements Load {
     @Override
     public void stop(Duration timeout) throws InterruptedException {
         stopping = true;
-        Load.awaitEnd(window, callChainsEnded, timeout, () -> {
+        Load.awaitEnd(interval, callChainsEnded, timeout, () -> {
             givenUp = true;
             channel.shutdownNow();
         }, "grpc-unary calls did not end even when cancelled");
@@ -98,9 +98,9 @@ public final class GrpcUnaryLoad implements Load {
         @Override
         public void onError(Throwable error) {
             if (givenUp) {
-                window.unanswered(1);
+                interval.unanswered(1);
             } else {
-                window.fail("grpc-unary call for " + number + " failed: " + Status.fromThrowable(error));
+                interval.fail("grpc-unary call for " + number + " failed: " + Status.fromThrowable(error));
             }
             callChainsEnded.countDown();
         }
@@ -110,13 +110,13 @@ public final class GrpcUnaryLoad implements Load {
             long latency = System.nanoTime() - sentNanos;
             long square = Squares.square(number);
             if (output.getNumber() != number || output.getResult() != square) {
-                window.fail("grpc-unary answered number " + output.getNumber() + " with " + output.getResult()
+                interval.fail("grpc-unary answered number " + output.getNumber() + " with " + output.getResult()
                     + " when asked for " + number + " (" + square + ")");
                 callChainsEnded.countDown();
                 return;
             }
-            window.answered(latency);
-            if (stopping || window.hasFailed()) {
+            interval.answered(latency);
+            if (stopping || interval.hasFailed()) {
                 callChainsEnded.countDown();
             } else {
                 call(Squares.next(number));

@@ -3,7 +3,7 @@ package io.github.squarelab.floor.http;
 import io.github.squarelab.floor.Squares;
 import io.github.squarelab.floor.measure.FloorFailure;
 import io.github.squarelab.floor.measure.Load;
-import io.github.squarelab.floor.measure.Window;
+import io.github.squarelab.floor.measure.MeasuredInterval;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
@@ -42,7 +42,7 @@ public final class HttpLoad implements Load {
     private final CountDownLatch exchangesEnded;
     private volatile boolean stopping;
     private volatile boolean givenUp;
-    private Window window;
+    private MeasuredInterval interval;
 
     /**
      * @param target the server as host:port
@@ -66,8 +66,8 @@ public final class HttpLoad implements Load {
     }
 
     @Override
-    public void start(Window window) throws FloorFailure {
-        this.window = window;
+    public void start(MeasuredInterval interval) throws FloorFailure {
+        this.interval = interval;
         String hostHeader = host + ":" + port;
         for (int connection = 0; connection < connections; connection++) {
             int first = Squares.first(connection);
@@ -87,7 +87,7 @@ public final class HttpLoad implements Load {
     @Override
     public void stop(Duration timeout) throws InterruptedException {
         stopping = true;
-        Load.awaitEnd(window, exchangesEnded, timeout, () -> {
+        Load.awaitEnd(interval, exchangesEnded, timeout, () -> {
             givenUp = true;
             channels.close();
         }, "http connections did not end even when closed");
@@ -121,7 +121,7 @@ public final class HttpLoad implements Load {
                     // A connection always has a call in flight, so a deadline without a read is an unanswered call.
                     channel.pipeline().addLast(new HttpClientCodec(), new HttpObjectAggregator(MAX_RESPONSE_BYTES),
                         new ReadTimeoutHandler(callDeadline.toNanos(), TimeUnit.NANOSECONDS),
-                        new SquareExchange(hostHeader, first, window, HttpLoad.this));
+                        new SquareExchange(hostHeader, first, interval, HttpLoad.this));
                 }
             });
     }

@@ -1,7 +1,7 @@
 package io.github.squarelab.floor.http;
 
 import io.github.squarelab.floor.Squares;
-import io.github.squarelab.floor.measure.Window;
+import io.github.squarelab.floor.measure.MeasuredInterval;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -27,7 +27,7 @@ import java.nio.charset.StandardCharsets;
 final class SquareExchange extends SimpleChannelInboundHandler<FullHttpResponse> {
 
     private final String host;
-    private final Window window;
+    private final MeasuredInterval interval;
     private final HttpLoad load;
     private int number;
     private long sentNanos;
@@ -37,10 +37,10 @@ final class SquareExchange extends SimpleChannelInboundHandler<FullHttpResponse>
      * @param host the Host header, the server's host:port
      * @param first the first number to ask for
      */
-    SquareExchange(String host, int first, Window window, HttpLoad load) {
+    SquareExchange(String host, int first, MeasuredInterval interval, HttpLoad load) {
         this.host = host;
         this.number = first;
-        this.window = window;
+        this.interval = interval;
         this.load = load;
     }
 
@@ -56,13 +56,13 @@ final class SquareExchange extends SimpleChannelInboundHandler<FullHttpResponse>
         awaitingAnswer = false;
         String wrong = check(response);
         if (wrong != null) {
-            window.fail(wrong);
+            interval.fail(wrong);
             ctx.close();
             return;
         }
-        window.answered(latency);
+        interval.answered(latency);
         number = Squares.next(number);
-        if (load.isStopping() || window.hasFailed()) {
+        if (load.isStopping() || interval.hasFailed()) {
             ctx.close();
         } else {
             send(ctx);
@@ -72,9 +72,9 @@ final class SquareExchange extends SimpleChannelInboundHandler<FullHttpResponse>
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         if (load.hasGivenUp()) {
-            window.unanswered(awaitingAnswer ? 1 : 0);
+            interval.unanswered(awaitingAnswer ? 1 : 0);
         } else if (awaitingAnswer) {
-            window.fail("http: the server closed a connection without answering " + number);
+            interval.fail("http: the server closed a connection without answering " + number);
         }
         load.exchangeEnded();
         ctx.fireChannelInactive();
@@ -83,7 +83,7 @@ final class SquareExchange extends SimpleChannelInboundHandler<FullHttpResponse>
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (!load.hasGivenUp()) {
-            window.fail(cause instanceof ReadTimeoutException ? "http: no answer for " + number + " within the deadline"
+            interval.fail(cause instanceof ReadTimeoutException ? "http: no answer for " + number + " within the deadline"
                 : "http: " + cause);
         }
         ctx.close();

@@ -6,18 +6,18 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Keeps a server busy with calls, as many at a time as its window allows, and reports every answer to a
- * {@link Window}: correct ones through {@link Window#answered(long)}, anything else through
- * {@link Window#fail(String)}.
+ * {@link MeasuredInterval}: correct ones through {@link MeasuredInterval#answered(long)}, anything else through
+ * {@link MeasuredInterval#fail(String)}.
  */
 public interface Load extends AutoCloseable {
 
     /** Connects and starts the calls; returns once they are under way. */
-    void start(Window window) throws FloorFailure, InterruptedException;
+    void start(MeasuredInterval interval) throws FloorFailure, InterruptedException;
 
     /**
      * Starts no more calls and waits for the ones in flight to be answered and checked. What is still
      * unanswered after {@code timeout} is given up (cancelled) and counted through
-     * {@link Window#unanswered(long)}: it was slow, not wrong.
+     * {@link MeasuredInterval#unanswered(long)}: it was slow, not wrong.
      */
     void stop(Duration timeout) throws InterruptedException;
 
@@ -34,14 +34,14 @@ public interface Load extends AutoCloseable {
      * {@link #GIVE_UP_GRACE} more. Whatever has still not ended then fails the run, as
      * "N {@code notEnded}".
      */
-    static void awaitEnd(Window window, CountDownLatch ended, Duration timeout, Runnable giveUp, String notEnded)
+    static void awaitEnd(MeasuredInterval interval, CountDownLatch ended, Duration timeout, Runnable giveUp, String notEnded)
             throws InterruptedException {
         if (ended.await(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
             return;
         }
         giveUp.run();
         if (!ended.await(GIVE_UP_GRACE.toNanos(), TimeUnit.NANOSECONDS)) {
-            window.fail(ended.getCount() + " " + notEnded);
+            interval.fail(ended.getCount() + " " + notEnded);
         }
     }
 }

@@ -8,7 +8,7 @@ import org.HdrHistogram.Histogram;
  * Starts a load, waits for its first answer (gRPC connects lazily, and a cold JVM on a busy machine may
  * take seconds to get there), warms it up, discards that, measures it for a fixed time, then waits for
  * the calls still in flight so that every answer is checked. Progress goes to a stream of its own, one line per phase; the lines
- * starting {@code floor: measuring} and {@code floor: measured} mark the window, so that a script can
+ * starting {@code floor: measuring} and {@code floor: measured} mark the interval, so that a script can
  * sample the server's CPU time at the same moments.
  */
 public final class Run {
@@ -19,25 +19,25 @@ public final class Run {
     /** @param firstAnswerTimeout how long the first answer may take, connecting included */
     public static Measurement measure(Load load, Duration firstAnswerTimeout, Duration warmup, Duration duration,
             Duration drainTimeout, PrintStream progress) throws FloorFailure, InterruptedException {
-        Window window = new Window();
-        load.start(window);
-        window.awaitFirstAnswer(firstAnswerTimeout);
+        MeasuredInterval interval = new MeasuredInterval();
+        load.start(interval);
+        interval.awaitFirstAnswer(firstAnswerTimeout);
         progress.println("floor: warming up for " + warmup.toMillis() + " ms");
-        window.await(warmup);
+        interval.await(warmup);
 
-        window.open();
+        interval.open();
         progress.println("floor: measuring for " + duration.toMillis() + " ms");
         try {
-            window.await(duration);
+            interval.await(duration);
         } finally {
-            window.close();
+            interval.close();
         }
         progress.println("floor: measured; checking the answers still in flight");
 
         load.stop(drainTimeout);
-        window.throwIfFailed();
-        Histogram latencies = window.latencies();
-        return new Measurement(latencies.getTotalCount(), window.measured(), Latency.of(latencies), window.cpuWhileOpen(),
-            window.answersChecked(), window.unansweredAtEnd());
+        interval.throwIfFailed();
+        Histogram latencies = interval.latencies();
+        return new Measurement(latencies.getTotalCount(), interval.measured(), Latency.of(latencies), interval.cpuWhileOpen(),
+            interval.answersChecked(), interval.unansweredAtEnd());
     }
 }

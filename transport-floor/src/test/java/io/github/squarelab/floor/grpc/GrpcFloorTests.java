@@ -38,7 +38,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 /** The gRPC loads against the bare gRPC server on a loopback port of the system's choosing. */
 class GrpcFloorTests {
 
-    /** Long enough for the first answers to reach the client, short enough to fall silent inside the window. */
+    /** Long enough for the first answers to reach the client, short enough to fall silent inside the measured interval. */
     private static final Duration FALLS_SILENT_AFTER = Duration.ofMillis(300);
 
     private final LongAdder answeredByServer = new LongAdder();

@@ -25,7 +25,7 @@ class RunTests {
     }
 
     @Test
-    void countsOnlyTheAnswersInsideTheWindowAndMarksItForTheDriverScript() throws Exception {
+    void countsOnlyTheAnswersInsideTheIntervalAndMarksItForTheDriverScript() throws Exception {
         Load load = new TickingLoad(timer, Duration.ofMillis(1), null);
 
         Measurement measurement = Run.measure(load, Duration.ofSeconds(5), Duration.ofMillis(300), Duration.ofMillis(500), Duration.ofSeconds(1),
@@ -61,7 +61,7 @@ class RunTests {
     private static final class SilentLoad implements Load {
 
         @Override
-        public void start(Window window) {
+        public void start(MeasuredInterval interval) {
         }
 
         @Override
@@ -77,12 +77,12 @@ class RunTests {
     private record TickingLoad(ScheduledExecutorService timer, Duration tick, String failure) implements Load {
 
         @Override
-        public void start(Window window) {
+        public void start(MeasuredInterval interval) {
             timer.scheduleAtFixedRate(() -> {
                 if (failure != null) {
-                    window.fail(failure);
+                    interval.fail(failure);
                 } else {
-                    window.answered(1_500);
+                    interval.answered(1_500);
                 }
             }, 0, tick.toNanos(), TimeUnit.NANOSECONDS);
         }

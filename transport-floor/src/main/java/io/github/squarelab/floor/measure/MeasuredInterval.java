@@ -11,11 +11,11 @@ import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 
 /**
- * One run of a load: counts every checked answer, keeps the latencies of those that arrive while the
- * window is open (warm-up answers are checked but not measured), samples this process's CPU time at
- * opening and closing, and holds the first failure.
+ * The measured interval of one run, and what the load reports all run long: counts every checked answer,
+ * keeps the latencies of those that arrive while the interval is open (warm-up answers are checked but not
+ * measured), samples this process's CPU time at opening and closing, and holds the first failure.
  */
-public final class Window {
+public final class MeasuredInterval {
 
     private static final OperatingSystemMXBean OS = ManagementFactory.getPlatformMXBean(OperatingSystemMXBean.class);
 
@@ -96,7 +96,7 @@ public final class Window {
         return Duration.ofNanos(closedNanos - openedNanos);
     }
 
-    /** CPU time this whole process used while the window was open, all threads. */
+    /** CPU time this whole process used while the interval was open, all threads. */
     Duration cpuWhileOpen() {
         return Duration.ofNanos(cpuNanosAtClose - cpuNanosAtOpen);
     }
@@ -110,7 +110,7 @@ public final class Window {
         return unanswered.sum();
     }
 
-    /** The latencies recorded while the window was open. */
+    /** The latencies recorded while the interval was open. */
     Histogram latencies() {
         return measuredLatencies;
     }

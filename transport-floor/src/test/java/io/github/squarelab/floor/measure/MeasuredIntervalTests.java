@@ -6,18 +6,18 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-class WindowTests {
+class MeasuredIntervalTests {
 
     @Test
     void measuresTheAnswersOfEveryThreadWhileOpenAndChecksThemAll() throws Exception {
-        Window window = new Window();
-        window.answered(1_000);
-        window.open();
+        MeasuredInterval interval = new MeasuredInterval();
+        interval.answered(1_000);
+        interval.open();
         List<Thread> eventLoops = new ArrayList<>();
         for (int loop = 0; loop < 4; loop++) {
             Thread eventLoop = new Thread(() -> {
                 for (int answer = 0; answer < 10_000; answer++) {
-                    window.answered(1_000);
+                    interval.answered(1_000);
                 }
             });
             eventLoop.start();
@@ -26,10 +26,10 @@ class WindowTests {
         for (Thread eventLoop : eventLoops) {
             eventLoop.join();
         }
-        window.close();
-        window.answered(1_000);
+        interval.close();
+        interval.answered(1_000);
 
-        assertThat(window.latencies().getTotalCount()).isEqualTo(40_000);
-        assertThat(window.answersChecked()).isEqualTo(40_002);
+        assertThat(interval.latencies().getTotalCount()).isEqualTo(40_000);
+        assertThat(interval.answersChecked()).isEqualTo(40_002);
     }
 }
