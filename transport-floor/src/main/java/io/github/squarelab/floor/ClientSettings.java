@@ -9,12 +9,12 @@ import java.time.Duration;
  *
  * @param transport which transport to drive
  * @param target the server, host:port
- * @param inFlight grpc-unary: calls in flight on the one channel; http: at most this many (one per connection)
- * @param streams grpc-stream: concurrent bidi streams on the one channel, each slot opening the next stream
+ * @param inFlight grpc_unary: calls in flight on the one channel; rest_unary: at most this many (one per connection)
+ * @param streams grpc_stream: concurrent bidi streams on the one channel, each slot opening the next stream
  *     when its stream ends
- * @param messagesPerStream grpc-stream: how many messages each stream sends (and has answered) before it
+ * @param messagesPerStream grpc_stream: how many messages each stream sends (and has answered) before it
  *     half-closes, as the aggregator sends n for {@code /grpc/stream/n}
- * @param connections http: keep-alive connections, one call in flight on each
+ * @param connections rest_unary: keep-alive connections, one call in flight on each
  * @param warmup how long to run, from the first answer, before measuring; those calls are checked but not counted
  * @param duration how long to measure
  */
@@ -47,7 +47,7 @@ public record ClientSettings(Transport transport, String target, int inFlight, i
         }
     }
 
-    /** http keeps one call in flight per connection, so never more connections than the window. */
+    /** rest_unary keeps one call in flight per connection, so never more connections than the window. */
     public int httpConnections() {
         return Math.min(inFlight, connections);
     }
@@ -55,7 +55,7 @@ public record ClientSettings(Transport transport, String target, int inFlight, i
     /**
      * The deadline of every call and stream: the longest the run can last (the wait for the first answer,
      * the warm-up, the measured interval and the drain), with a drain's worth to spare so that the load gives up what
-     * is unanswered before a deadline fails it (a grpc-stream stream opened later in the run gets it from
+     * is unanswered before a deadline fails it (a grpc_stream stream opened later in the run gets it from
      * its opening, so it too outlasts the run). A floor has no use for a call that outlives the run, and a
      * slow call is the measurement, not a failure: with thousands of calls in flight a call waits
      * in-flight / throughput, seconds on a busy machine, so the aggregator's 10 s would fail runs in

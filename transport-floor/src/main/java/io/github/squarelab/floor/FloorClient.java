@@ -65,7 +65,7 @@ public final class FloorClient {
 
     private Load newLoad() {
         return switch (settings.transport()) {
-            case HTTP -> new HttpLoad(settings.target(), settings.httpConnections(), settings.deadline());
+            case REST_UNARY -> new HttpLoad(settings.target(), settings.httpConnections(), settings.deadline());
             case GRPC_UNARY -> new GrpcUnaryLoad(settings.target(), settings.inFlight(), settings.deadline());
             case GRPC_STREAM -> new GrpcStreamLoad(settings.target(), settings.streams(),
                 settings.messagesPerStream(), settings.deadline());
@@ -77,7 +77,7 @@ public final class FloorClient {
         JsonObject json = new JsonObject();
         json.addProperty("target", settings.target());
         switch (settings.transport()) {
-            case HTTP -> {
+            case REST_UNARY -> {
                 json.addProperty("in_flight", settings.httpConnections());
                 json.addProperty("connections", settings.httpConnections());
                 json.addProperty("call_deadline_s", seconds(settings.deadline()));

@@ -6,12 +6,12 @@ import java.util.Optional;
 /** The bare transports, one for each of the aggregator's paths. */
 public enum Transport {
 
-    /** The REST path's transport: HTTP/1.1, one call at a time per keep-alive connection. */
-    HTTP("http"),
-    /** The gRPC unary path's: unary calls multiplexed on one HTTP/2 connection. */
-    GRPC_UNARY("grpc-unary"),
-    /** The gRPC stream path's: messages on bidi streams multiplexed on one HTTP/2 connection. */
-    GRPC_STREAM("grpc-stream");
+    /** The rest_unary path's floor: bare HTTP/1.1, one call at a time per keep-alive connection. */
+    REST_UNARY("rest_unary"),
+    /** The grpc_unary path's: unary calls multiplexed on one HTTP/2 connection. */
+    GRPC_UNARY("grpc_unary"),
+    /** The grpc_stream path's: messages on bidi streams multiplexed on one HTTP/2 connection. */
+    GRPC_STREAM("grpc_stream");
 
     private final String id;
 
@@ -19,7 +19,7 @@ public enum Transport {
         this.id = id;
     }
 
-    /** The name on the command line and in the JSON. */
+    /** The name on the command line and in the JSON: the lab's name of the path whose floor it is. */
     public String id() {
         return id;
     }

@@ -10,7 +10,7 @@ import java.util.Set;
 
 /**
  * The command line: {@code server grpc|http} runs a bare square server until it is stopped;
- * {@code client grpc-unary|grpc-stream|http} measures one transport against it and prints one JSON object
+ * {@code client rest_unary|grpc_unary|grpc_stream} measures one transport against it and prints one JSON object
  * on stdout. Exit status 0 when every answer was right, 1 when the run failed, 2 for a usage error.
  */
 public final class TransportFloor {
@@ -18,7 +18,7 @@ public final class TransportFloor {
     static final String USAGE = """
         usage:
           java -jar transport-floor.jar server <grpc|http> [--port P] [--host 127.0.0.1]
-          java -jar transport-floor.jar client <grpc-unary|grpc-stream|http> --target HOST:PORT
+          java -jar transport-floor.jar client <rest_unary|grpc_unary|grpc_stream> --target HOST:PORT
               [--in-flight 800] [--streams 100] [--messages 1000] [--connections 64] [--warmup 10s]
               [--duration 10s]
         """;
@@ -80,7 +80,7 @@ public final class TransportFloor {
     static ClientSettings clientSettings(String transport, Arguments arguments) {
         return new ClientSettings(
             Transport.byId(transport).orElseThrow(() -> new IllegalArgumentException("unknown transport " + transport
-                + "; expected grpc-unary, grpc-stream or http")),
+                + "; expected rest_unary, grpc_unary or grpc_stream")),
             arguments.required("target"),
             arguments.integer("in-flight", ClientSettings.DEFAULT_IN_FLIGHT),
             arguments.integer("streams", ClientSettings.DEFAULT_STREAMS),

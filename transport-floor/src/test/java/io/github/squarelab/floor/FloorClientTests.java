@@ -27,7 +27,7 @@ class FloorClientTests {
         String text = ShortRuns.client(settings).toJson(MEASUREMENT);
         JsonObject json = JsonParser.parseString(text).getAsJsonObject();
 
-        assertThat(json.get("transport").getAsString()).isEqualTo("grpc-unary");
+        assertThat(json.get("transport").getAsString()).isEqualTo("grpc_unary");
         assertThat(json.get("calls").getAsLong()).isEqualTo(25_000);
         assertThat(json.get("seconds").getAsDouble()).isEqualTo(2.5);
         // Decimals rounded to three places, whole numbers written whole.

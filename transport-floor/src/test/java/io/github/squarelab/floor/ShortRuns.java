@@ -30,7 +30,7 @@ public final class ShortRuns {
         return settings(transport, port, window, MESSAGES_PER_STREAM);
     }
 
-    /** The same, with {@code messagesPerStream} messages on each grpc-stream stream. */
+    /** The same, with {@code messagesPerStream} messages on each grpc_stream stream. */
     public static ClientSettings settings(Transport transport, int port, int window, int messagesPerStream) {
         return new ClientSettings(transport, "127.0.0.1:" + port, window, window, messagesPerStream, window, WARMUP,
             DURATION);

@@ -43,13 +43,13 @@ class TransportFloorTests {
     @Test
     void aClientRunPrintsOneJsonObjectOnStdoutAndExitsZero() throws Exception {
         try (SquareServer server = new HttpSquareServer("127.0.0.1", 0, Squares::square)) {
-            int status = TransportFloor.run(List.of("client", "http", "--target", "127.0.0.1:" + server.port(),
+            int status = TransportFloor.run(List.of("client", "rest_unary", "--target", "127.0.0.1:" + server.port(),
                 "--connections", "2", "--warmup", "200ms", "--duration", "500ms"));
 
             assertThat(status).isZero();
             assertThat(out.toString(StandardCharsets.UTF_8).lines()).hasSize(1);
             JsonObject json = JsonParser.parseString(out.toString(StandardCharsets.UTF_8)).getAsJsonObject();
-            assertThat(json.get("transport").getAsString()).isEqualTo("http");
+            assertThat(json.get("transport").getAsString()).isEqualTo("rest_unary");
             assertThat(json.getAsJsonObject("settings").get("connections").getAsInt()).isEqualTo(2);
             assertThat(json.get("calls").getAsLong()).isPositive();
         }
@@ -58,23 +58,24 @@ class TransportFloorTests {
     @Test
     void aWrongAnswerExitsOneWithTheReasonOnStderrAndNothingOnStdout() throws Exception {
         try (SquareServer server = new GrpcSquareServer("127.0.0.1", 0, ShortRuns::wrongSquare)) {
-            int status = TransportFloor.run(List.of("client", "grpc-unary", "--target", "127.0.0.1:" + server.port(),
+            int status = TransportFloor.run(List.of("client", "grpc_unary", "--target", "127.0.0.1:" + server.port(),
                 "--in-flight", "4", "--warmup", "200ms", "--duration", "500ms"));
 
             assertThat(status).isEqualTo(1);
             assertThat(out.toString(StandardCharsets.UTF_8)).isEmpty();
-            assertThat(err.toString(StandardCharsets.UTF_8)).contains("floor: FAILED: grpc-unary answered number");
+            assertThat(err.toString(StandardCharsets.UTF_8)).contains("floor: FAILED: grpc_unary answered number");
         }
     }
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
         "client udp --target 127.0.0.1:1 | unknown transport udp",
-        "client http | --target is required",
-        "client http --target 127.0.0.1:1 --window 3 | unknown option --window",
-        "client http --target 127.0.0.1:1 --duration soon | --duration must be a duration",
-        "client http --target 127.0.0.1:1 --connections 0 | connections must be at least 1",
-        "client grpc-stream --target 127.0.0.1:1 --messages 0 | messages must be at least 1",
+        "client grpc-unary --target 127.0.0.1:1 | unknown transport grpc-unary",
+        "client rest_unary | --target is required",
+        "client rest_unary --target 127.0.0.1:1 --window 3 | unknown option --window",
+        "client rest_unary --target 127.0.0.1:1 --duration soon | --duration must be a duration",
+        "client rest_unary --target 127.0.0.1:1 --connections 0 | connections must be at least 1",
+        "client grpc_stream --target 127.0.0.1:1 --messages 0 | messages must be at least 1",
         "server ftp | unknown server ftp",
         "serve grpc | expected 'server' or 'client'"})
     void aUsageErrorExitsTwoWithTheReasonAndTheUsage(String args, String reason) throws Exception {
@@ -86,7 +87,7 @@ class TransportFloorTests {
 
     @Test
     void defaultsAreTheLabsDefaultLoad() {
-        ClientSettings settings = TransportFloor.clientSettings("grpc-stream",
+        ClientSettings settings = TransportFloor.clientSettings("grpc_stream",
             Arguments.parse(List.of("--target", "127.0.0.1:1"), java.util.Set.of("target")));
 
         assertThat(settings).isEqualTo(new ClientSettings(Transport.GRPC_STREAM, "127.0.0.1:1", 800, 100, 1000, 64,

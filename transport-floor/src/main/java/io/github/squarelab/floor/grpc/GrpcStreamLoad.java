@@ -78,7 +78,7 @@ public final class GrpcStreamLoad implements Load {
         Load.awaitEnd(interval, slotsEnded, timeout, () -> {
             givenUp = true;
             channel.shutdownNow();
-        }, "grpc-stream streams did not end even when cancelled");
+        }, "grpc_stream streams did not end even when cancelled");
     }
 
     @Override
@@ -146,7 +146,7 @@ public final class GrpcStreamLoad implements Load {
             long square = Squares.square(nextExpected);
             if (sendTimes.isEmpty() || output.getNumber() != nextExpected || output.getResult() != square) {
                 String asked = sendTimes.isEmpty() ? "nothing unanswered" : nextExpected + " (" + square + ")";
-                interval.fail("grpc-stream answered number " + output.getNumber() + " with " + output.getResult()
+                interval.fail("grpc_stream answered number " + output.getNumber() + " with " + output.getResult()
                     + " when the next answer due was for " + asked);
                 cancelledByUs = true;
                 requests.cancel("wrong answer", null);
@@ -163,7 +163,7 @@ public final class GrpcStreamLoad implements Load {
             if (givenUp) {
                 interval.unanswered(sendTimes.size());
             } else if (!cancelledByUs) {
-                interval.fail("grpc-stream failed after " + answered + " of " + messagesPerStream + " answers: "
+                interval.fail("grpc_stream failed after " + answered + " of " + messagesPerStream + " answers: "
                     + Status.fromThrowable(error));
             }
             slotsEnded.countDown();
@@ -172,7 +172,7 @@ public final class GrpcStreamLoad implements Load {
         @Override
         public void onCompleted() {
             if (answered != messagesPerStream) {
-                interval.fail("grpc-stream completed after " + answered + " of " + messagesPerStream + " answers");
+                interval.fail("grpc_stream completed after " + answered + " of " + messagesPerStream + " answers");
                 slotsEnded.countDown();
                 return;
             }

@@ -65,7 +65,7 @@ public final class GrpcUnaryLoad implements Load {
         Load.awaitEnd(interval, callChainsEnded, timeout, () -> {
             givenUp = true;
             channel.shutdownNow();
-        }, "grpc-unary calls did not end even when cancelled");
+        }, "grpc_unary calls did not end even when cancelled");
     }
 
     @Override
@@ -100,7 +100,7 @@ public final class GrpcUnaryLoad implements Load {
             if (givenUp) {
                 interval.unanswered(1);
             } else {
-                interval.fail("grpc-unary call for " + number + " failed: " + Status.fromThrowable(error));
+                interval.fail("grpc_unary call for " + number + " failed: " + Status.fromThrowable(error));
             }
             callChainsEnded.countDown();
         }
@@ -110,7 +110,7 @@ public final class GrpcUnaryLoad implements Load {
             long latency = System.nanoTime() - sentNanos;
             long square = Squares.square(number);
             if (output.getNumber() != number || output.getResult() != square) {
-                interval.fail("grpc-unary answered number " + output.getNumber() + " with " + output.getResult()
+                interval.fail("grpc_unary answered number " + output.getNumber() + " with " + output.getResult()
                     + " when asked for " + number + " (" + square + ")");
                 callChainsEnded.countDown();
                 return;

@@ -73,7 +73,7 @@ public final class HttpLoad implements Load {
             int first = Squares.first(connection);
             ChannelFuture connected = bootstrap(hostHeader, first).connect(host, port).awaitUninterruptibly();
             if (!connected.isSuccess()) {
-                throw new FloorFailure("http: cannot connect to " + hostHeader + ": " + connected.cause(),
+                throw new FloorFailure("rest_unary: cannot connect to " + hostHeader + ": " + connected.cause(),
                     connected.cause());
             }
             channels.add(connected.channel());
@@ -90,7 +90,7 @@ public final class HttpLoad implements Load {
         Load.awaitEnd(interval, exchangesEnded, timeout, () -> {
             givenUp = true;
             channels.close();
-        }, "http connections did not end even when closed");
+        }, "rest_unary connections did not end even when closed");
     }
 
     @Override

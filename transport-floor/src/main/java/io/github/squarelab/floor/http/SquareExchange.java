@@ -74,7 +74,7 @@ final class SquareExchange extends SimpleChannelInboundHandler<FullHttpResponse>
         if (load.hasGivenUp()) {
             interval.unanswered(awaitingAnswer ? 1 : 0);
         } else if (awaitingAnswer) {
-            interval.fail("http: the server closed a connection without answering " + number);
+            interval.fail("rest_unary: the server closed a connection without answering " + number);
         }
         load.exchangeEnded();
         ctx.fireChannelInactive();
@@ -83,8 +83,8 @@ final class SquareExchange extends SimpleChannelInboundHandler<FullHttpResponse>
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (!load.hasGivenUp()) {
-            interval.fail(cause instanceof ReadTimeoutException ? "http: no answer for " + number + " within the deadline"
-                : "http: " + cause);
+            interval.fail(cause instanceof ReadTimeoutException ? "rest_unary: no answer for " + number + " within the deadline"
+                : "rest_unary: " + cause);
         }
         ctx.close();
     }
@@ -104,18 +104,18 @@ final class SquareExchange extends SimpleChannelInboundHandler<FullHttpResponse>
     private String check(FullHttpResponse response) {
         long square = Squares.square(number);
         if (!HttpResponseStatus.OK.equals(response.status())) {
-            return "http answered " + response.status() + " for " + number;
+            return "rest_unary answered " + response.status() + " for " + number;
         }
         String type = response.headers().get(HttpHeaderNames.CONTENT_TYPE);
         if (type == null || !type.startsWith(HttpHeaderValues.APPLICATION_JSON.toString())) {
-            return "http answered Content-Type " + type + " for " + number;
+            return "rest_unary answered Content-Type " + type + " for " + number;
         }
         if (!HttpUtil.isKeepAlive(response)) {
-            return "http did not keep the connection alive after answering " + number;
+            return "rest_unary did not keep the connection alive after answering " + number;
         }
         String body = response.content().toString(StandardCharsets.UTF_8);
         if (!isNumber(body.strip(), square)) {
-            return "http answered '" + abbreviate(body) + "' for " + number + " (" + square + ")";
+            return "rest_unary answered '" + abbreviate(body) + "' for " + number + " (" + square + ")";
         }
         return null;
     }

@@ -134,7 +134,7 @@ class GrpcFloorTests {
 
         assertThatThrownBy(() -> client(settings(Transport.GRPC_STREAM, port, 2)).run())
             .isInstanceOf(FloorFailure.class)
-            .hasMessageStartingWith("grpc-stream completed after 99 of 100 answers");
+            .hasMessageStartingWith("grpc_stream completed after 99 of 100 answers");
     }
 
     @Test
@@ -144,7 +144,7 @@ class GrpcFloorTests {
         assertThatThrownBy(() -> client(settings(Transport.GRPC_STREAM, port, 2)).run())
             .isInstanceOf(FloorFailure.class)
             .hasMessageStartingWith(
-                "grpc-stream answered number 101 with 10201 when the next answer due was for nothing unanswered");
+                "grpc_stream answered number 101 with 10201 when the next answer due was for nothing unanswered");
     }
 
     @Test
@@ -153,7 +153,7 @@ class GrpcFloorTests {
 
         assertThatThrownBy(() -> client(settings(Transport.GRPC_UNARY, server.port(), 8)).run())
             .isInstanceOf(FloorFailure.class)
-            .hasMessageContaining("grpc-unary answered number")
+            .hasMessageContaining("grpc_unary answered number")
             .hasMessageContaining("when asked for");
     }
 
@@ -163,7 +163,7 @@ class GrpcFloorTests {
 
         assertThatThrownBy(() -> client(settings(Transport.GRPC_STREAM, server.port(), 2)).run())
             .isInstanceOf(FloorFailure.class)
-            .hasMessageContaining("grpc-stream answered number");
+            .hasMessageContaining("grpc_stream answered number");
     }
 
     @Test
@@ -172,7 +172,7 @@ class GrpcFloorTests {
 
         assertThatThrownBy(() -> client(settings(Transport.GRPC_STREAM, port, 1)).run())
             .isInstanceOf(FloorFailure.class)
-            .hasMessageStartingWith("grpc-stream answered number 2 with 4 when the next answer due was for 1 (1)");
+            .hasMessageStartingWith("grpc_stream answered number 2 with 4 when the next answer due was for 1 (1)");
     }
 
     @Test

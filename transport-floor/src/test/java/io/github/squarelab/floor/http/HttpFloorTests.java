@@ -35,7 +35,7 @@ class HttpFloorTests {
     void keepsEveryConnectionBusyAndChecksEveryAnswerTheServerGave() throws Exception {
         server = new HttpSquareServer("127.0.0.1", 0, countingSquares(answeredByServer));
 
-        Measurement measurement = client(settings(Transport.HTTP, server.port(), 4)).run();
+        Measurement measurement = client(settings(Transport.REST_UNARY, server.port(), 4)).run();
 
         assertThat(measurement.calls()).isPositive();
         assertThat(measurement.answersChecked()).isEqualTo(answeredByServer.sum()).isGreaterThan(measurement.calls());
@@ -45,7 +45,7 @@ class HttpFloorTests {
 
     @Test
     void opensNoMoreConnectionsThanTheWindowHasCalls() {
-        ClientSettings settings = new ClientSettings(Transport.HTTP, "127.0.0.1:1", 3, 1, 1000, 64,
+        ClientSettings settings = new ClientSettings(Transport.REST_UNARY, "127.0.0.1:1", 3, 1, 1000, 64,
             ShortRuns.WARMUP, ShortRuns.DURATION);
 
         assertThat(settings.httpConnections()).isEqualTo(3);
@@ -72,9 +72,9 @@ class HttpFloorTests {
     void failsOnAWrongSquare() {
         server = new HttpSquareServer("127.0.0.1", 0, ShortRuns::wrongSquare);
 
-        assertThatThrownBy(() -> client(settings(Transport.HTTP, server.port(), 4)).run())
+        assertThatThrownBy(() -> client(settings(Transport.REST_UNARY, server.port(), 4)).run())
             .isInstanceOf(FloorFailure.class)
-            .hasMessageMatching("http answered '\\d+' for \\d+ \\(\\d+\\)");
+            .hasMessageMatching("rest_unary answered '\\d+' for \\d+ \\(\\d+\\)");
     }
 
     @Test
@@ -83,8 +83,8 @@ class HttpFloorTests {
         int closedPort = briefly.port();
         briefly.close();
 
-        assertThatThrownBy(() -> client(settings(Transport.HTTP, closedPort, 1)).run())
+        assertThatThrownBy(() -> client(settings(Transport.REST_UNARY, closedPort, 1)).run())
             .isInstanceOf(FloorFailure.class)
-            .hasMessageStartingWith("http: cannot connect to 127.0.0.1:" + closedPort);
+            .hasMessageStartingWith("rest_unary: cannot connect to 127.0.0.1:" + closedPort);
     }
 }
