@@ -65,7 +65,7 @@ public final class FloorClient {
 
     private Load newLoad() {
         return switch (settings.transport()) {
-            case REST_UNARY -> new HttpLoad(settings.target(), settings.httpConnections(), settings.deadline());
+            case REST_UNARY -> new HttpLoad(settings.target(), settings.connections(), settings.deadline());
             case GRPC_UNARY -> new GrpcUnaryLoad(settings.target(), settings.inFlight(), settings.deadline());
             case GRPC_STREAM -> new GrpcStreamLoad(settings.target(), settings.streams(),
                 settings.messagesPerStream(), settings.deadline());
@@ -78,8 +78,8 @@ public final class FloorClient {
         json.addProperty("target", settings.target());
         switch (settings.transport()) {
             case REST_UNARY -> {
-                json.addProperty("in_flight", settings.httpConnections());
-                json.addProperty("connections", settings.httpConnections());
+                json.addProperty("in_flight", settings.connections());
+                json.addProperty("connections", settings.connections());
                 json.addProperty("call_deadline_s", seconds(settings.deadline()));
                 json.addProperty("client", "netty " + HttpLoad.io() + ", HTTP/1.1 keep-alive, one call per connection");
             }

@@ -6,26 +6,24 @@ import io.github.squarelab.floor.measure.FloorFailure;
 import io.github.squarelab.floor.measure.Measurement;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Set;
 
 /**
  * The command line: {@code server grpc|http} runs a bare square server until it is stopped;
- * {@code client rest_unary|grpc_unary|grpc_stream} measures one transport against it and prints one JSON object
- * on stdout. Exit status 0 when every answer was right, 1 when the run failed, 2 for a usage error.
+ * {@code client rest_unary|grpc_unary|grpc_stream} measures one transport against it and prints one JSON
+ * object on stdout. Exit status 0 when every answer was right, 1 when the run failed, 2 for a usage error.
  */
 public final class TransportFloor {
 
     static final String USAGE = """
         usage:
-          java -jar transport-floor.jar server <grpc|http> [--port P] [--host 127.0.0.1]
-          java -jar transport-floor.jar client <rest_unary|grpc_unary|grpc_stream> --target HOST:PORT
-              [--in-flight 800] [--streams 100] [--messages 1000] [--connections 64] [--warmup 10s]
-              [--duration 10s]
+          java -jar transport-floor.jar server grpc|http [--host 127.0.0.1] [--port 0]
+          java -jar transport-floor.jar client TRANSPORT --target HOST:PORT LOAD --warmup S --duration S
+            TRANSPORT    LOAD
+            rest_unary   --connections N
+            grpc_unary   --in-flight N
+            grpc_stream  --streams N --messages N
+        S is seconds, such as 10 or 0.5; port 0 is a free port.
         """;
-
-    private static final Set<String> SERVER_OPTIONS = Set.of("port", "host");
-    private static final Set<String> CLIENT_OPTIONS =
-        Set.of("target", "in-flight", "streams", "messages", "connections", "warmup", "duration");
 
     private TransportFloor() {
     }
@@ -37,10 +35,10 @@ public final class TransportFloor {
     static int run(List<String> args) throws InterruptedException {
         try {
             if (args.size() >= 2 && args.get(0).equals("server")) {
-                return serve(args.get(1), Arguments.parse(args.subList(2, args.size()), SERVER_OPTIONS));
+                return serve(args.get(1), Arguments.parse(args.subList(2, args.size())));
             }
             if (args.size() >= 2 && args.get(0).equals("client")) {
-                return measure(clientSettings(args.get(1), Arguments.parse(args.subList(2, args.size()), CLIENT_OPTIONS)));
+                return measure(clientSettings(args.get(1), Arguments.parse(args.subList(2, args.size()))));
             }
             throw new IllegalArgumentException("expected 'server' or 'client' and what to run");
         } catch (IllegalArgumentException e) {
@@ -52,13 +50,14 @@ public final class TransportFloor {
 
     /** Prints "listening on HOST:PORT" once it is, and runs until the process is told to stop. */
     private static int serve(String kind, Arguments arguments) throws InterruptedException {
+        if (!kind.equals("grpc") && !kind.equals("http")) {
+            throw new IllegalArgumentException("unknown server " + kind + "; expected grpc or http");
+        }
         String host = arguments.text("host", "127.0.0.1");
         int port = arguments.integer("port", 0);
-        SquareServer server = switch (kind) {
-            case "grpc" -> new GrpcSquareServer(host, port, Squares::square);
-            case "http" -> new HttpSquareServer(host, port, Squares::square);
-            default -> throw new IllegalArgumentException("unknown server " + kind + "; expected grpc or http");
-        };
+        arguments.requireAllRead("the " + kind + " server");
+        SquareServer server = kind.equals("grpc") ? new GrpcSquareServer(host, port, Squares::square)
+            : new HttpSquareServer(host, port, Squares::square);
         Runtime.getRuntime().addShutdownHook(new Thread(server::close, "square-server-shutdown"));
         System.out.println("listening on " + host + ":" + server.port());
         server.awaitTermination();
@@ -77,16 +76,20 @@ public final class TransportFloor {
         }
     }
 
-    static ClientSettings clientSettings(String transport, Arguments arguments) {
-        return new ClientSettings(
-            Transport.byId(transport).orElseThrow(() -> new IllegalArgumentException("unknown transport " + transport
-                + "; expected rest_unary, grpc_unary or grpc_stream")),
-            arguments.required("target"),
-            arguments.integer("in-flight", ClientSettings.DEFAULT_IN_FLIGHT),
-            arguments.integer("streams", ClientSettings.DEFAULT_STREAMS),
-            arguments.integer("messages", ClientSettings.DEFAULT_MESSAGES_PER_STREAM),
-            arguments.integer("connections", ClientSettings.DEFAULT_CONNECTIONS),
-            arguments.duration("warmup", ClientSettings.DEFAULT_WARMUP),
-            arguments.duration("duration", ClientSettings.DEFAULT_DURATION));
+    /** Each transport takes exactly its own load options, all required; any other option is an error. */
+    static ClientSettings clientSettings(String id, Arguments arguments) {
+        Transport transport = Transport.byId(id).orElseThrow(() -> new IllegalArgumentException(
+            "unknown transport " + id + "; expected rest_unary, grpc_unary or grpc_stream"));
+        String target = arguments.required("target");
+        ClientSettings settings = switch (transport) {
+            case REST_UNARY -> new ClientSettings(transport, target, 0, 0, 0, arguments.count("connections"),
+                arguments.seconds("warmup"), arguments.seconds("duration"));
+            case GRPC_UNARY -> new ClientSettings(transport, target, arguments.count("in-flight"), 0, 0, 0,
+                arguments.seconds("warmup"), arguments.seconds("duration"));
+            case GRPC_STREAM -> new ClientSettings(transport, target, 0, arguments.count("streams"),
+                arguments.count("messages"), 0, arguments.seconds("warmup"), arguments.seconds("duration"));
+        };
+        arguments.requireAllRead("the " + id + " client");
+        return settings;
     }
 }

@@ -21,7 +21,7 @@ class FloorClientTests {
 
     @Test
     void describesTheRunWithItsResultsAndEverySettingUsed() throws Exception {
-        ClientSettings settings = new ClientSettings(Transport.GRPC_UNARY, "127.0.0.1:6000", 3200, 100, 1000, 64,
+        ClientSettings settings = new ClientSettings(Transport.GRPC_UNARY, "127.0.0.1:6000", 3200, 0, 0, 0,
             Duration.ofSeconds(3), Duration.ofSeconds(10));
 
         String text = ShortRuns.client(settings).toJson(MEASUREMENT);
@@ -53,8 +53,8 @@ class FloorClientTests {
     @CsvSource({"250, 1..250", "1000, 1..1000", "1500, 1..1000"})
     void aStreamRunSaysHowManyMessagesEachStreamSendsAndWhichNumbers(int messagesPerStream, String numbers)
             throws Exception {
-        ClientSettings settings = new ClientSettings(Transport.GRPC_STREAM, "127.0.0.1:6000", 3200, 100,
-            messagesPerStream, 64, Duration.ofSeconds(3), Duration.ofSeconds(10));
+        ClientSettings settings = new ClientSettings(Transport.GRPC_STREAM, "127.0.0.1:6000", 0, 100,
+            messagesPerStream, 0, Duration.ofSeconds(3), Duration.ofSeconds(10));
 
         String text = ShortRuns.client(settings).toJson(MEASUREMENT);
         JsonObject used = JsonParser.parseString(text).getAsJsonObject().getAsJsonObject("settings");
@@ -65,6 +65,19 @@ class FloorClientTests {
         assertThat(used.get("stream_deadline_s").getAsDouble()).isEqualTo(30 + 3 + 10 + 2 * 10.0);
         assertThat(used.has("in_flight")).isFalse();
         assertThat(text).contains("each slot's streams one after another");
+    }
+
+    @Test
+    void aRestUnaryRunHasAsManyCallsInFlightAsConnections() {
+        ClientSettings settings = new ClientSettings(Transport.REST_UNARY, "127.0.0.1:6000", 0, 0, 0, 64,
+            Duration.ofSeconds(3), Duration.ofSeconds(10));
+
+        JsonObject used = JsonParser.parseString(ShortRuns.client(settings).toJson(MEASUREMENT)).getAsJsonObject()
+            .getAsJsonObject("settings");
+
+        assertThat(used.get("connections").getAsInt()).isEqualTo(64);
+        assertThat(used.get("in_flight").getAsInt()).isEqualTo(64);
+        assertThat(used.get("call_deadline_s").getAsDouble()).isEqualTo(30 + 3 + 10 + 2 * 10.0);
     }
 
     @ParameterizedTest

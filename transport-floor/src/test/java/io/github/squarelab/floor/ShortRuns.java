@@ -32,8 +32,12 @@ public final class ShortRuns {
 
     /** The same, with {@code messagesPerStream} messages on each grpc_stream stream. */
     public static ClientSettings settings(Transport transport, int port, int window, int messagesPerStream) {
-        return new ClientSettings(transport, "127.0.0.1:" + port, window, window, messagesPerStream, window, WARMUP,
-            DURATION);
+        String target = "127.0.0.1:" + port;
+        return switch (transport) {
+            case REST_UNARY -> new ClientSettings(transport, target, 0, 0, 0, window, WARMUP, DURATION);
+            case GRPC_UNARY -> new ClientSettings(transport, target, window, 0, 0, 0, WARMUP, DURATION);
+            case GRPC_STREAM -> new ClientSettings(transport, target, 0, window, messagesPerStream, 0, WARMUP, DURATION);
+        };
     }
 
     public static FloorClient client(ClientSettings settings) {

@@ -1,7 +1,6 @@
 package io.github.squarelab.floor;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
@@ -11,6 +10,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -44,7 +44,7 @@ class TransportFloorTests {
     void aClientRunPrintsOneJsonObjectOnStdoutAndExitsZero() throws Exception {
         try (SquareServer server = new HttpSquareServer("127.0.0.1", 0, Squares::square)) {
             int status = TransportFloor.run(List.of("client", "rest_unary", "--target", "127.0.0.1:" + server.port(),
-                "--connections", "2", "--warmup", "200ms", "--duration", "500ms"));
+                "--connections", "2", "--warmup", "0.2", "--duration", "0.5"));
 
             assertThat(status).isZero();
             assertThat(out.toString(StandardCharsets.UTF_8).lines()).hasSize(1);
@@ -59,7 +59,7 @@ class TransportFloorTests {
     void aWrongAnswerExitsOneWithTheReasonOnStderrAndNothingOnStdout() throws Exception {
         try (SquareServer server = new GrpcSquareServer("127.0.0.1", 0, ShortRuns::wrongSquare)) {
             int status = TransportFloor.run(List.of("client", "grpc_unary", "--target", "127.0.0.1:" + server.port(),
-                "--in-flight", "4", "--warmup", "200ms", "--duration", "500ms"));
+                "--in-flight", "4", "--warmup", "0.2", "--duration", "0.5"));
 
             assertThat(status).isEqualTo(1);
             assertThat(out.toString(StandardCharsets.UTF_8)).isEmpty();
@@ -69,41 +69,66 @@ class TransportFloorTests {
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
-        "client udp --target 127.0.0.1:1 | unknown transport udp",
-        "client grpc-unary --target 127.0.0.1:1 | unknown transport grpc-unary",
+        "client udp --target h:1 | unknown transport udp",
+        "client grpc-unary --target h:1 --in-flight 8 --warmup 1 --duration 1 | unknown transport grpc-unary",
         "client rest_unary | --target is required",
-        "client rest_unary --target 127.0.0.1:1 --window 3 | unknown option --window",
-        "client rest_unary --target 127.0.0.1:1 --duration soon | --duration must be a duration",
-        "client rest_unary --target 127.0.0.1:1 --connections 0 | connections must be at least 1",
-        "client grpc_stream --target 127.0.0.1:1 --messages 0 | messages must be at least 1",
+        "client rest_unary --target h:1 --warmup 1 --duration 1 | --connections is required",
+        "client grpc_unary --target h:1 --warmup 1 --duration 1 | --in-flight is required",
+        "client grpc_stream --target h:1 --streams 2 --warmup 1 --duration 1 | --messages is required",
+        "client grpc_stream --target h:1 --messages 2 --warmup 1 --duration 1 | --streams is required",
+        "client rest_unary --target h:1 --connections 2 --duration 1 | --warmup is required",
+        "client rest_unary --target h:1 --connections 2 --warmup 1 | --duration is required",
+        "client rest_unary --target h:1 --connections 2 --in-flight 8 --warmup 1 --duration 1 "
+            + "| the rest_unary client takes no --in-flight",
+        "client grpc_unary --target h:1 --in-flight 8 --connections 2 --warmup 1 --duration 1 "
+            + "| the grpc_unary client takes no --connections",
+        "client grpc_stream --target h:1 --streams 2 --messages 9 --in-flight 8 --warmup 1 --duration 1 "
+            + "| the grpc_stream client takes no --in-flight",
+        "client rest_unary --target h:1 --connections 2 --window 3 --warmup 1 --duration 1 "
+            + "| the rest_unary client takes no --window",
+        "client rest_unary --target h:1 --connections 2 --warmup 1 --duration 10s "
+            + "| --duration must be seconds, such as 10 or 0.5, not 10s",
+        "client rest_unary --target h:1 --connections 2 --warmup 500ms --duration 1 | --warmup must be seconds",
+        "client rest_unary --target h:1 --connections 2 --warmup -1 --duration 1 | --warmup must be seconds",
+        "client rest_unary --target h:1 --connections 2 --warmup 1 --duration 0 | --duration must be more than 0",
+        "client rest_unary --target h:1 --connections 0 --warmup 1 --duration 1 | --connections must be at least 1",
+        "client grpc_stream --target h:1 --streams 2 --messages 0 --warmup 1 --duration 1 "
+            + "| --messages must be at least 1",
+        "client grpc_unary --target h:1 --in-flight eight --warmup 1 --duration 1 "
+            + "| --in-flight must be a whole number, not eight",
+        "client rest_unary --target h:1 --target h:2 | --target given twice",
+        "client rest_unary target h:1 | expected an option such as --target, not target",
         "server ftp | unknown server ftp",
+        "server grpc --target h:1 | the grpc server takes no --target",
         "serve grpc | expected 'server' or 'client'"})
     void aUsageErrorExitsTwoWithTheReasonAndTheUsage(String args, String reason) throws Exception {
         int status = TransportFloor.run(List.of(args.split(" ")));
 
         assertThat(status).isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains(reason).contains("usage:");
-    }
-
-    @Test
-    void defaultsAreTheLabsDefaultLoad() {
-        ClientSettings settings = TransportFloor.clientSettings("grpc_stream",
-            Arguments.parse(List.of("--target", "127.0.0.1:1"), java.util.Set.of("target")));
-
-        assertThat(settings).isEqualTo(new ClientSettings(Transport.GRPC_STREAM, "127.0.0.1:1", 800, 100, 1000, 64,
-            Duration.ofSeconds(10), Duration.ofSeconds(10)));
+        assertThat(out.toString(StandardCharsets.UTF_8)).isEmpty();
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("transport-floor: " + reason).contains("usage:");
     }
 
     @ParameterizedTest
-    @CsvSource({"500ms, 500", "3s, 3000", "1.5s, 1500", "2m, 120000", "10, 10000"})
-    void durationsTakeMillisecondsSecondsOrMinutes(String text, long millis) {
-        assertThat(Arguments.parseDuration("--duration", text)).isEqualTo(Duration.ofMillis(millis));
+    @CsvSource(delimiter = '|', value = {
+        "rest_unary --connections 64 | 0 | 0 | 0 | 64",
+        "grpc_unary --in-flight 800 | 800 | 0 | 0 | 0",
+        "grpc_stream --streams 100 --messages 1000 | 0 | 100 | 1000 | 0"})
+    void eachTransportTakesItsOwnLoadOptions(String transportAndLoad, int inFlight, int streams, int messages,
+            int connections) {
+        List<String> args = new ArrayList<>(List.of(transportAndLoad.split(" ")));
+        args.addAll(List.of("--target", "127.0.0.1:1", "--warmup", "10", "--duration", "0.5"));
+
+        ClientSettings settings = TransportFloor.clientSettings(args.get(0), Arguments.parse(args.subList(1, args.size())));
+
+        assertThat(settings).isEqualTo(new ClientSettings(Transport.byId(args.get(0)).orElseThrow(), "127.0.0.1:1",
+            inFlight, streams, messages, connections, Duration.ofSeconds(10), Duration.ofMillis(500)));
     }
 
-    @Test
-    void anOptionGivenTwiceIsAnError() {
-        assertThatThrownBy(() -> Arguments.parse(List.of("--port", "1", "--port", "2"), java.util.Set.of("port")))
-            .isInstanceOf(IllegalArgumentException.class)
-            .hasMessage("--port given twice");
+    @ParameterizedTest
+    @CsvSource({"10, 10000000000", "0.5, 500000000", "2, 2000000000", "1.25, 1250000000", "0, 0",
+        "0.0000000015, 2"})
+    void secondsAreADecimalNumber(String text, long nanos) {
+        assertThat(Arguments.parse(List.of("--warmup", text)).seconds("warmup")).isEqualTo(Duration.ofNanos(nanos));
     }
 }

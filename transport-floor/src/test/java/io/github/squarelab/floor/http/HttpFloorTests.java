@@ -6,7 +6,6 @@ import static io.github.squarelab.floor.ShortRuns.settings;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.github.squarelab.floor.ClientSettings;
 import io.github.squarelab.floor.ShortRuns;
 import io.github.squarelab.floor.SquareServer;
 import io.github.squarelab.floor.Transport;
@@ -41,14 +40,6 @@ class HttpFloorTests {
         assertThat(measurement.answersChecked()).isEqualTo(answeredByServer.sum()).isGreaterThan(measurement.calls());
         assertThat(measurement.unansweredAtEnd()).isZero();
         assertThat(measurement.latency().p50Micros()).isPositive();
-    }
-
-    @Test
-    void opensNoMoreConnectionsThanTheWindowHasCalls() {
-        ClientSettings settings = new ClientSettings(Transport.REST_UNARY, "127.0.0.1:1", 3, 1, 1000, 64,
-            ShortRuns.WARMUP, ShortRuns.DURATION);
-
-        assertThat(settings.httpConnections()).isEqualTo(3);
     }
 
     @Test
