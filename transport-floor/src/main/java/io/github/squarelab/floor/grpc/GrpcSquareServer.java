@@ -10,11 +10,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.IntToLongFunction;
 
 /**
- * SquareRpc on plain grpc-java over Netty: no Spring, no interceptors, no metrics.
- *
- * <p>The handlers run on the direct executor, that is on the Netty event loop that read the request:
- * they only multiply and never block, which is the case grpc-java recommends it for, and it puts gRPC on
- * the same footing as the HTTP server, whose handler runs on its event loop too.
+ * SquareRpc on plain grpc-java over Netty: no Spring, no interceptors, no metrics. Handlers run on the
+ * event loop (direct executor), as the HTTP server's do, since they only multiply.
  */
 public final class GrpcSquareServer implements SquareServer {
 

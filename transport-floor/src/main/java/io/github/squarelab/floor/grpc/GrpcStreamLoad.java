@@ -18,17 +18,10 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code findSquareBiStream} as the aggregator calls it for {@code /grpc/stream/n}, on one channel:
- * {@code streams} slots, each running bidi streams one after another. A stream sends its
- * {@code messagesPerStream} numbers whenever the transport is ready for more (isReady/onReady, as in
- * grpc-java's ManualFlowControlClient and the aggregator), half-closes after the last, checks that each
- * answer is the square of the next number it sent, and ends when the server completes after exactly that
- * many answers; then its slot opens the next stream. The callbacks run on the channel's event loop, as
- * the aggregator's do (see {@link GrpcChannels#withShortCallbacks}).
- *
- * <p>At the end the slots open no more streams and the streams under way finish, every answer checked;
- * what takes longer than the drain timeout is given up (cancelled) and its messages sent but unanswered
- * are counted.
+ * {@code findSquareBiStream} as the aggregator calls it for {@code /grpc/stream/n}: {@code streams} slots on
+ * one channel, each running streams of {@code messagesPerStream} messages one after another. A stream sends
+ * while the transport is ready (as grpc-java's ManualFlowControlClient), half-closes after the last, and must
+ * get exactly its answers, in order.
  */
 public final class GrpcStreamLoad implements Load {
 
@@ -67,11 +60,7 @@ public final class GrpcStreamLoad implements Load {
         }
     }
 
-    /**
-     * The slots see the flag when their stream ends and open no more; the streams under way finish. After
-     * {@code timeout} the rest are cancelled, all at once by shutting the channel down, and their
-     * unanswered messages counted as they end.
-     */
+    /** The streams under way finish; after {@code timeout} shutting the channel down cancels the rest. */
     @Override
     public void stop(Duration timeout) throws InterruptedException {
         stopping = true;
@@ -101,12 +90,7 @@ public final class GrpcStreamLoad implements Load {
         }
     }
 
-    /**
-     * One stream: the numbers 1, 2, ... (cycling through the numbers the clients ask for, so 1..n for
-     * n up to {@value Squares#LARGEST_NUMBER}, as the aggregator sends). grpc-java runs the callbacks of one
-     * call one at a time, with a happens-before edge from each to the next, so the plain fields need no
-     * lock.
-     */
+    /** One stream, from 1 as the aggregator's; grpc-java runs a call's callbacks one at a time, so no lock. */
     private final class Exchange implements ClientResponseObserver<Input, Output> {
 
         private final SendTimes sendTimes = new SendTimes();
@@ -124,11 +108,7 @@ public final class GrpcStreamLoad implements Load {
             requests.setOnReadyHandler(this::sendWhileReady);
         }
 
-        /**
-         * Sending stops only when the transport is not ready, and then onReady comes again once it is, so
-         * every stream sends all its messages; it half-closes right after the last, and later onReady
-         * calls find nothing to do.
-         */
+        /** onReady comes again once the transport is ready, so stopping when it is not loses nothing. */
         private void sendWhileReady() {
             while (sent < messagesPerStream && !cancelledByUs && requests.isReady()) {
                 sendTimes.add(System.nanoTime());

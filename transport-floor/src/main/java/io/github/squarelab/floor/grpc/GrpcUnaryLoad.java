@@ -17,9 +17,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code findSquareUnary} on one channel with {@code inFlight} asynchronous calls in flight at all times:
- * each answer, once checked, starts the next call, as grpc-java's AsyncClient benchmark does. No thread
- * waits on a call.
+ * {@code findSquareUnary} on one channel with {@code inFlight} calls in flight at all times: each checked
+ * answer starts the next call, as grpc-java's AsyncClient benchmark does.
  */
 public final class GrpcUnaryLoad implements Load {
 
@@ -55,10 +54,7 @@ public final class GrpcUnaryLoad implements Load {
         }
     }
 
-    /**
-     * Each chain ends with the answer to its last call; after {@code timeout} the calls still unanswered
-     * are cancelled, all at once by shutting the channel down, and counted as they end.
-     */
+    /** Each chain ends with its last answer; after {@code timeout} shutting the channel down cancels the rest. */
     @Override
     public void stop(Duration timeout) throws InterruptedException {
         stopping = true;

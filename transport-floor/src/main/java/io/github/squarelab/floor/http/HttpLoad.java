@@ -21,16 +21,14 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code GET /rest/square/unary/{n}} on {@code connections} keep-alive HTTP/1.1 connections, one call at
- * a time on each, as the aggregator's pool does: a plain Netty client, so that nothing but HTTP/1.1 and
- * Netty is on the path. Netty's default number of event loops (twice the processors) carry the
- * connections, and the callbacks run on them.
+ * {@code GET /rest/square/unary/{n}} on {@code connections} keep-alive HTTP/1.1 connections, one call at a
+ * time on each, as the aggregator's pool does; plain Netty, so nothing but HTTP/1.1 is on the path.
  */
 public final class HttpLoad implements Load {
 
     /** Connecting on loopback takes microseconds; a refused or black-holed port must not hang the run. */
     private static final int CONNECT_TIMEOUT_MILLIS = 2000;
-    /** Far more than a bare number and the headers of a problem need. */
+    /** Far more than a bare number needs. */
     private static final int MAX_RESPONSE_BYTES = 64 * 1024;
 
     private final String host;
@@ -80,10 +78,7 @@ public final class HttpLoad implements Load {
         }
     }
 
-    /**
-     * Each connection closes after the answer to its last call; after {@code timeout} the ones still
-     * waiting are closed and their calls counted as unanswered.
-     */
+    /** Each connection closes after its last answer; after {@code timeout} closing them cuts off the rest. */
     @Override
     public void stop(Duration timeout) throws InterruptedException {
         stopping = true;

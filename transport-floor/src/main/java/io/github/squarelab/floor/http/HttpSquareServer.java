@@ -14,8 +14,7 @@ import java.util.function.IntToLongFunction;
 
 /**
  * The REST square endpoint on plain Netty HTTP/1.1 with keep-alive: no framework, no routing table, no
- * metrics. One event loop accepts; Netty's default number of event loops (twice the processors) serve the
- * connections, and the handler answers on them, since it never blocks.
+ * metrics; the handler answers on the event loops, since it never blocks.
  */
 public final class HttpSquareServer implements SquareServer {
 

@@ -11,11 +11,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 
-/**
- * Native epoll where Netty can load it, as Reactor Netty (the aggregator's REST client) and
- * grpc-netty-shaded choose on Linux, so that HTTP and gRPC are measured on the same kind of I/O; NIO
- * elsewhere.
- */
+/** Native epoll where Netty can load it, as grpc-netty-shaded picks, so both transports use the same I/O. */
 final class NettyTransport {
 
     private static final boolean EPOLL = Epoll.isAvailable();

@@ -19,10 +19,8 @@ import io.netty.handler.timeout.ReadTimeoutException;
 import java.nio.charset.StandardCharsets;
 
 /**
- * One keep-alive connection asking for squares one at a time (HTTP/1.1 has no multiplexing, and
- * pipelining is off in every client the lab would compare with): each checked answer sends the next
- * request. All callbacks of a connection run on its event loop, so the fields need no lock. The
- * connection's end is accounted for once, when it closes.
+ * One keep-alive connection asking for squares one at a time (HTTP/1.1 does not multiplex, and the
+ * aggregator's pool does not pipeline). Its callbacks all run on its event loop, so no lock.
  */
 final class SquareExchange extends SimpleChannelInboundHandler<FullHttpResponse> {
 
@@ -83,8 +81,8 @@ final class SquareExchange extends SimpleChannelInboundHandler<FullHttpResponse>
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (!load.hasGivenUp()) {
-            interval.fail(cause instanceof ReadTimeoutException ? "rest_unary: no answer for " + number + " within the deadline"
-                : "rest_unary: " + cause);
+            interval.fail(cause instanceof ReadTimeoutException
+                ? "rest_unary: no answer for " + number + " within the deadline" : "rest_unary: " + cause);
         }
         ctx.close();
     }

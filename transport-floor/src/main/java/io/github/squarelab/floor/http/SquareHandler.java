@@ -19,13 +19,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.function.IntToLongFunction;
 
 /**
- * {@code GET /rest/square/unary/{number}} → {@code 200}, {@code application/json}, the bare number
- * {@code number * number}, as the REST square service answers; a number that is not a 32-bit integer →
- * an empty {@code 400}, anything else → an empty {@code 404}.
- *
- * <p>The shape of Netty's HttpHelloWorldServer: answers are written as requests are read and flushed once
- * per read batch ({@link #channelReadComplete}); keep-alive is left to {@code HttpServerKeepAliveHandler}.
- * Stateless, so one instance serves every connection.
+ * {@code GET /rest/square/unary/{number}} → {@code 200}, {@code application/json}, the bare square, as the
+ * REST square service answers; a number that is not a 32-bit integer → an empty {@code 400}, anything else
+ * → an empty {@code 404}. Netty's HttpHelloWorldServer's shape: one flush per read batch.
  */
 @Sharable
 final class SquareHandler extends SimpleChannelInboundHandler<HttpObject> {

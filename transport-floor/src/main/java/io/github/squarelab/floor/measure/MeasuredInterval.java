@@ -11,9 +11,8 @@ import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 
 /**
- * The measured interval of one run, and what the load reports all run long: counts every checked answer,
- * keeps the latencies of those that arrive while the interval is open (warm-up answers are checked but not
- * measured), samples this process's CPU time at opening and closing, and holds the first failure.
+ * One run's measured interval, and what its load reports all run long: every checked answer, the latencies
+ * of those inside the interval, this process's CPU time across it, and the first failure.
  */
 public final class MeasuredInterval {
 

@@ -5,11 +5,9 @@ import java.time.Duration;
 import org.HdrHistogram.Histogram;
 
 /**
- * Starts a load, waits for its first answer (gRPC connects lazily, and a cold JVM on a busy machine may
- * take seconds to get there), warms it up, discards that, measures it for a fixed time, then waits for
- * the calls still in flight so that every answer is checked. Progress goes to a stream of its own, one line per phase; the lines
- * starting {@code floor: measuring} and {@code floor: measured} mark the interval, so that a script can
- * sample the server's CPU time at the same moments.
+ * Starts a load, waits for its first answer, warms up, measures for a fixed time, then checks the calls
+ * still in flight. The lab samples the server's CPU on the progress lines {@code floor: measuring} and
+ * {@code floor: measured}, so they stay as they are.
  */
 public final class Run {
 
@@ -37,7 +35,7 @@ public final class Run {
         load.stop(drainTimeout);
         interval.throwIfFailed();
         Histogram latencies = interval.latencies();
-        return new Measurement(latencies.getTotalCount(), interval.measured(), Latency.of(latencies), interval.cpuWhileOpen(),
-            interval.answersChecked(), interval.unansweredAtEnd());
+        return new Measurement(latencies.getTotalCount(), interval.measured(), Latency.of(latencies),
+            interval.cpuWhileOpen(), interval.answersChecked(), interval.unansweredAtEnd());
     }
 }
