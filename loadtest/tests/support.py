@@ -12,6 +12,7 @@ FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
 # Real floor client results (client.json, with the server's CPU the lab read beside them), one folder per window
 # as the lab runs them, for CONCURRENCY=5 N=50 and the aggregator's defaults (in-flight 8, rest-max-connections
 # 64), with the lab's JAVA_OPTS, a 1 s warm-up and 2 s measured, on a busy 2-core machine (load 4.6 to 11).
+# They come from the client before it reported messages_per_stream: the field was added to grpc_stream_s5_m50.
 FLOOR_C5_N50 = os.path.join(FIXTURES, "floor", "c5-n50")
 LAB_JAVA_OPTS = "-XX:+UseSerialGC -Xms128m -Xmx128m -Xss512k"
 # The aggregator's /actuator/info settings with its defaults, as results.json records them.
