@@ -38,17 +38,14 @@ public record AggregatorProperties(
      * @param baseUrl the REST square service, e.g. http://127.0.0.1:7575, or its replicas, comma-separated
      * @param maxConnections the size of the keep-alive connection pool shared by all requests, per replica
      */
-    public record Rest(@NotEmpty List<@NotNull URI> baseUrl, @Min(1) int maxConnections) {
-    }
+    public record Rest(@NotEmpty List<@NotNull URI> baseUrl, @Min(1) int maxConnections) {}
 
     /**
      * @param maxSquares the most squares all admitted requests may hold at once; 0 derives it from the heap
      * @param retryAfter what a shed request's Retry-After says, in whole seconds
      */
-    public record Admission(@Min(0) long maxSquares, @NotNull Duration retryAfter) {
-    }
+    public record Admission(@Min(0) long maxSquares, @NotNull Duration retryAfter) {}
 
     /** @param target the gRPC square service as a grpc-java target, e.g. 127.0.0.1:6565 or dns:///host:6565 */
-    public record Grpc(@NotBlank String target) {
-    }
+    public record Grpc(@NotBlank String target) {}
 }

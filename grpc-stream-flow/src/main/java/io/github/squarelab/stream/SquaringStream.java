@@ -27,7 +27,7 @@ public final class SquaringStream implements StreamObserver<Input> {
         answers.disableAutoRequest();
         answers.setOnReadyHandler(this::requestIfReady);
         // A cancelled call (client gone, deadline passed) just ends; there is nobody left to answer.
-        answers.setOnCancelHandler(() -> { });
+        answers.setOnCancelHandler(() -> {});
     }
 
     @Override

@@ -71,7 +71,8 @@ final class Arguments {
             if (seconds.signum() < 0) {
                 throw new NumberFormatException();
             }
-            return Duration.ofNanos(seconds.movePointRight(9).setScale(0, RoundingMode.HALF_UP).longValueExact());
+            return Duration.ofNanos(
+                    seconds.movePointRight(9).setScale(0, RoundingMode.HALF_UP).longValueExact());
         } catch (NumberFormatException | ArithmeticException e) {
             throw new IllegalArgumentException("--" + name + " must be seconds, such as 10 or 0.5, not " + value);
         }

@@ -17,8 +17,15 @@ import java.time.Duration;
  * @param warmup how long to run, from the first answer, before measuring; those calls are checked but not counted
  * @param duration how long to measure
  */
-public record ClientSettings(Transport transport, String target, int inFlight, int streams, int messagesPerStream,
-        int connections, Duration warmup, Duration duration) {
+public record ClientSettings(
+        Transport transport,
+        String target,
+        int inFlight,
+        int streams,
+        int messagesPerStream,
+        int connections,
+        Duration warmup,
+        Duration duration) {
 
     /** How long the first answer may take: connecting, and a cold JVM on a busy machine. */
     public static final Duration FIRST_ANSWER_TIMEOUT = Duration.ofSeconds(30);

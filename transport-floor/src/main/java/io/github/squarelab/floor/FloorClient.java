@@ -33,8 +33,13 @@ public final class FloorClient {
 
     public Measurement run() throws FloorFailure, InterruptedException {
         try (Load load = newLoad()) {
-            return Run.measure(load, ClientSettings.FIRST_ANSWER_TIMEOUT, settings.warmup(), settings.duration(),
-                ClientSettings.DRAIN_TIMEOUT, progress);
+            return Run.measure(
+                    load,
+                    ClientSettings.FIRST_ANSWER_TIMEOUT,
+                    settings.warmup(),
+                    settings.duration(),
+                    ClientSettings.DRAIN_TIMEOUT,
+                    progress);
         }
     }
 
@@ -67,8 +72,9 @@ public final class FloorClient {
         return switch (settings.transport()) {
             case REST_UNARY -> new HttpLoad(settings.target(), settings.connections(), settings.deadline());
             case GRPC_UNARY -> new GrpcUnaryLoad(settings.target(), settings.inFlight(), settings.deadline());
-            case GRPC_STREAM -> new GrpcStreamLoad(settings.target(), settings.streams(),
-                settings.messagesPerStream(), settings.deadline());
+            case GRPC_STREAM ->
+                new GrpcStreamLoad(
+                        settings.target(), settings.streams(), settings.messagesPerStream(), settings.deadline());
         };
     }
 
@@ -94,8 +100,10 @@ public final class FloorClient {
                 json.addProperty("messages_per_stream", settings.messagesPerStream());
                 json.addProperty("channels", 1);
                 json.addProperty("stream_deadline_s", seconds(settings.deadline()));
-                json.addProperty("client", "grpc-java netty-shaded " + GrpcStreamLoad.io()
-                    + ", direct executor, isReady flow control, each slot's streams one after another");
+                json.addProperty(
+                        "client",
+                        "grpc-java netty-shaded " + GrpcStreamLoad.io()
+                                + ", direct executor, isReady flow control, each slot's streams one after another");
             }
         }
         json.addProperty("first_answer_timeout_s", seconds(ClientSettings.FIRST_ANSWER_TIMEOUT));
@@ -111,7 +119,8 @@ public final class FloorClient {
     /** Each stream starts again from 1, so a stream shorter than the cycle never asks for the larger numbers. */
     private int largestNumber() {
         return settings.transport() == Transport.GRPC_STREAM
-            ? Math.min(settings.messagesPerStream(), Squares.LARGEST_NUMBER) : Squares.LARGEST_NUMBER;
+                ? Math.min(settings.messagesPerStream(), Squares.LARGEST_NUMBER)
+                : Squares.LARGEST_NUMBER;
     }
 
     private static BigDecimal seconds(Duration duration) {
@@ -120,7 +129,8 @@ public final class FloorClient {
 
     /** Three decimal places at most, and none for a whole number: {@code 2000.5}, {@code 900}. */
     private static BigDecimal decimal(double value) {
-        BigDecimal rounded = BigDecimal.valueOf(value).setScale(3, RoundingMode.HALF_UP).stripTrailingZeros();
+        BigDecimal rounded =
+                BigDecimal.valueOf(value).setScale(3, RoundingMode.HALF_UP).stripTrailingZeros();
         return rounded.scale() < 0 ? rounded.setScale(0) : rounded;
     }
 }

@@ -9,8 +9,7 @@ public final class Squares {
      */
     public static final int LARGEST_NUMBER = 1000;
 
-    private Squares() {
-    }
+    private Squares() {}
 
     /** Widened before multiplying: squares above 2^31 must stay correct. */
     public static long square(int number) {

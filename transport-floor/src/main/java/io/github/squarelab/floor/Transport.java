@@ -25,6 +25,8 @@ public enum Transport {
     }
 
     public static Optional<Transport> byId(String id) {
-        return Arrays.stream(values()).filter(transport -> transport.id.equals(id)).findFirst();
+        return Arrays.stream(values())
+                .filter(transport -> transport.id.equals(id))
+                .findFirst();
     }
 }

@@ -14,7 +14,8 @@ import java.util.List;
  */
 public final class TransportFloor {
 
-    static final String USAGE = """
+    static final String USAGE =
+            """
         usage:
           java -jar transport-floor.jar server grpc|http [--host 127.0.0.1] [--port 0]
           java -jar transport-floor.jar client TRANSPORT --target HOST:PORT LOAD --warmup S --duration S
@@ -25,8 +26,7 @@ public final class TransportFloor {
         S is seconds, such as 10 or 0.5; port 0 is a free port.
         """;
 
-    private TransportFloor() {
-    }
+    private TransportFloor() {}
 
     public static void main(String[] args) throws InterruptedException {
         System.exit(run(Arrays.asList(args)));
@@ -56,8 +56,9 @@ public final class TransportFloor {
         String host = arguments.text("host", "127.0.0.1");
         int port = arguments.integer("port", 0);
         arguments.requireAllRead("the " + kind + " server");
-        SquareServer server = kind.equals("grpc") ? new GrpcSquareServer(host, port, Squares::square)
-            : new HttpSquareServer(host, port, Squares::square);
+        SquareServer server = kind.equals("grpc")
+                ? new GrpcSquareServer(host, port, Squares::square)
+                : new HttpSquareServer(host, port, Squares::square);
         Runtime.getRuntime().addShutdownHook(new Thread(server::close, "square-server-shutdown"));
         System.out.println("listening on " + host + ":" + server.port());
         server.awaitTermination();
@@ -78,17 +79,43 @@ public final class TransportFloor {
 
     /** Each transport takes exactly its own load options, all required; any other option is an error. */
     static ClientSettings clientSettings(String id, Arguments arguments) {
-        Transport transport = Transport.byId(id).orElseThrow(() -> new IllegalArgumentException(
-            "unknown transport " + id + "; expected rest_unary, grpc_unary or grpc_stream"));
+        Transport transport = Transport.byId(id)
+                .orElseThrow(() -> new IllegalArgumentException(
+                        "unknown transport " + id + "; expected rest_unary, grpc_unary or grpc_stream"));
         String target = arguments.required("target");
-        ClientSettings settings = switch (transport) {
-            case REST_UNARY -> new ClientSettings(transport, target, 0, 0, 0, arguments.count("connections"),
-                arguments.seconds("warmup"), arguments.seconds("duration"));
-            case GRPC_UNARY -> new ClientSettings(transport, target, arguments.count("in-flight"), 0, 0, 0,
-                arguments.seconds("warmup"), arguments.seconds("duration"));
-            case GRPC_STREAM -> new ClientSettings(transport, target, 0, arguments.count("streams"),
-                arguments.count("messages"), 0, arguments.seconds("warmup"), arguments.seconds("duration"));
-        };
+        ClientSettings settings =
+                switch (transport) {
+                    case REST_UNARY ->
+                        new ClientSettings(
+                                transport,
+                                target,
+                                0,
+                                0,
+                                0,
+                                arguments.count("connections"),
+                                arguments.seconds("warmup"),
+                                arguments.seconds("duration"));
+                    case GRPC_UNARY ->
+                        new ClientSettings(
+                                transport,
+                                target,
+                                arguments.count("in-flight"),
+                                0,
+                                0,
+                                0,
+                                arguments.seconds("warmup"),
+                                arguments.seconds("duration"));
+                    case GRPC_STREAM ->
+                        new ClientSettings(
+                                transport,
+                                target,
+                                0,
+                                arguments.count("streams"),
+                                arguments.count("messages"),
+                                0,
+                                arguments.seconds("warmup"),
+                                arguments.seconds("duration"));
+                };
         arguments.requireAllRead("the " + id + " client");
         return settings;
     }

@@ -16,13 +16,18 @@ import org.junit.jupiter.params.provider.EnumSource;
 /** The one JSON object a client run prints: the shape run-floor.sh and the lab read. */
 class FloorClientTests {
 
-    private static final Measurement MEASUREMENT = new Measurement(25_000, Duration.ofMillis(2_500),
-        new Latency(150.2504, 900, 2_000.5, 12_345.6785), Duration.ofMillis(1_750), 31_000, 0);
+    private static final Measurement MEASUREMENT = new Measurement(
+            25_000,
+            Duration.ofMillis(2_500),
+            new Latency(150.2504, 900, 2_000.5, 12_345.6785),
+            Duration.ofMillis(1_750),
+            31_000,
+            0);
 
     @Test
     void describesTheRunWithItsResultsAndEverySettingUsed() throws Exception {
-        ClientSettings settings = new ClientSettings(Transport.GRPC_UNARY, "127.0.0.1:6000", 3200, 0, 0, 0,
-            Duration.ofSeconds(3), Duration.ofSeconds(10));
+        ClientSettings settings = new ClientSettings(
+                Transport.GRPC_UNARY, "127.0.0.1:6000", 3200, 0, 0, 0, Duration.ofSeconds(3), Duration.ofSeconds(10));
 
         String text = ShortRuns.client(settings).toJson(MEASUREMENT);
         JsonObject json = JsonParser.parseString(text).getAsJsonObject();
@@ -33,7 +38,7 @@ class FloorClientTests {
         // Decimals rounded to three places, whole numbers written whole.
         assertThat(text).contains("\"calls_per_second\":10000,");
         assertThat(json.get("latency_us").toString())
-            .isEqualTo("{\"p50\":150.25,\"p90\":900,\"p99\":2000.5,\"max\":12345.679}");
+                .isEqualTo("{\"p50\":150.25,\"p90\":900,\"p99\":2000.5,\"max\":12345.679}");
         assertThat(json.get("client_cpu_seconds").getAsDouble()).isEqualTo(1.75);
         assertThat(json.get("answers_checked").getAsLong()).isEqualTo(31_000);
         assertThat(json.get("unanswered_at_end").getAsLong()).isZero();
@@ -53,8 +58,15 @@ class FloorClientTests {
     @CsvSource({"250, 1..250", "1000, 1..1000", "1500, 1..1000"})
     void aStreamRunSaysHowManyMessagesEachStreamSendsAndWhichNumbers(int messagesPerStream, String numbers)
             throws Exception {
-        ClientSettings settings = new ClientSettings(Transport.GRPC_STREAM, "127.0.0.1:6000", 0, 100,
-            messagesPerStream, 0, Duration.ofSeconds(3), Duration.ofSeconds(10));
+        ClientSettings settings = new ClientSettings(
+                Transport.GRPC_STREAM,
+                "127.0.0.1:6000",
+                0,
+                100,
+                messagesPerStream,
+                0,
+                Duration.ofSeconds(3),
+                Duration.ofSeconds(10));
 
         String text = ShortRuns.client(settings).toJson(MEASUREMENT);
         JsonObject used = JsonParser.parseString(text).getAsJsonObject().getAsJsonObject("settings");
@@ -69,11 +81,12 @@ class FloorClientTests {
 
     @Test
     void aRestUnaryRunHasAsManyCallsInFlightAsConnections() {
-        ClientSettings settings = new ClientSettings(Transport.REST_UNARY, "127.0.0.1:6000", 0, 0, 0, 64,
-            Duration.ofSeconds(3), Duration.ofSeconds(10));
+        ClientSettings settings = new ClientSettings(
+                Transport.REST_UNARY, "127.0.0.1:6000", 0, 0, 0, 64, Duration.ofSeconds(3), Duration.ofSeconds(10));
 
-        JsonObject used = JsonParser.parseString(ShortRuns.client(settings).toJson(MEASUREMENT)).getAsJsonObject()
-            .getAsJsonObject("settings");
+        JsonObject used = JsonParser.parseString(ShortRuns.client(settings).toJson(MEASUREMENT))
+                .getAsJsonObject()
+                .getAsJsonObject("settings");
 
         assertThat(used.get("connections").getAsInt()).isEqualTo(64);
         assertThat(used.get("in_flight").getAsInt()).isEqualTo(64);
@@ -85,13 +98,31 @@ class FloorClientTests {
     void everyTransportHasTheSameTopLevelFields(Transport transport) throws Exception {
         ClientSettings settings = ShortRuns.settings(transport, 6000, 4);
 
-        JsonObject json = JsonParser.parseString(ShortRuns.client(settings).toJson(MEASUREMENT)).getAsJsonObject();
+        JsonObject json = JsonParser.parseString(ShortRuns.client(settings).toJson(MEASUREMENT))
+                .getAsJsonObject();
 
-        assertThat(json.keySet()).containsExactly("transport", "settings", "calls", "seconds",
-            "calls_per_second", "latency_us", "client_cpu_seconds", "answers_checked", "unanswered_at_end");
+        assertThat(json.keySet())
+                .containsExactly(
+                        "transport",
+                        "settings",
+                        "calls",
+                        "seconds",
+                        "calls_per_second",
+                        "latency_us",
+                        "client_cpu_seconds",
+                        "answers_checked",
+                        "unanswered_at_end");
         assertThat(json.getAsJsonObject("settings").keySet())
-            .contains("target", "first_answer_timeout_s", "warmup_s", "duration_s", "drain_timeout_s", "numbers",
-                "client", "java", "processors")
-            .containsAnyElementsOf(List.of("in_flight", "streams"));
+                .contains(
+                        "target",
+                        "first_answer_timeout_s",
+                        "warmup_s",
+                        "duration_s",
+                        "drain_timeout_s",
+                        "numbers",
+                        "client",
+                        "java",
+                        "processors")
+                .containsAnyElementsOf(List.of("in_flight", "streams"));
     }
 }

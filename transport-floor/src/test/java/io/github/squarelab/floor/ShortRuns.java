@@ -19,8 +19,7 @@ public final class ShortRuns {
     public static final Duration WARMUP = Duration.ofMillis(200);
     public static final Duration DURATION = Duration.ofSeconds(1);
 
-    private ShortRuns() {
-    }
+    private ShortRuns() {}
 
     /** Short streams, so that a run of about a second has each slot run many streams. */
     public static final int MESSAGES_PER_STREAM = 100;
@@ -36,7 +35,8 @@ public final class ShortRuns {
         return switch (transport) {
             case REST_UNARY -> new ClientSettings(transport, target, 0, 0, 0, window, WARMUP, DURATION);
             case GRPC_UNARY -> new ClientSettings(transport, target, window, 0, 0, 0, WARMUP, DURATION);
-            case GRPC_STREAM -> new ClientSettings(transport, target, 0, window, messagesPerStream, 0, WARMUP, DURATION);
+            case GRPC_STREAM ->
+                new ClientSettings(transport, target, 0, window, messagesPerStream, 0, WARMUP, DURATION);
         };
     }
 
@@ -78,8 +78,13 @@ public final class ShortRuns {
     /** A whole run with a drain timeout of half a second, to see what it gives up. */
     public static Measurement runWithShortDrain(Load load) throws FloorFailure, InterruptedException {
         try (load) {
-            return Run.measure(load, Duration.ofSeconds(30), WARMUP, Duration.ofMillis(300), Duration.ofMillis(500),
-                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+            return Run.measure(
+                    load,
+                    Duration.ofSeconds(30),
+                    WARMUP,
+                    Duration.ofMillis(300),
+                    Duration.ofMillis(500),
+                    new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
         }
     }
 

@@ -43,14 +43,25 @@ class TransportFloorTests {
     @Test
     void aClientRunPrintsOneJsonObjectOnStdoutAndExitsZero() throws Exception {
         try (SquareServer server = new HttpSquareServer("127.0.0.1", 0, Squares::square)) {
-            int status = TransportFloor.run(List.of("client", "rest_unary", "--target", "127.0.0.1:" + server.port(),
-                "--connections", "2", "--warmup", "0.2", "--duration", "0.5"));
+            int status = TransportFloor.run(List.of(
+                    "client",
+                    "rest_unary",
+                    "--target",
+                    "127.0.0.1:" + server.port(),
+                    "--connections",
+                    "2",
+                    "--warmup",
+                    "0.2",
+                    "--duration",
+                    "0.5"));
 
             assertThat(status).isZero();
             assertThat(out.toString(StandardCharsets.UTF_8).lines()).hasSize(1);
-            JsonObject json = JsonParser.parseString(out.toString(StandardCharsets.UTF_8)).getAsJsonObject();
+            JsonObject json =
+                    JsonParser.parseString(out.toString(StandardCharsets.UTF_8)).getAsJsonObject();
             assertThat(json.get("transport").getAsString()).isEqualTo("rest_unary");
-            assertThat(json.getAsJsonObject("settings").get("connections").getAsInt()).isEqualTo(2);
+            assertThat(json.getAsJsonObject("settings").get("connections").getAsInt())
+                    .isEqualTo(2);
             assertThat(json.get("calls").getAsLong()).isPositive();
         }
     }
@@ -58,8 +69,17 @@ class TransportFloorTests {
     @Test
     void aWrongAnswerExitsOneWithTheReasonOnStderrAndNothingOnStdout() throws Exception {
         try (SquareServer server = new GrpcSquareServer("127.0.0.1", 0, ShortRuns::wrongSquare)) {
-            int status = TransportFloor.run(List.of("client", "grpc_unary", "--target", "127.0.0.1:" + server.port(),
-                "--in-flight", "4", "--warmup", "0.2", "--duration", "0.5"));
+            int status = TransportFloor.run(List.of(
+                    "client",
+                    "grpc_unary",
+                    "--target",
+                    "127.0.0.1:" + server.port(),
+                    "--in-flight",
+                    "4",
+                    "--warmup",
+                    "0.2",
+                    "--duration",
+                    "0.5"));
 
             assertThat(status).isEqualTo(1);
             assertThat(out.toString(StandardCharsets.UTF_8)).isEmpty();
@@ -68,66 +88,82 @@ class TransportFloorTests {
     }
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-        "client udp --target h:1 | unknown transport udp",
-        "client grpc-unary --target h:1 --in-flight 8 --warmup 1 --duration 1 | unknown transport grpc-unary",
-        "client rest_unary | --target is required",
-        "client rest_unary --target h:1 --warmup 1 --duration 1 | --connections is required",
-        "client grpc_unary --target h:1 --warmup 1 --duration 1 | --in-flight is required",
-        "client grpc_stream --target h:1 --streams 2 --warmup 1 --duration 1 | --messages is required",
-        "client grpc_stream --target h:1 --messages 2 --warmup 1 --duration 1 | --streams is required",
-        "client rest_unary --target h:1 --connections 2 --duration 1 | --warmup is required",
-        "client rest_unary --target h:1 --connections 2 --warmup 1 | --duration is required",
-        "client rest_unary --target h:1 --connections 2 --in-flight 8 --warmup 1 --duration 1 "
-            + "| the rest_unary client takes no --in-flight",
-        "client grpc_unary --target h:1 --in-flight 8 --connections 2 --warmup 1 --duration 1 "
-            + "| the grpc_unary client takes no --connections",
-        "client grpc_stream --target h:1 --streams 2 --messages 9 --in-flight 8 --warmup 1 --duration 1 "
-            + "| the grpc_stream client takes no --in-flight",
-        "client rest_unary --target h:1 --connections 2 --window 3 --warmup 1 --duration 1 "
-            + "| the rest_unary client takes no --window",
-        "client rest_unary --target h:1 --connections 2 --warmup 1 --duration 10s "
-            + "| --duration must be seconds, such as 10 or 0.5, not 10s",
-        "client rest_unary --target h:1 --connections 2 --warmup 500ms --duration 1 | --warmup must be seconds",
-        "client rest_unary --target h:1 --connections 2 --warmup -1 --duration 1 | --warmup must be seconds",
-        "client rest_unary --target h:1 --connections 2 --warmup 1 --duration 0 | --duration must be more than 0",
-        "client rest_unary --target h:1 --connections 0 --warmup 1 --duration 1 | --connections must be at least 1",
-        "client grpc_stream --target h:1 --streams 2 --messages 0 --warmup 1 --duration 1 "
-            + "| --messages must be at least 1",
-        "client grpc_unary --target h:1 --in-flight eight --warmup 1 --duration 1 "
-            + "| --in-flight must be a whole number, not eight",
-        "client rest_unary --target h:1 --target h:2 | --target given twice",
-        "client rest_unary target h:1 | expected an option such as --target, not target",
-        "server ftp | unknown server ftp",
-        "server grpc --target h:1 | the grpc server takes no --target",
-        "serve grpc | expected 'server' or 'client'"})
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "client udp --target h:1 | unknown transport udp",
+                "client grpc-unary --target h:1 --in-flight 8 --warmup 1 --duration 1 | unknown transport grpc-unary",
+                "client rest_unary | --target is required",
+                "client rest_unary --target h:1 --warmup 1 --duration 1 | --connections is required",
+                "client grpc_unary --target h:1 --warmup 1 --duration 1 | --in-flight is required",
+                "client grpc_stream --target h:1 --streams 2 --warmup 1 --duration 1 | --messages is required",
+                "client grpc_stream --target h:1 --messages 2 --warmup 1 --duration 1 | --streams is required",
+                "client rest_unary --target h:1 --connections 2 --duration 1 | --warmup is required",
+                "client rest_unary --target h:1 --connections 2 --warmup 1 | --duration is required",
+                "client rest_unary --target h:1 --connections 2 --in-flight 8 --warmup 1 --duration 1 "
+                        + "| the rest_unary client takes no --in-flight",
+                "client grpc_unary --target h:1 --in-flight 8 --connections 2 --warmup 1 --duration 1 "
+                        + "| the grpc_unary client takes no --connections",
+                "client grpc_stream --target h:1 --streams 2 --messages 9 --in-flight 8 --warmup 1 --duration 1 "
+                        + "| the grpc_stream client takes no --in-flight",
+                "client rest_unary --target h:1 --connections 2 --window 3 --warmup 1 --duration 1 "
+                        + "| the rest_unary client takes no --window",
+                "client rest_unary --target h:1 --connections 2 --warmup 1 --duration 10s "
+                        + "| --duration must be seconds, such as 10 or 0.5, not 10s",
+                "client rest_unary --target h:1 --connections 2 --warmup 500ms --duration 1 | --warmup must be seconds",
+                "client rest_unary --target h:1 --connections 2 --warmup -1 --duration 1 | --warmup must be seconds",
+                "client rest_unary --target h:1 --connections 2 --warmup 1 --duration 0 | --duration must be more than 0",
+                "client rest_unary --target h:1 --connections 0 --warmup 1 --duration 1 | --connections must be at least 1",
+                "client grpc_stream --target h:1 --streams 2 --messages 0 --warmup 1 --duration 1 "
+                        + "| --messages must be at least 1",
+                "client grpc_unary --target h:1 --in-flight eight --warmup 1 --duration 1 "
+                        + "| --in-flight must be a whole number, not eight",
+                "client rest_unary --target h:1 --target h:2 | --target given twice",
+                "client rest_unary target h:1 | expected an option such as --target, not target",
+                "server ftp | unknown server ftp",
+                "server grpc --target h:1 | the grpc server takes no --target",
+                "serve grpc | expected 'server' or 'client'"
+            })
     void aUsageErrorExitsTwoWithTheReasonAndTheUsage(String args, String reason) throws Exception {
         int status = TransportFloor.run(List.of(args.split(" ")));
 
         assertThat(status).isEqualTo(2);
         assertThat(out.toString(StandardCharsets.UTF_8)).isEmpty();
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("transport-floor: " + reason).contains("usage:");
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("transport-floor: " + reason)
+                .contains("usage:");
     }
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-        "rest_unary --connections 64 | 0 | 0 | 0 | 64",
-        "grpc_unary --in-flight 800 | 800 | 0 | 0 | 0",
-        "grpc_stream --streams 100 --messages 1000 | 0 | 100 | 1000 | 0"})
-    void eachTransportTakesItsOwnLoadOptions(String transportAndLoad, int inFlight, int streams, int messages,
-            int connections) {
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "rest_unary --connections 64 | 0 | 0 | 0 | 64",
+                "grpc_unary --in-flight 800 | 800 | 0 | 0 | 0",
+                "grpc_stream --streams 100 --messages 1000 | 0 | 100 | 1000 | 0"
+            })
+    void eachTransportTakesItsOwnLoadOptions(
+            String transportAndLoad, int inFlight, int streams, int messages, int connections) {
         List<String> args = new ArrayList<>(List.of(transportAndLoad.split(" ")));
         args.addAll(List.of("--target", "127.0.0.1:1", "--warmup", "10", "--duration", "0.5"));
 
-        ClientSettings settings = TransportFloor.clientSettings(args.get(0), Arguments.parse(args.subList(1, args.size())));
+        ClientSettings settings =
+                TransportFloor.clientSettings(args.get(0), Arguments.parse(args.subList(1, args.size())));
 
-        assertThat(settings).isEqualTo(new ClientSettings(Transport.byId(args.get(0)).orElseThrow(), "127.0.0.1:1",
-            inFlight, streams, messages, connections, Duration.ofSeconds(10), Duration.ofMillis(500)));
+        assertThat(settings)
+                .isEqualTo(new ClientSettings(
+                        Transport.byId(args.get(0)).orElseThrow(),
+                        "127.0.0.1:1",
+                        inFlight,
+                        streams,
+                        messages,
+                        connections,
+                        Duration.ofSeconds(10),
+                        Duration.ofMillis(500)));
     }
 
     @ParameterizedTest
-    @CsvSource({"10, 10000000000", "0.5, 500000000", "2, 2000000000", "1.25, 1250000000", "0, 0",
-        "0.0000000015, 2"})
+    @CsvSource({"10, 10000000000", "0.5, 500000000", "2, 2000000000", "1.25, 1250000000", "0, 0", "0.0000000015, 2"})
     void secondsAreADecimalNumber(String text, long nanos) {
         assertThat(Arguments.parse(List.of("--warmup", text)).seconds("warmup")).isEqualTo(Duration.ofNanos(nanos));
     }

@@ -26,11 +26,12 @@ public final class AdmissionBudget {
         }
         this.maxSquares = maxSquares;
         Gauge.builder("aggregator.admission.squares", squares, AtomicLong::get)
-            .description("Squares held by the requests admitted and not finished yet")
-            .register(registry);
+                .description("Squares held by the requests admitted and not finished yet")
+                .register(registry);
         Gauge.builder("aggregator.admission.max.squares", () -> this.maxSquares)
-            .description("The most squares the admitted requests may hold at once (aggregator.admission.max-squares)")
-            .register(registry);
+                .description(
+                        "The most squares the admitted requests may hold at once (aggregator.admission.max-squares)")
+                .register(registry);
     }
 
     /** A quarter of the heap at {@link #BYTES_PER_SQUARE} a square, and no more than {@link #MOST_SQUARES_BY_DEFAULT}. */

@@ -12,7 +12,9 @@ class AdmissionConfiguration {
     @Bean
     AdmissionBudget admissionBudget(AggregatorProperties properties, MeterRegistry registry) {
         long configured = properties.admission().maxSquares();
-        long maxSquares = configured > 0 ? configured : AdmissionBudget.defaultFor(Runtime.getRuntime().maxMemory());
+        long maxSquares = configured > 0
+                ? configured
+                : AdmissionBudget.defaultFor(Runtime.getRuntime().maxMemory());
         return new AdmissionBudget(maxSquares, registry);
     }
 }

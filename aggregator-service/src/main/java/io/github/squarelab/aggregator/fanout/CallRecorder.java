@@ -15,11 +15,9 @@ public interface CallRecorder {
     /** Records nothing: for callers that don't measure. */
     CallRecorder NONE = new CallRecorder() {
         @Override
-        public void started() {
-        }
+        public void started() {}
 
         @Override
-        public void finished(long nanos, boolean success) {
-        }
+        public void finished(long nanos, boolean success) {}
     };
 }

@@ -57,9 +57,9 @@ public class FanoutMetrics {
 
     private static Counter streamMessages(MeterRegistry registry, String direction) {
         return Counter.builder("aggregator.stream.messages")
-            .description("Messages on the gRPC bidi streams to the square service")
-            .tag("direction", direction)
-            .register(registry);
+                .description("Messages on the gRPC bidi streams to the square service")
+                .tag("direction", direction)
+                .register(registry);
     }
 
     /** One request's fan-out: a {@link CallRecorder} for its calls, and {@link #end} for the request. */
@@ -116,9 +116,9 @@ public class FanoutMetrics {
 
         Meters(MeterRegistry registry, Transport transport) {
             shed = Counter.builder("aggregator.admission.shed")
-                .description("Requests shed with 503 and Retry-After because they did not fit the admission budget")
-                .tag("transport", transport.tag())
-                .register(registry);
+                    .description("Requests shed with 503 and Retry-After because they did not fit the admission budget")
+                    .tag("transport", transport.tag())
+                    .register(registry);
             fanoutSuccess = fanout(registry, transport, SUCCESS);
             fanoutError = fanout(registry, transport, ERROR);
             callsSuccess = calls(registry, transport, SUCCESS);
@@ -126,37 +126,37 @@ public class FanoutMetrics {
             callSuccess = latency(registry, transport, SUCCESS);
             callError = latency(registry, transport, ERROR);
             Gauge.builder("aggregator.downstream.inflight", inFlight, AtomicInteger::get)
-                .description("Downstream calls or stream messages sent and not answered yet")
-                .tag("transport", transport.tag())
-                .register(registry);
+                    .description("Downstream calls or stream messages sent and not answered yet")
+                    .tag("transport", transport.tag())
+                    .register(registry);
         }
 
         private static Timer fanout(MeterRegistry registry, Transport transport, String outcome) {
             return Timer.builder("aggregator.fanout")
-                .description("One aggregator request: all of its n downstream squares")
-                .tags("transport", transport.tag(), "outcome", outcome)
-                .publishPercentileHistogram()
-                .minimumExpectedValue(Duration.ofMillis(1))
-                .maximumExpectedValue(Duration.ofSeconds(60))
-                .register(registry);
+                    .description("One aggregator request: all of its n downstream squares")
+                    .tags("transport", transport.tag(), "outcome", outcome)
+                    .publishPercentileHistogram()
+                    .minimumExpectedValue(Duration.ofMillis(1))
+                    .maximumExpectedValue(Duration.ofSeconds(60))
+                    .register(registry);
         }
 
         private static Counter calls(MeterRegistry registry, Transport transport, String outcome) {
             return Counter.builder("aggregator.downstream.calls")
-                .description("Squares requested from the square service, one per call or stream message")
-                .tags("transport", transport.tag(), "outcome", outcome)
-                .register(registry);
+                    .description("Squares requested from the square service, one per call or stream message")
+                    .tags("transport", transport.tag(), "outcome", outcome)
+                    .register(registry);
         }
 
         private static Timer latency(MeterRegistry registry, Transport transport, String outcome) {
             return Timer.builder("aggregator.downstream.latency")
-                .description("One downstream call, or one stream message from send to answer, seen by the client")
-                .tags("transport", transport.tag(), "outcome", outcome)
-                .publishPercentileHistogram()
-                // Loopback calls take tens of microseconds; the default histogram starts at 1 ms.
-                .minimumExpectedValue(Duration.ofNanos(20_000))
-                .maximumExpectedValue(Duration.ofSeconds(30))
-                .register(registry);
+                    .description("One downstream call, or one stream message from send to answer, seen by the client")
+                    .tags("transport", transport.tag(), "outcome", outcome)
+                    .publishPercentileHistogram()
+                    // Loopback calls take tens of microseconds; the default histogram starts at 1 ms.
+                    .minimumExpectedValue(Duration.ofNanos(20_000))
+                    .maximumExpectedValue(Duration.ofSeconds(30))
+                    .register(registry);
         }
     }
 }

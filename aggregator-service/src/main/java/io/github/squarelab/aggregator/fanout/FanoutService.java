@@ -32,8 +32,12 @@ public class FanoutService {
     private final AdmissionBudget admission;
     private final AggregatorProperties properties;
 
-    public FanoutService(List<UnarySquareClient> unaryClients, StreamSquareClient streamClient,
-            FanoutMetrics metrics, AdmissionBudget admission, AggregatorProperties properties) {
+    public FanoutService(
+            List<UnarySquareClient> unaryClients,
+            StreamSquareClient streamClient,
+            FanoutMetrics metrics,
+            AdmissionBudget admission,
+            AggregatorProperties properties) {
         unaryClients.forEach(client -> this.unaryClients.put(client.transport(), client));
         this.streamClient = streamClient;
         this.metrics = metrics;
@@ -53,15 +57,16 @@ public class FanoutService {
             }
             FanoutMetrics.Recording recording = metrics.start(transport);
             return collect(transport, n, recording)
-                // Calls failing at the same moment on two event loops reach flatMapSequential together, which
-                // wraps them in one composite: the first says what went wrong.
-                .onErrorMap(Exceptions::isMultiple, error -> Exceptions.unwrapMultiple(error).get(0))
-                .timeout(properties.deadline(), Mono.error(this::deadlineExceeded))
-                .map(Squares::toJson)
-                .doFinally(signal -> {
-                    admission.release(n);
-                    recording.end(signal == SignalType.ON_COMPLETE);
-                });
+                    // Calls failing at the same moment on two event loops reach flatMapSequential together, which
+                    // wraps them in one composite: the first says what went wrong.
+                    .onErrorMap(Exceptions::isMultiple, error -> Exceptions.unwrapMultiple(error)
+                            .get(0))
+                    .timeout(properties.deadline(), Mono.error(this::deadlineExceeded))
+                    .map(Squares::toJson)
+                    .doFinally(signal -> {
+                        admission.release(n);
+                        recording.end(signal == SignalType.ON_COMPLETE);
+                    });
         });
     }
 
@@ -74,9 +79,9 @@ public class FanoutService {
         }
         UnarySquareClient client = unaryClients.get(transport);
         return Flux.range(1, n)
-            .flatMapSequential(number -> call(client, number, recorder), properties.inFlight(), 1)
-            .collect(() -> new Squares(n), Squares::add)
-            .flatMap(squares -> squares.isComplete() ? Mono.just(squares) : Mono.error(incomplete(squares)));
+                .flatMapSequential(number -> call(client, number, recorder), properties.inFlight(), 1)
+                .collect(() -> new Squares(n), Squares::add)
+                .flatMap(squares -> squares.isComplete() ? Mono.just(squares) : Mono.error(incomplete(squares)));
     }
 
     /**
@@ -96,26 +101,29 @@ public class FanoutService {
                 }
             };
             return client.square(number)
-                .doOnSuccess(square -> finish.accept(square != null))
-                .doOnError(error -> finish.accept(false))
-                .doOnCancel(() -> finish.accept(false));
+                    .doOnSuccess(square -> finish.accept(square != null))
+                    .doOnError(error -> finish.accept(false))
+                    .doOnCancel(() -> finish.accept(false));
         });
     }
 
     private OverloadedException overloaded(int n) {
-        return new OverloadedException("the aggregator is busy: " + n + " more squares do not fit its budget of "
-            + admission.maxSquares() + " squares in flight (aggregator.admission.max-squares); retry later",
-            properties.admission().retryAfter());
+        return new OverloadedException(
+                "the aggregator is busy: " + n + " more squares do not fit its budget of " + admission.maxSquares()
+                        + " squares in flight (aggregator.admission.max-squares); retry later",
+                properties.admission().retryAfter());
     }
 
     private DownstreamException deadlineExceeded() {
-        return new DownstreamException(DownstreamException.Kind.TIMEOUT,
-            "no complete answer from the square service within " + properties.deadline().toMillis()
-                + " ms (aggregator.deadline)");
+        return new DownstreamException(
+                DownstreamException.Kind.TIMEOUT,
+                "no complete answer from the square service within "
+                        + properties.deadline().toMillis() + " ms (aggregator.deadline)");
     }
 
     private static DownstreamException incomplete(Squares squares) {
-        return new DownstreamException(DownstreamException.Kind.BAD_ANSWER,
-            "the square service answered " + squares.size() + " of " + squares.expected() + " squares");
+        return new DownstreamException(
+                DownstreamException.Kind.BAD_ANSWER,
+                "the square service answered " + squares.size() + " of " + squares.expected() + " squares");
     }
 }

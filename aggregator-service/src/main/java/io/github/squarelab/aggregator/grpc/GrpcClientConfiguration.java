@@ -23,27 +23,35 @@ class GrpcClientConfiguration {
      * A unary call that fails UNAVAILABLE (its replica refused, reset or went away) is tried once more,
      * which round_robin sends to another replica; squares are idempotent. A timeout is not retried.
      */
-    private static final Map<String, ?> SERVICE_CONFIG = Map.of("methodConfig", List.of(Map.of(
-        "name", List.of(Map.of("service", "vinsmath.SquareRpc", "method", "findSquareUnary")),
-        "retryPolicy", Map.of(
-            "maxAttempts", 2.0,
-            "initialBackoff", "0.001s",
-            "maxBackoff", "0.001s",
-            "backoffMultiplier", 1.0,
-            "retryableStatusCodes", List.of("UNAVAILABLE")))));
+    private static final Map<String, ?> SERVICE_CONFIG = Map.of(
+            "methodConfig",
+            List.of(Map.of(
+                    "name", List.of(Map.of("service", "vinsmath.SquareRpc", "method", "findSquareUnary")),
+                    "retryPolicy",
+                            Map.of(
+                                    "maxAttempts",
+                                    2.0,
+                                    "initialBackoff",
+                                    "0.001s",
+                                    "maxBackoff",
+                                    "0.001s",
+                                    "backoffMultiplier",
+                                    1.0,
+                                    "retryableStatusCodes",
+                                    List.of("UNAVAILABLE")))));
 
     /** Shut down after the web server has finished its requests, letting calls under way complete. */
     @Bean(destroyMethod = "shutdown")
     ManagedChannel squareGrpcChannel(AggregatorProperties properties) {
         ManagedChannel channel = channelBuilder(properties.grpc().target())
-            // Our callbacks never block (they complete a Mono or send the next message), so they run on the
-            // transport's event loop rather than hopping to grpc-java's default cached thread pool.
-            .directExecutor()
-            .defaultLoadBalancingPolicy("round_robin")
-            .disableServiceConfigLookUp()
-            .defaultServiceConfig(SERVICE_CONFIG)
-            .enableRetry()
-            .build();
+                // Our callbacks never block (they complete a Mono or send the next message), so they run on the
+                // transport's event loop rather than hopping to grpc-java's default cached thread pool.
+                .directExecutor()
+                .defaultLoadBalancingPolicy("round_robin")
+                .disableServiceConfigLookUp()
+                .defaultServiceConfig(SERVICE_CONFIG)
+                .enableRetry()
+                .build();
         // Connect now, so that the first request does not pay for the transport and the connection.
         channel.getState(true);
         return channel;
@@ -57,7 +65,10 @@ class GrpcClientConfiguration {
         if (!target.contains(",")) {
             return Grpc.newChannelBuilder(target.trim(), InsecureChannelCredentials.create());
         }
-        List<String> replicas = Arrays.stream(target.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
+        List<String> replicas = Arrays.stream(target.split(","))
+                .map(String::trim)
+                .filter(s -> !s.isEmpty())
+                .toList();
         ReplicaListNameResolverProvider provider = new ReplicaListNameResolverProvider(replicas);
         NameResolverRegistry registry = new NameResolverRegistry();
         registry.register(provider);

@@ -8,8 +8,7 @@ import java.time.Duration;
 /** The one place where gRPC statuses become the fan-out's failure kinds. */
 final class GrpcFailures {
 
-    private GrpcFailures() {
-    }
+    private GrpcFailures() {}
 
     /**
      * @param target the square service's address, for the message
@@ -19,13 +18,22 @@ final class GrpcFailures {
         Status status = Status.fromThrowable(error);
         String description = status.getDescription() != null ? ": " + status.getDescription() : "";
         return switch (status.getCode()) {
-            case UNAVAILABLE -> new DownstreamException(Kind.UNAVAILABLE,
-                "the gRPC square service at " + target + " is unavailable" + description, error);
-            case DEADLINE_EXCEEDED -> new DownstreamException(Kind.TIMEOUT,
-                "no complete answer from the gRPC square service at " + target + " within "
-                    + deadline.toMillis() + " ms (" + deadlineProperty + ")", error);
-            default -> new DownstreamException(Kind.BAD_ANSWER,
-                "the gRPC square service at " + target + " answered " + status.getCode() + description, error);
+            case UNAVAILABLE ->
+                new DownstreamException(
+                        Kind.UNAVAILABLE,
+                        "the gRPC square service at " + target + " is unavailable" + description,
+                        error);
+            case DEADLINE_EXCEEDED ->
+                new DownstreamException(
+                        Kind.TIMEOUT,
+                        "no complete answer from the gRPC square service at " + target + " within "
+                                + deadline.toMillis() + " ms (" + deadlineProperty + ")",
+                        error);
+            default ->
+                new DownstreamException(
+                        Kind.BAD_ANSWER,
+                        "the gRPC square service at " + target + " answered " + status.getCode() + description,
+                        error);
         };
     }
 

@@ -1,12 +1,12 @@
 package io.github.squarelab.aggregator.grpc;
 
-import io.github.squarelab.stream.SendTimes;
 import io.github.squarelab.aggregator.fanout.CallRecorder;
 import io.github.squarelab.aggregator.fanout.Squares;
 import io.github.squarelab.aggregator.fanout.StreamSquareClient;
 import io.github.squarelab.proto.Input;
 import io.github.squarelab.proto.Output;
 import io.github.squarelab.proto.SquareRpcGrpc;
+import io.github.squarelab.stream.SendTimes;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientCall;
@@ -42,8 +42,8 @@ public class GrpcStreamSquareClient implements StreamSquareClient {
     @Override
     public Mono<Squares> squares(int n, CallRecorder recorder) {
         return Mono.create(sink -> {
-            Exchange exchange = new Exchange(n, recorder, sink,
-                Deadline.after(deadline.toNanos(), TimeUnit.NANOSECONDS));
+            Exchange exchange =
+                    new Exchange(n, recorder, sink, Deadline.after(deadline.toNanos(), TimeUnit.NANOSECONDS));
             sink.onCancel(exchange::cancel);
             exchange.open();
         });
@@ -74,6 +74,7 @@ public class GrpcStreamSquareClient implements StreamSquareClient {
         private boolean resumed;
         /** The sink has been told the outcome; later callbacks are ignored. */
         private boolean finished;
+
         private volatile boolean cancelled;
 
         Exchange(int n, CallRecorder recorder, MonoSink<Squares> sink, Deadline streamDeadline) {
@@ -86,8 +87,8 @@ public class GrpcStreamSquareClient implements StreamSquareClient {
 
         /** Opens a stream that sends the numbers from {@code nextNumber} on. */
         void open() {
-            ClientCall<Input, Output> next = channel.newCall(SquareRpcGrpc.getFindSquareBiStreamMethod(),
-                CallOptions.DEFAULT.withDeadline(streamDeadline));
+            ClientCall<Input, Output> next = channel.newCall(
+                    SquareRpcGrpc.getFindSquareBiStreamMethod(), CallOptions.DEFAULT.withDeadline(streamDeadline));
             call = next;
             ClientCalls.asyncBidiStreamingCall(next, new Leg());
             if (cancelled) {
@@ -173,8 +174,8 @@ public class GrpcStreamSquareClient implements StreamSquareClient {
             if (squares.isComplete()) {
                 succeed();
             } else {
-                fail(GrpcFailures.badAnswer(target, "only " + squares.size() + " of " + n
-                    + " squares before ending the stream"));
+                fail(GrpcFailures.badAnswer(
+                        target, "only " + squares.size() + " of " + n + " squares before ending the stream"));
             }
         }
 

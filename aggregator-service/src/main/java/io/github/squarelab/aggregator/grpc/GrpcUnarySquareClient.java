@@ -38,15 +38,16 @@ public class GrpcUnarySquareClient implements UnarySquareClient {
     @Override
     public Mono<Long> square(int number) {
         return Mono.create(sink -> {
-            ClientCall<Input, Output> call = channel.newCall(SquareRpcGrpc.getFindSquareUnaryMethod(),
-                CallOptions.DEFAULT.withDeadlineAfter(callDeadline.toNanos(), TimeUnit.NANOSECONDS));
+            ClientCall<Input, Output> call = channel.newCall(
+                    SquareRpcGrpc.getFindSquareUnaryMethod(),
+                    CallOptions.DEFAULT.withDeadlineAfter(callDeadline.toNanos(), TimeUnit.NANOSECONDS));
             AtomicBoolean cancelled = new AtomicBoolean();
             sink.onCancel(() -> {
                 cancelled.set(true);
                 call.cancel("the fan-out no longer needs this square", null);
             });
-            ClientCalls.asyncUnaryCall(call, Input.newBuilder().setNumber(number).build(),
-                new Answer(number, sink, cancelled));
+            ClientCalls.asyncUnaryCall(
+                    call, Input.newBuilder().setNumber(number).build(), new Answer(number, sink, cancelled));
         });
     }
 
@@ -66,8 +67,8 @@ public class GrpcUnarySquareClient implements UnarySquareClient {
         @Override
         public void onNext(Output output) {
             if (output.getNumber() != number) {
-                sink.error(GrpcFailures.badAnswer(target, "number " + output.getNumber() + " where "
-                    + number + " was asked"));
+                sink.error(GrpcFailures.badAnswer(
+                        target, "number " + output.getNumber() + " where " + number + " was asked"));
             } else {
                 sink.success(output.getResult());
             }

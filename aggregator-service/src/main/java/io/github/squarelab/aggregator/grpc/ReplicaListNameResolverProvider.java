@@ -59,6 +59,7 @@ final class ReplicaListNameResolverProvider extends NameResolverProvider {
 
         /** Host names resolve with blocking lookups, which must not run on the channel's own threads. */
         private final Executor offload;
+
         private Listener2 listener;
 
         Resolver(Executor offload) {
@@ -84,8 +85,7 @@ final class ReplicaListNameResolverProvider extends NameResolverProvider {
         }
 
         @Override
-        public void shutdown() {
-        }
+        public void shutdown() {}
 
         private void resolve(Listener2 target) {
             List<EquivalentAddressGroup> addresses = new ArrayList<>(replicas.size());
@@ -99,7 +99,8 @@ final class ReplicaListNameResolverProvider extends NameResolverProvider {
             if (addresses.isEmpty()) {
                 target.onError(Status.UNAVAILABLE.withDescription("none of " + replicas + " resolves to an address"));
             } else {
-                target.onResult(ResolutionResult.newBuilder().setAddresses(addresses).build());
+                target.onResult(
+                        ResolutionResult.newBuilder().setAddresses(addresses).build());
             }
         }
     }

@@ -24,12 +24,12 @@ class RestClientConfiguration {
         List<RestReplicas.Replica> replicas = new ArrayList<>(baseUrls.size());
         for (int i = 0; i < baseUrls.size(); i++) {
             String baseUrl = baseUrls.get(i).toString();
-            ConnectionProvider connections = connections(baseUrls.size() == 1 ? "square-rest" : "square-rest-" + (i + 1),
-                properties);
+            ConnectionProvider connections =
+                    connections(baseUrls.size() == 1 ? "square-rest" : "square-rest-" + (i + 1), properties);
             HttpClient http = HttpClient.create(connections)
-                .baseUrl(baseUrl)
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) CONNECT_TIMEOUT.toMillis())
-                .responseTimeout(properties.callDeadline());
+                    .baseUrl(baseUrl)
+                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) CONNECT_TIMEOUT.toMillis())
+                    .responseTimeout(properties.callDeadline());
             replicas.add(new RestReplicas.Replica(baseUrl, connections, http));
         }
         // Load the event loops, native transport and resolver now, not on the first request's clock.
@@ -44,12 +44,12 @@ class RestClientConfiguration {
 
     private static ConnectionProvider connections(String name, AggregatorProperties properties) {
         return ConnectionProvider.builder(name)
-            .maxConnections(properties.rest().maxConnections())
-            // Waiting calls are bounded by (concurrent requests x aggregator.in-flight), so the queue
-            // needs no limit of its own; each waits at most one call deadline.
-            .pendingAcquireMaxCount(-1)
-            .pendingAcquireTimeout(properties.callDeadline())
-            .maxIdleTime(Duration.ofSeconds(30))
-            .build();
+                .maxConnections(properties.rest().maxConnections())
+                // Waiting calls are bounded by (concurrent requests x aggregator.in-flight), so the queue
+                // needs no limit of its own; each waits at most one call deadline.
+                .pendingAcquireMaxCount(-1)
+                .pendingAcquireTimeout(properties.callDeadline())
+                .maxIdleTime(Duration.ofSeconds(30))
+                .build();
     }
 }

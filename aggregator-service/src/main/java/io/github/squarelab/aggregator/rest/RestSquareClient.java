@@ -46,38 +46,43 @@ public class RestSquareClient implements UnarySquareClient {
         return Mono.defer(() -> {
             long start = System.nanoTime();
             RestReplicas.Replica first = replicas.next();
-            return attempt(first, number, null)
-                .onErrorResume(RestSquareClient::isUnavailable, error -> {
-                    replicas.failed(first);
-                    RestReplicas.Replica other = replicas.nextOtherThan(first);
-                    Duration left = callDeadline.minusNanos(System.nanoTime() - start);
-                    return left.isNegative() || left.isZero() ? Mono.error(error)
+            return attempt(first, number, null).onErrorResume(RestSquareClient::isUnavailable, error -> {
+                replicas.failed(first);
+                RestReplicas.Replica other = replicas.nextOtherThan(first);
+                Duration left = callDeadline.minusNanos(System.nanoTime() - start);
+                return left.isNegative() || left.isZero()
+                        ? Mono.error(error)
                         : attempt(other, number, left)
-                            .doOnError(RestSquareClient::isUnavailable, retryError -> replicas.failed(other));
-                });
+                                .doOnError(RestSquareClient::isUnavailable, retryError -> replicas.failed(other));
+            });
         });
     }
 
     /** One call to one replica; {@code budget}, if given, is what is left of the call's deadline. */
     private Mono<Long> attempt(RestReplicas.Replica replica, int number, Duration budget) {
-        Mono<Long> call = replica.http().get()
-            .uri(PATH + number)
-            .responseSingle((response, body) -> {
-                HttpResponseStatus status = response.status();
-                if (status.equals(HttpResponseStatus.OK)) {
-                    return body.asString();
-                }
-                return Mono.error(status.equals(HttpResponseStatus.SERVICE_UNAVAILABLE)
-                    ? new DownstreamException(Kind.UNAVAILABLE, "the REST square service at " + replica.baseUrl()
-                        + " is unavailable: it answered HTTP 503 for number " + number)
-                    : badAnswer(replica, number, "HTTP " + status.code(), null));
-            })
-            .switchIfEmpty(Mono.error(() -> badAnswer(replica, number, "an empty body", null)))
-            .map(body -> parse(replica, number, body));
+        Mono<Long> call = replica.http()
+                .get()
+                .uri(PATH + number)
+                .responseSingle((response, body) -> {
+                    HttpResponseStatus status = response.status();
+                    if (status.equals(HttpResponseStatus.OK)) {
+                        return body.asString();
+                    }
+                    return Mono.error(
+                            status.equals(HttpResponseStatus.SERVICE_UNAVAILABLE)
+                                    ? new DownstreamException(
+                                            Kind.UNAVAILABLE,
+                                            "the REST square service at " + replica.baseUrl()
+                                                    + " is unavailable: it answered HTTP 503 for number " + number)
+                                    : badAnswer(replica, number, "HTTP " + status.code(), null));
+                })
+                .switchIfEmpty(Mono.error(() -> badAnswer(replica, number, "an empty body", null)))
+                .map(body -> parse(replica, number, body));
         if (budget != null) {
             call = call.timeout(budget);
         }
-        return call.onErrorMap(error -> !(error instanceof DownstreamException), error -> translate(replica, number, error));
+        return call.onErrorMap(
+                error -> !(error instanceof DownstreamException), error -> translate(replica, number, error));
     }
 
     private static boolean isUnavailable(Throwable error) {
@@ -94,13 +99,18 @@ public class RestSquareClient implements UnarySquareClient {
 
     private DownstreamException translate(RestReplicas.Replica replica, int number, Throwable error) {
         if (isTimeout(error)) {
-            return new DownstreamException(Kind.TIMEOUT, "no answer from the REST square service at "
-                + replica.baseUrl() + " for number " + number + " within " + callDeadline.toMillis()
-                + " ms (aggregator.call-deadline)", error);
+            return new DownstreamException(
+                    Kind.TIMEOUT,
+                    "no answer from the REST square service at "
+                            + replica.baseUrl() + " for number " + number + " within " + callDeadline.toMillis()
+                            + " ms (aggregator.call-deadline)",
+                    error);
         }
         // Refused, reset or closed before the answer: the replica is down or going away.
-        return new DownstreamException(Kind.UNAVAILABLE, "the REST square service at " + replica.baseUrl()
-            + " is unreachable: " + rootMessage(error), error);
+        return new DownstreamException(
+                Kind.UNAVAILABLE,
+                "the REST square service at " + replica.baseUrl() + " is unreachable: " + rootMessage(error),
+                error);
     }
 
     private static boolean isTimeout(Throwable error) {
@@ -113,9 +123,12 @@ public class RestSquareClient implements UnarySquareClient {
         return false;
     }
 
-    private static DownstreamException badAnswer(RestReplicas.Replica replica, int number, String what, Throwable cause) {
-        return new DownstreamException(Kind.BAD_ANSWER, "the REST square service at " + replica.baseUrl()
-            + " answered " + what + " for number " + number, cause);
+    private static DownstreamException badAnswer(
+            RestReplicas.Replica replica, int number, String what, Throwable cause) {
+        return new DownstreamException(
+                Kind.BAD_ANSWER,
+                "the REST square service at " + replica.baseUrl() + " answered " + what + " for number " + number,
+                cause);
     }
 
     private static String rootMessage(Throwable error) {

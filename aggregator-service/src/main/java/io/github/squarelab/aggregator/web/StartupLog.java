@@ -23,11 +23,16 @@ class StartupLog {
     @EventListener
     void onWebServerStarted(WebServerInitializedEvent event) {
         int port = event.getWebServer().getPort();
-        log.info("aggregator-service listening: GET http://localhost:{}/{rest/unary,grpc/unary,grpc/stream}/{n}"
-                + " -> REST square service {}, gRPC square service {} (round robin over replicas); {} calls in flight per request,"
-                + " n up to {}, deadline {} ms per request and {} ms per call",
-            port, properties.rest().baseUrl().stream().map(Object::toString).collect(Collectors.joining(",")),
-            properties.grpc().target(), properties.inFlight(),
-            properties.maxN(), properties.deadline().toMillis(), properties.callDeadline().toMillis());
+        log.info(
+                "aggregator-service listening: GET http://localhost:{}/{rest/unary,grpc/unary,grpc/stream}/{n}"
+                        + " -> REST square service {}, gRPC square service {} (round robin over replicas); {} calls in flight per request,"
+                        + " n up to {}, deadline {} ms per request and {} ms per call",
+                port,
+                properties.rest().baseUrl().stream().map(Object::toString).collect(Collectors.joining(",")),
+                properties.grpc().target(),
+                properties.inFlight(),
+                properties.maxN(),
+                properties.deadline().toMillis(),
+                properties.callDeadline().toMillis());
     }
 }

@@ -76,20 +76,24 @@ class AdmissionBudgetTests {
         assertThat(AdmissionBudget.defaultFor(64L << 20)).isEqualTo(65_536);
         assertThat(AdmissionBudget.defaultFor(128L << 20)).isEqualTo(131_072);
         assertThat(AdmissionBudget.defaultFor(8L << 30)).isEqualTo(131_072);
-        assertThat(registry.get("aggregator.admission.max.squares").gauge().value()).isEqualTo(1000);
+        assertThat(registry.get("aggregator.admission.max.squares").gauge().value())
+                .isEqualTo(1000);
     }
 
     @Test
     void aBudgetBelowOneSquareIsRefused() {
         assertThatThrownBy(() -> new AdmissionBudget(0, registry))
-            .isInstanceOf(IllegalArgumentException.class)
-            .hasMessage("the admission budget must be at least 1 square, got 0");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("the admission budget must be at least 1 square, got 0");
     }
 
     @Test
     void retryAfterIsInWholeSecondsRoundedUpAndAtLeastOne() {
-        assertThat(new OverloadedException("busy", Duration.ofMillis(1500)).retryAfterSeconds()).isEqualTo(2);
-        assertThat(new OverloadedException("busy", Duration.ZERO).retryAfterSeconds()).isEqualTo(1);
-        assertThat(new OverloadedException("busy", Duration.ofSeconds(3)).retryAfterSeconds()).isEqualTo(3);
+        assertThat(new OverloadedException("busy", Duration.ofMillis(1500)).retryAfterSeconds())
+                .isEqualTo(2);
+        assertThat(new OverloadedException("busy", Duration.ZERO).retryAfterSeconds())
+                .isEqualTo(1);
+        assertThat(new OverloadedException("busy", Duration.ofSeconds(3)).retryAfterSeconds())
+                .isEqualTo(3);
     }
 }

@@ -36,6 +36,7 @@ class AggregatorEndToEndTests {
 
     /** Long enough that a busy machine never mistakes slowness for a hang; 503s must come in well under it. */
     private static final Duration CALL_DEADLINE = Duration.ofSeconds(8);
+
     private static final String[] PATHS = {"rest/unary", "grpc/unary", "grpc/stream"};
 
     private static ServiceProcess rest;
@@ -84,8 +85,10 @@ class AggregatorEndToEndTests {
         HttpResponse<String> ten = get(path + "/10");
         assertThat(ten.statusCode()).isEqualTo(200);
         assertThat(ten.headers().firstValue("Content-Type")).hasValue("application/json");
-        assertThat(ten.body()).isEqualTo(IntStream.rangeClosed(1, 10)
-            .mapToObj(i -> "{\"" + i + "\":" + (long) i * i + "}").collect(Collectors.joining(",", "[", "]")));
+        assertThat(ten.body())
+                .isEqualTo(IntStream.rangeClosed(1, 10)
+                        .mapToObj(i -> "{\"" + i + "\":" + (long) i * i + "}")
+                        .collect(Collectors.joining(",", "[", "]")));
 
         assertThat(get(path + "/0").body()).isEqualTo("[]");
     }
@@ -112,8 +115,9 @@ class AggregatorEndToEndTests {
             HttpResponse<String> response = get(path + "/10");
             assertThat(response.statusCode()).as(path).isEqualTo(503);
             assertThat(response.headers().firstValue("Content-Type")).hasValue("application/problem+json");
-            assertThat(json.readTree(response.body()).get("detail").asText()).as(path)
-                .containsAnyOf("is unreachable", "is unavailable");
+            assertThat(json.readTree(response.body()).get("detail").asText())
+                    .as(path)
+                    .containsAnyOf("is unreachable", "is unavailable");
             assertThat(elapsedSince(start)).as(path + " fails fast").isLessThan(CALL_DEADLINE.dividedBy(2));
         }
 
@@ -143,7 +147,8 @@ class AggregatorEndToEndTests {
         HttpResponse<String> response = get(path + "/5");
 
         assertThat(response.statusCode()).isEqualTo(504);
-        assertThat(json.readTree(response.body()).get("detail").asText()).contains("within 8000 ms (aggregator.call-deadline)");
+        assertThat(json.readTree(response.body()).get("detail").asText())
+                .contains("within 8000 ms (aggregator.call-deadline)");
         assertThat(elapsedSince(start)).isBetween(CALL_DEADLINE, CALL_DEADLINE.plusSeconds(3));
     }
 
@@ -157,16 +162,19 @@ class AggregatorEndToEndTests {
 
         for (String transport : new String[] {"rest_unary", "grpc_unary", "grpc_stream"}) {
             assertThat(metrics)
-                .containsPattern("aggregator_fanout_seconds_bucket\\{application=\"aggregator-service\",outcome=\"success\","
-                    + "transport=\"" + transport + "\",le=\"[^\"]+\"} [1-9]")
-                .containsPattern("aggregator_downstream_calls_total\\{application=\"aggregator-service\","
-                    + "outcome=\"success\",transport=\"" + transport + "\"} [1-9]")
-                .containsPattern("aggregator_downstream_latency_seconds_count\\{application=\"aggregator-service\","
-                    + "outcome=\"success\",transport=\"" + transport + "\"} [1-9]")
-                .contains("aggregator_downstream_inflight{application=\"aggregator-service\",transport=\"" + transport + "\"} 0");
+                    .containsPattern(
+                            "aggregator_fanout_seconds_bucket\\{application=\"aggregator-service\",outcome=\"success\","
+                                    + "transport=\"" + transport + "\",le=\"[^\"]+\"} [1-9]")
+                    .containsPattern("aggregator_downstream_calls_total\\{application=\"aggregator-service\","
+                            + "outcome=\"success\",transport=\"" + transport + "\"} [1-9]")
+                    .containsPattern("aggregator_downstream_latency_seconds_count\\{application=\"aggregator-service\","
+                            + "outcome=\"success\",transport=\"" + transport + "\"} [1-9]")
+                    .contains("aggregator_downstream_inflight{application=\"aggregator-service\",transport=\""
+                            + transport + "\"} 0");
         }
-        assertThat(metrics).containsPattern("aggregator_stream_messages_total\\{application=\"aggregator-service\","
-            + "direction=\"received\"} [1-9]");
+        assertThat(metrics)
+                .containsPattern("aggregator_stream_messages_total\\{application=\"aggregator-service\","
+                        + "direction=\"received\"} [1-9]");
     }
 
     @Test
@@ -174,8 +182,10 @@ class AggregatorEndToEndTests {
         HttpResponse<String> info = get("actuator/info");
 
         assertThat(info.statusCode()).isEqualTo(200);
-        assertThat(info.body()).isEqualTo("{\"aggregator\":{\"in-flight\":8,\"rest-max-connections\":64,"
-            + "\"deadline-ms\":120000,\"call-deadline-ms\":" + CALL_DEADLINE.toMillis() + ",\"max-n\":100000}}");
+        assertThat(info.body())
+                .isEqualTo("{\"aggregator\":{\"in-flight\":8,\"rest-max-connections\":64,"
+                        + "\"deadline-ms\":120000,\"call-deadline-ms\":" + CALL_DEADLINE.toMillis()
+                        + ",\"max-n\":100000}}");
     }
 
     /** The services are healthy: within a few seconds every path must answer again, without a restart. */
@@ -195,7 +205,8 @@ class AggregatorEndToEndTests {
 
     private CompletableFuture<HttpResponse<String>> getAsync(String path) {
         HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/" + path))
-            .timeout(Duration.ofSeconds(60)).build();
+                .timeout(Duration.ofSeconds(60))
+                .build();
         return http.sendAsync(request, HttpResponse.BodyHandlers.ofString());
     }
 

@@ -32,8 +32,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class OverloadEndToEndTests {
 
-    private static final List<String> LAB_JVM_OPTIONS = List.of("-XX:+UseSerialGC", "-Xms128m", "-Xmx128m",
-        "-Xss512k", "-XX:+ExitOnOutOfMemoryError");
+    private static final List<String> LAB_JVM_OPTIONS =
+            List.of("-XX:+UseSerialGC", "-Xms128m", "-Xmx128m", "-Xss512k", "-XX:+ExitOnOutOfMemoryError");
     private static final int CLIENTS = 200;
     private static final int N = 20_000;
     private static final Duration LOAD = Duration.ofSeconds(8);
@@ -42,16 +42,22 @@ class OverloadEndToEndTests {
     private static ServiceProcess grpc;
     private static ServiceProcess aggregator;
 
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-        .executor(Executors.newFixedThreadPool(4)).build();
+    private final HttpClient http = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .executor(Executors.newFixedThreadPool(4))
+            .build();
     private final ObjectMapper json = new ObjectMapper();
 
     @BeforeAll
     static void startServices() throws Exception {
         rest = ServiceProcess.rest().start();
         grpc = ServiceProcess.grpc().start();
-        aggregator = ServiceProcess.aggregator(LAB_JVM_OPTIONS, "--aggregator.rest.base-url=" + rest.baseUrl(),
-            "--aggregator.grpc.target=" + grpc.grpcTarget(), "--aggregator.deadline=60s").start();
+        aggregator = ServiceProcess.aggregator(
+                        LAB_JVM_OPTIONS,
+                        "--aggregator.rest.base-url=" + rest.baseUrl(),
+                        "--aggregator.grpc.target=" + grpc.grpcTarget(),
+                        "--aggregator.deadline=60s")
+                .start();
     }
 
     @AfterAll
@@ -66,8 +72,9 @@ class OverloadEndToEndTests {
     @ParameterizedTest
     @ValueSource(strings = {"grpc/stream", "grpc/unary", "rest/unary"})
     void moreWorkThanFitsIsShedWithRetryAfterWhileAdmittedWorkAnswersCorrectly(String path) throws Exception {
-        String expected = IntStream.rangeClosed(1, N).mapToObj(i -> "{\"" + i + "\":" + (long) i * i + "}")
-            .collect(Collectors.joining(",", "[", "]"));
+        String expected = IntStream.rangeClosed(1, N)
+                .mapToObj(i -> "{\"" + i + "\":" + (long) i * i + "}")
+                .collect(Collectors.joining(",", "[", "]"));
         AtomicInteger correct = new AtomicInteger();
         AtomicInteger shed = new AtomicInteger();
         Map<String, Integer> unexpected = new ConcurrentHashMap<>();
@@ -84,7 +91,10 @@ class OverloadEndToEndTests {
                             correct.incrementAndGet();
                         } else if (isShed(response)) {
                             shed.incrementAndGet();
-                            Thread.sleep(1000L * Long.parseLong(response.headers().firstValue("Retry-After").get()));
+                            Thread.sleep(1000L
+                                    * Long.parseLong(response.headers()
+                                            .firstValue("Retry-After")
+                                            .get()));
                         } else {
                             unexpected.merge("HTTP " + response.statusCode() + " " + response.body(), 1, Integer::sum);
                         }
@@ -108,7 +118,8 @@ class OverloadEndToEndTests {
             }
         });
         clients.shutdown();
-        assertThat(clients.awaitTermination(LOAD.toSeconds() + 90, TimeUnit.SECONDS)).isTrue();
+        assertThat(clients.awaitTermination(LOAD.toSeconds() + 90, TimeUnit.SECONDS))
+                .isTrue();
 
         assertThat(unexpected).as("answers other than the squares or a shed").isEmpty();
         assertThat(healthFailures).as("health while overloaded").isEmpty();
@@ -117,21 +128,24 @@ class OverloadEndToEndTests {
         assertThat(aggregator.isAlive()).isTrue();
         assertThat(aggregator.log()).doesNotContain("OutOfMemoryError");
         assertThat(get("actuator/prometheus").body())
-            .containsPattern("aggregator_admission_shed_total\\{application=\"aggregator-service\",transport=\""
-                + path.replace('/', '_') + "\"} [1-9]");
+                .containsPattern("aggregator_admission_shed_total\\{application=\"aggregator-service\",transport=\""
+                        + path.replace('/', '_') + "\"} [1-9]");
     }
 
     private boolean isShed(HttpResponse<String> response) throws Exception {
         return response.statusCode() == 503
-            && response.headers().firstValue("Retry-After").equals(Optional.of("1"))
-            && response.headers().firstValue("Content-Type").equals(Optional.of("application/problem+json"))
-            && json.readTree(response.body()).get("detail").asText().startsWith("the aggregator is busy: " + N
-                + " more squares do not fit its budget of ");
+                && response.headers().firstValue("Retry-After").equals(Optional.of("1"))
+                && response.headers().firstValue("Content-Type").equals(Optional.of("application/problem+json"))
+                && json.readTree(response.body())
+                        .get("detail")
+                        .asText()
+                        .startsWith("the aggregator is busy: " + N + " more squares do not fit its budget of ");
     }
 
     private HttpResponse<String> get(String path) throws Exception {
         HttpRequest request = HttpRequest.newBuilder(URI.create(aggregator.baseUrl() + "/" + path))
-            .timeout(Duration.ofSeconds(90)).build();
+                .timeout(Duration.ofSeconds(90))
+                .build();
         return http.send(request, HttpResponse.BodyHandlers.ofString());
     }
 }

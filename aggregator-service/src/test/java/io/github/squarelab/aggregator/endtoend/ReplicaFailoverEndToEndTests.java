@@ -44,10 +44,11 @@ class ReplicaFailoverEndToEndTests {
     private static final Duration THINK_TIME = Duration.ofMillis(50);
     /** From a replica's health being UP to its serving the aggregator's calls. */
     private static final Duration BACK_IN_USE = Duration.ofSeconds(5);
-    private static final Pattern REST_CALLS =
-        Pattern.compile("(?m)^http_server_requests_seconds_count\\{[^}]*uri=\"/rest/square/unary/\\{number}\"[^}]*} (\\S+)$");
+
+    private static final Pattern REST_CALLS = Pattern.compile(
+            "(?m)^http_server_requests_seconds_count\\{[^}]*uri=\"/rest/square/unary/\\{number}\"[^}]*} (\\S+)$");
     private static final Pattern GRPC_MESSAGES =
-        Pattern.compile("(?m)^grpc_server_requests_received_messages_total\\{[^}]*} (\\S+)$");
+            Pattern.compile("(?m)^grpc_server_requests_received_messages_total\\{[^}]*} (\\S+)$");
 
     private static ServiceProcess restA;
     private static ServiceProcess restB;
@@ -101,7 +102,9 @@ class ReplicaFailoverEndToEndTests {
 
             load.stop();
             load.report("kill one replica of each", backInUse);
-            assertThat(load.failures).as("requests that did not answer 200 with the right squares").isEmpty();
+            assertThat(load.failures)
+                    .as("requests that did not answer 200 with the right squares")
+                    .isEmpty();
         }
     }
 
@@ -113,7 +116,8 @@ class ReplicaFailoverEndToEndTests {
 
             long slowestBackInUse = 0;
             for (List<ServiceProcess> replica : List.of(List.of(restA, grpcA), List.of(restB, grpcB))) {
-                CompletableFuture.allOf(async(replica.get(0)::stop), async(replica.get(1)::stop)).join();
+                CompletableFuture.allOf(async(replica.get(0)::stop), async(replica.get(1)::stop))
+                        .join();
                 load.awaitAnswers(3);
                 slowestBackInUse = Math.max(slowestBackInUse, startAndAwaitInUse(replica.get(0), replica.get(1)));
                 load.awaitAnswers(3);
@@ -121,7 +125,9 @@ class ReplicaFailoverEndToEndTests {
 
             load.stop();
             load.report("rolling restart", slowestBackInUse);
-            assertThat(load.failures).as("requests that did not answer 200 with the right squares").isEmpty();
+            assertThat(load.failures)
+                    .as("requests that did not answer 200 with the right squares")
+                    .isEmpty();
         }
     }
 
@@ -136,7 +142,8 @@ class ReplicaFailoverEndToEndTests {
         boolean grpcInUse = false;
         while (!(restInUse && grpcInUse)) {
             assertThat(Duration.ofNanos(System.nanoTime() - start))
-                .as("restarted replicas in use again (REST %s, gRPC %s)", restInUse, grpcInUse).isLessThan(BACK_IN_USE);
+                    .as("restarted replicas in use again (REST %s, gRPC %s)", restInUse, grpcInUse)
+                    .isLessThan(BACK_IN_USE);
             Thread.sleep(100);
             restInUse = restInUse || sum(REST_CALLS, rest.prometheus()) > 0;
             grpcInUse = grpcInUse || sum(GRPC_MESSAGES, grpc.prometheus()) > 0;
@@ -154,7 +161,7 @@ class ReplicaFailoverEndToEndTests {
 
     private static void startAll() {
         CompletableFuture.allOf(async(restA::start), async(restB::start), async(grpcA::start), async(grpcB::start))
-            .join();
+                .join();
     }
 
     private interface Action {
@@ -179,7 +186,8 @@ class ReplicaFailoverEndToEndTests {
         final List<String> failures = new CopyOnWriteArrayList<>();
         private final Map<String, AtomicInteger> answered = new ConcurrentHashMap<>();
         private final Map<Integer, String> expected = new ConcurrentHashMap<>();
-        private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        private final HttpClient http =
+                HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
         private final AtomicBoolean running = new AtomicBoolean(true);
         private final List<Thread> threads = new ArrayList<>();
 
@@ -196,8 +204,10 @@ class ReplicaFailoverEndToEndTests {
         private void run(int port, String path) {
             for (int i = 0; running.get(); i++) {
                 int n = SIZES[i % SIZES.length];
-                HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/" + path + "/" + n))
-                    .timeout(Duration.ofSeconds(90)).build();
+                HttpRequest request = HttpRequest.newBuilder(
+                                URI.create("http://127.0.0.1:" + port + "/" + path + "/" + n))
+                        .timeout(Duration.ofSeconds(90))
+                        .build();
                 try {
                     HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
                     if (response.statusCode() == 200 && response.body().equals(squares(n))) {
@@ -205,7 +215,7 @@ class ReplicaFailoverEndToEndTests {
                     } else {
                         String body = response.body();
                         failures.add(path + "/" + n + " answered " + response.statusCode() + ": "
-                            + (body.length() > 300 ? body.substring(0, 300) + "..." : body));
+                                + (body.length() > 300 ? body.substring(0, 300) + "..." : body));
                     }
                     Thread.sleep(THINK_TIME.toMillis());
                 } catch (Exception e) {
@@ -216,26 +226,31 @@ class ReplicaFailoverEndToEndTests {
 
         private String squares(int n) {
             return expected.computeIfAbsent(n, size -> IntStream.rangeClosed(1, size)
-                .mapToObj(i -> "{\"" + i + "\":" + (long) i * i + "}").collect(Collectors.joining(",", "[", "]")));
+                    .mapToObj(i -> "{\"" + i + "\":" + (long) i * i + "}")
+                    .collect(Collectors.joining(",", "[", "]")));
         }
 
         /** Waits until every path has answered {@code more} requests more, proving the load runs on. */
         void awaitAnswers(int more) throws InterruptedException {
             Map<String, Integer> target = answered.entrySet().stream()
-                .collect(Collectors.toMap(Map.Entry::getKey, entry -> entry.getValue().get() + more));
+                    .collect(Collectors.toMap(
+                            Map.Entry::getKey, entry -> entry.getValue().get() + more));
             long start = System.nanoTime();
-            while (target.entrySet().stream().anyMatch(entry -> answered.get(entry.getKey()).get() < entry.getValue())) {
+            while (target.entrySet().stream()
+                    .anyMatch(entry -> answered.get(entry.getKey()).get() < entry.getValue())) {
                 assertThat(Duration.ofNanos(System.nanoTime() - start))
-                    .as("every path answering under load; failures so far: %s", failures).isLessThan(PROGRESS);
+                        .as("every path answering under load; failures so far: %s", failures)
+                        .isLessThan(PROGRESS);
                 Thread.sleep(20);
             }
         }
 
         /** One line of figures for the README's failover table: answers and failures per path. */
         void report(String scenario, long backInUseMillis) {
-            System.out.printf("failover figures, %s: %s answered correctly, %d failed; replicas back in use %d ms"
-                + " after their health said UP%n", scenario, new TreeMap<>(answered), failures.size(),
-                backInUseMillis);
+            System.out.printf(
+                    "failover figures, %s: %s answered correctly, %d failed; replicas back in use %d ms"
+                            + " after their health said UP%n",
+                    scenario, new TreeMap<>(answered), failures.size(), backInUseMillis);
         }
 
         /** Lets each client finish its request under way, then stops. */

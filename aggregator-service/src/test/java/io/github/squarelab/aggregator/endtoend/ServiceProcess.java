@@ -22,7 +22,8 @@ import java.util.concurrent.TimeUnit;
 final class ServiceProcess implements AutoCloseable {
 
     private static final Duration STARTUP = Duration.ofSeconds(90);
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
 
     private final String name;
     private final String logName;
@@ -35,8 +36,13 @@ final class ServiceProcess implements AutoCloseable {
         this(name, replica, List.of("-Xmx128m", "-XX:TieredStopAtLevel=1"), arguments, healthPort, servicePort);
     }
 
-    private ServiceProcess(String name, String replica, List<String> jvmOptions, List<String> arguments,
-            int healthPort, int servicePort) {
+    private ServiceProcess(
+            String name,
+            String replica,
+            List<String> jvmOptions,
+            List<String> arguments,
+            int healthPort,
+            int servicePort) {
         this.name = name;
         this.logName = replica.isEmpty() ? name : name + "-" + replica;
         this.healthPort = healthPort;
@@ -72,8 +78,12 @@ final class ServiceProcess implements AutoCloseable {
     /** @param replica tells this replica's log apart from the others', e.g. "a" */
     static ServiceProcess rest(String replica) throws IOException {
         int port = freePort();
-        return new ServiceProcess("square-rest-service", replica,
-            List.of("--server.port=" + port, "--server.address=127.0.0.1"), port, port);
+        return new ServiceProcess(
+                "square-rest-service",
+                replica,
+                List.of("--server.port=" + port, "--server.address=127.0.0.1"),
+                port,
+                port);
     }
 
     static ServiceProcess grpc() throws IOException {
@@ -84,9 +94,16 @@ final class ServiceProcess implements AutoCloseable {
     static ServiceProcess grpc(String replica) throws IOException {
         int grpcPort = freePort();
         int actuatorPort = freePort();
-        return new ServiceProcess("square-grpc-service", replica, List.of("--grpc.server.port=" + grpcPort,
-            "--grpc.server.address=127.0.0.1", "--server.port=" + actuatorPort, "--server.address=127.0.0.1"),
-            actuatorPort, grpcPort);
+        return new ServiceProcess(
+                "square-grpc-service",
+                replica,
+                List.of(
+                        "--grpc.server.port=" + grpcPort,
+                        "--grpc.server.address=127.0.0.1",
+                        "--server.port=" + actuatorPort,
+                        "--server.address=127.0.0.1"),
+                actuatorPort,
+                grpcPort);
     }
 
     /** Starts the process, if it is not running, and waits until its health is UP. */
@@ -96,8 +113,10 @@ final class ServiceProcess implements AutoCloseable {
         }
         Path log = logFile();
         Files.createDirectories(log.getParent());
-        process = new ProcessBuilder(command).redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        process = new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                .start();
         awaitHealthy(log);
         return this;
     }
@@ -131,8 +150,10 @@ final class ServiceProcess implements AutoCloseable {
 
     /** The service's own metrics, in Prometheus' text format. */
     String prometheus() throws IOException, InterruptedException {
-        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + healthPort + "/actuator/prometheus"))
-            .timeout(Duration.ofSeconds(5)).build();
+        HttpRequest request = HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + healthPort + "/actuator/prometheus"))
+                .timeout(Duration.ofSeconds(5))
+                .build();
         return HTTP.send(request, HttpResponse.BodyHandlers.ofString()).body();
     }
 
@@ -157,19 +178,25 @@ final class ServiceProcess implements AutoCloseable {
     }
 
     private void signal(String signal) throws IOException, InterruptedException {
-        new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start().waitFor();
+        new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
+                .inheritIO()
+                .start()
+                .waitFor();
     }
 
     private void awaitHealthy(Path log) throws IOException, InterruptedException {
         HttpRequest health = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + healthPort + "/actuator/health"))
-            .timeout(Duration.ofSeconds(2)).build();
+                .timeout(Duration.ofSeconds(2))
+                .build();
         long deadline = System.nanoTime() + STARTUP.toNanos();
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) {
                 throw new IllegalStateException(name + " exited at start-up; see " + log.toAbsolutePath());
             }
             try {
-                if (HTTP.send(health, HttpResponse.BodyHandlers.ofString()).body().equals("{\"status\":\"UP\"}")) {
+                if (HTTP.send(health, HttpResponse.BodyHandlers.ofString())
+                        .body()
+                        .equals("{\"status\":\"UP\"}")) {
                     return;
                 }
             } catch (IOException notYet) {
@@ -185,7 +212,7 @@ final class ServiceProcess implements AutoCloseable {
         String jar = System.getProperty(module + ".jar");
         if (jar == null || !new File(jar).isFile()) {
             throw new IllegalStateException("No jar for " + module + " at " + jar
-                + ": run the end-to-end tests through './mvnw verify', which packages it first");
+                    + ": run the end-to-end tests through './mvnw verify', which packages it first");
         }
         return jar;
     }

@@ -31,9 +31,14 @@ import org.springframework.test.web.servlet.ResultActions;
 import reactor.core.publisher.Mono;
 
 /** The HTTP contract of the three paths, with the real fan-out and scripted clients behind it. */
-@WebMvcTest(value = FanoutController.class, properties = {
-    "aggregator.in-flight=4", "aggregator.deadline=2s", "aggregator.max-n=100000",
-    "aggregator.admission.retry-after=1500ms"})
+@WebMvcTest(
+        value = FanoutController.class,
+        properties = {
+            "aggregator.in-flight=4",
+            "aggregator.deadline=2s",
+            "aggregator.max-n=100000",
+            "aggregator.admission.retry-after=1500ms"
+        })
 @Import({FanoutService.class, FanoutMetrics.class, FanoutControllerTests.Clients.class})
 class FanoutControllerTests {
 
@@ -66,9 +71,9 @@ class FanoutControllerTests {
     @ValueSource(strings = {"rest/unary", "grpc/unary", "grpc/stream"})
     void answersTheSquaresInOrderAsCompactJson(String path) throws Exception {
         get("/" + path + "/3")
-            .andExpect(status().isOk())
-            .andExpect(content().contentType(MediaType.APPLICATION_JSON))
-            .andExpect(content().string("[{\"1\":1},{\"2\":4},{\"3\":9}]"));
+                .andExpect(status().isOk())
+                .andExpect(content().contentType(MediaType.APPLICATION_JSON))
+                .andExpect(content().string("[{\"1\":1},{\"2\":4},{\"3\":9}]"));
     }
 
     @Test
@@ -87,7 +92,8 @@ class FanoutControllerTests {
     void zeroSquaresIsAnEmptyArrayWithoutCallingAnyone(String path) throws Exception {
         get("/" + path + "/0").andExpect(status().isOk()).andExpect(content().string("[]"));
 
-        assertThat(restClient.calls.get() + grpcUnaryClient.calls.get() + streamClient.streams.get()).isZero();
+        assertThat(restClient.calls.get() + grpcUnaryClient.calls.get() + streamClient.streams.get())
+                .isZero();
     }
 
     @Test
@@ -99,41 +105,44 @@ class FanoutControllerTests {
 
         assertThat(restClient.mostInFlight).hasValue(4);
         assertThat(result.getResponse().getContentAsString())
-            .startsWith("[{\"1\":1},{\"2\":4},{\"3\":9},{\"4\":16},{\"5\":25},")
-            .endsWith(",{\"39\":1521},{\"40\":1600}]");
+                .startsWith("[{\"1\":1},{\"2\":4},{\"3\":9},{\"4\":16},{\"5\":25},")
+                .endsWith(",{\"39\":1521},{\"40\":1600}]");
     }
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-        "abc          | n must be a non-negative integer, got 'abc'",
-        "-1           | n must be a non-negative integer, got '-1'",
-        "1.5          | n must be a non-negative integer, got '1.5'",
-        "99999999999  | n must be at most 100000 (aggregator.max-n), got 99999999999",
-        "100001       | n must be at most 100000 (aggregator.max-n), got 100001",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "abc          | n must be a non-negative integer, got 'abc'",
+                "-1           | n must be a non-negative integer, got '-1'",
+                "1.5          | n must be a non-negative integer, got '1.5'",
+                "99999999999  | n must be at most 100000 (aggregator.max-n), got 99999999999",
+                "100001       | n must be at most 100000 (aggregator.max-n), got 100001",
+            })
     void badCountsAreBadRequestProblems(String n, String detail) throws Exception {
         for (String path : new String[] {"rest/unary", "grpc/unary", "grpc/stream"}) {
             get("/" + path + "/" + n)
-                .andExpect(status().isBadRequest())
-                .andExpect(content().contentType(MediaType.APPLICATION_PROBLEM_JSON))
-                .andExpect(jsonPath("$.type").value("about:blank"))
-                .andExpect(jsonPath("$.title").value("Bad Request"))
-                .andExpect(jsonPath("$.status").value(400))
-                .andExpect(jsonPath("$.detail").value(detail));
+                    .andExpect(status().isBadRequest())
+                    .andExpect(content().contentType(MediaType.APPLICATION_PROBLEM_JSON))
+                    .andExpect(jsonPath("$.type").value("about:blank"))
+                    .andExpect(jsonPath("$.title").value("Bad Request"))
+                    .andExpect(jsonPath("$.status").value(400))
+                    .andExpect(jsonPath("$.detail").value(detail));
         }
     }
 
     @Test
     void unknownPathIsANotFoundProblem() throws Exception {
         get("/soap/unary/3")
-            .andExpect(status().isNotFound())
-            .andExpect(content().contentType(MediaType.APPLICATION_PROBLEM_JSON))
-            .andExpect(jsonPath("$.status").value(404))
-            .andExpect(jsonPath("$.detail").value("No endpoint GET /soap/unary/3."));
+                .andExpect(status().isNotFound())
+                .andExpect(content().contentType(MediaType.APPLICATION_PROBLEM_JSON))
+                .andExpect(jsonPath("$.status").value(404))
+                .andExpect(jsonPath("$.detail").value("No endpoint GET /soap/unary/3."));
     }
 
     @ParameterizedTest
-    @CsvSource({"UNAVAILABLE, 503, Service Unavailable", "BAD_ANSWER, 502, Bad Gateway", "TIMEOUT, 504, Gateway Timeout"})
+    @CsvSource({"UNAVAILABLE, 503, Service Unavailable", "BAD_ANSWER, 502, Bad Gateway", "TIMEOUT, 504, Gateway Timeout"
+    })
     void downstreamFailuresBecomeGatewayProblems(Kind kind, int status, String title) throws Exception {
         DownstreamException failure = new DownstreamException(kind, "what the client said about " + kind);
         restClient.answer = number -> number == 3 ? Mono.error(failure) : ScriptedClients.correct(number);
@@ -142,25 +151,27 @@ class FanoutControllerTests {
 
         for (String path : new String[] {"rest/unary", "grpc/unary", "grpc/stream"}) {
             get("/" + path + "/10")
-                .andExpect(status().is(status))
-                .andExpect(content().contentType(MediaType.APPLICATION_PROBLEM_JSON))
-                .andExpect(jsonPath("$.title").value(title))
-                .andExpect(jsonPath("$.status").value(status))
-                .andExpect(jsonPath("$.detail").value("what the client said about " + kind));
+                    .andExpect(status().is(status))
+                    .andExpect(content().contentType(MediaType.APPLICATION_PROBLEM_JSON))
+                    .andExpect(jsonPath("$.title").value(title))
+                    .andExpect(jsonPath("$.status").value(status))
+                    .andExpect(jsonPath("$.detail").value("what the client said about " + kind));
         }
     }
 
     @Test
     void callsThatFailTogetherAnswerWithTheFirstFailureNotAServerError() throws Exception {
         // What flatMapSequential hands on when two calls fail at the same moment on different event loops.
-        restClient.answer = number -> number == 2 ? Mono.error(reactor.core.Exceptions.multiple(
-            new DownstreamException(Kind.UNAVAILABLE, "the first replica went away"),
-            new DownstreamException(Kind.UNAVAILABLE, "so did the second"))) : ScriptedClients.correct(number);
+        restClient.answer = number -> number == 2
+                ? Mono.error(reactor.core.Exceptions.multiple(
+                        new DownstreamException(Kind.UNAVAILABLE, "the first replica went away"),
+                        new DownstreamException(Kind.UNAVAILABLE, "so did the second")))
+                : ScriptedClients.correct(number);
 
         get("/rest/unary/5")
-            .andExpect(status().isServiceUnavailable())
-            .andExpect(content().contentType(MediaType.APPLICATION_PROBLEM_JSON))
-            .andExpect(jsonPath("$.detail").value("the first replica went away"));
+                .andExpect(status().isServiceUnavailable())
+                .andExpect(content().contentType(MediaType.APPLICATION_PROBLEM_JSON))
+                .andExpect(jsonPath("$.detail").value("the first replica went away"));
     }
 
     @Test
@@ -169,36 +180,45 @@ class FanoutControllerTests {
 
         long start = System.nanoTime();
         get("/grpc/unary/5")
-            .andExpect(status().isGatewayTimeout())
-            .andExpect(content().contentType(MediaType.APPLICATION_PROBLEM_JSON))
-            .andExpect(jsonPath("$.detail").value(
-                "no complete answer from the square service within 2000 ms (aggregator.deadline)"));
+                .andExpect(status().isGatewayTimeout())
+                .andExpect(content().contentType(MediaType.APPLICATION_PROBLEM_JSON))
+                .andExpect(jsonPath("$.detail")
+                        .value("no complete answer from the square service within 2000 ms (aggregator.deadline)"));
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isBetween(Duration.ofSeconds(2), Duration.ofSeconds(6));
-        assertThat(grpcUnaryClient.inFlight).as("the call still waiting is cancelled").hasValue(0);
+        assertThat(grpcUnaryClient.inFlight)
+                .as("the call still waiting is cancelled")
+                .hasValue(0);
     }
 
     @ParameterizedTest
     @CsvSource({"rest/unary, rest_unary", "grpc/unary, grpc_unary", "grpc/stream, grpc_stream"})
     void aRequestThatDoesNotFitTheAdmissionBudgetIsShedAtOnceWithRetryAfter(String path, String transport)
             throws Exception {
-        double shed = registry.get("aggregator.admission.shed").tag("transport", transport).counter().count();
+        double shed = registry.get("aggregator.admission.shed")
+                .tag("transport", transport)
+                .counter()
+                .count();
         assertThat(admission.tryAdmit(900)).isTrue();
         try {
             get("/" + path + "/101")
-                .andExpect(status().isServiceUnavailable())
-                .andExpect(header().string("Retry-After", "2"))
-                .andExpect(content().contentType(MediaType.APPLICATION_PROBLEM_JSON))
-                .andExpect(jsonPath("$.title").value("Service Unavailable"))
-                .andExpect(jsonPath("$.status").value(503))
-                .andExpect(jsonPath("$.detail").value("the aggregator is busy: 101 more squares do not fit its budget"
-                    + " of 1000 squares in flight (aggregator.admission.max-squares); retry later"));
+                    .andExpect(status().isServiceUnavailable())
+                    .andExpect(header().string("Retry-After", "2"))
+                    .andExpect(content().contentType(MediaType.APPLICATION_PROBLEM_JSON))
+                    .andExpect(jsonPath("$.title").value("Service Unavailable"))
+                    .andExpect(jsonPath("$.status").value(503))
+                    .andExpect(jsonPath("$.detail")
+                            .value("the aggregator is busy: 101 more squares do not fit its budget"
+                                    + " of 1000 squares in flight (aggregator.admission.max-squares); retry later"));
             get("/" + path + "/100").andExpect(status().isOk());
         } finally {
             admission.release(900);
         }
         assertThat(restClient.calls.get() + grpcUnaryClient.calls.get()).isIn(0, 100);
-        assertThat(registry.get("aggregator.admission.shed").tag("transport", transport).counter().count())
-            .isEqualTo(shed + 1);
+        assertThat(registry.get("aggregator.admission.shed")
+                        .tag("transport", transport)
+                        .counter()
+                        .count())
+                .isEqualTo(shed + 1);
         assertThat(registry.get("aggregator.admission.squares").gauge().value()).isZero();
         get("/" + path + "/1000").andExpect(status().isOk());
     }
@@ -226,38 +246,62 @@ class FanoutControllerTests {
         assertThat(downstreamCalls("grpc_unary", "success")).isEqualTo(calls + 7);
         assertThat(fanoutCount("rest_unary", "error")).isEqualTo(errors + 1);
         assertThat(downstreamCalls("rest_unary", "error")).isGreaterThan(errorCalls);
-        assertThat(registry.get("aggregator.downstream.latency").tags("transport", "grpc_unary", "outcome", "success")
-            .timer().count()).isGreaterThanOrEqualTo(7);
-        assertThat(registry.get("aggregator.downstream.inflight").tag("transport", "rest_unary").gauge().value())
-            .isZero();
+        assertThat(registry.get("aggregator.downstream.latency")
+                        .tags("transport", "grpc_unary", "outcome", "success")
+                        .timer()
+                        .count())
+                .isGreaterThanOrEqualTo(7);
+        assertThat(registry.get("aggregator.downstream.inflight")
+                        .tag("transport", "rest_unary")
+                        .gauge()
+                        .value())
+                .isZero();
     }
 
     @Test
     void streamMessagesAreCountedBothWays() throws Exception {
-        double sent = registry.get("aggregator.stream.messages").tag("direction", "sent").counter().count();
-        double received = registry.get("aggregator.stream.messages").tag("direction", "received").counter().count();
+        double sent = registry.get("aggregator.stream.messages")
+                .tag("direction", "sent")
+                .counter()
+                .count();
+        double received = registry.get("aggregator.stream.messages")
+                .tag("direction", "received")
+                .counter()
+                .count();
 
         get("/grpc/stream/6").andExpect(status().isOk());
 
-        assertThat(registry.get("aggregator.stream.messages").tag("direction", "sent").counter().count())
-            .isEqualTo(sent + 6);
-        assertThat(registry.get("aggregator.stream.messages").tag("direction", "received").counter().count())
-            .isEqualTo(received + 6);
+        assertThat(registry.get("aggregator.stream.messages")
+                        .tag("direction", "sent")
+                        .counter()
+                        .count())
+                .isEqualTo(sent + 6);
+        assertThat(registry.get("aggregator.stream.messages")
+                        .tag("direction", "received")
+                        .counter()
+                        .count())
+                .isEqualTo(received + 6);
         assertThat(downstreamCalls("grpc_stream", "success")).isGreaterThanOrEqualTo(6);
     }
 
     private double fanoutCount(String transport, String outcome) {
-        return registry.get("aggregator.fanout").tags("transport", transport, "outcome", outcome).timer().count();
+        return registry.get("aggregator.fanout")
+                .tags("transport", transport, "outcome", outcome)
+                .timer()
+                .count();
     }
 
     private double downstreamCalls(String transport, String outcome) {
-        return registry.get("aggregator.downstream.calls").tags("transport", transport, "outcome", outcome)
-            .counter().count();
+        return registry.get("aggregator.downstream.calls")
+                .tags("transport", transport, "outcome", outcome)
+                .counter()
+                .count();
     }
 
     /** Performs a GET, and for the fan-out paths (which answer asynchronously) waits for the answer. */
     private ResultActions get(String uri) throws Exception {
-        ResultActions actions = mvc.perform(org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get(uri));
+        ResultActions actions =
+                mvc.perform(org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get(uri));
         MvcResult result = actions.andReturn();
         return result.getRequest().isAsyncStarted() ? mvc.perform(asyncDispatch(result)) : actions;
     }

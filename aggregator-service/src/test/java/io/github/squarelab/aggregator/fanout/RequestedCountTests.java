@@ -19,15 +19,15 @@ class RequestedCountTests {
     @ValueSource(strings = {"abc", "-1", "1.5", "+5", "", " 5", "1e3", "0x10", "٣"})
     void refusesAnythingButDigits(String text) {
         assertThatThrownBy(() -> RequestedCount.parse(text, 100_000))
-            .isInstanceOf(InvalidCountException.class)
-            .hasMessage("n must be a non-negative integer, got '" + text + "'");
+                .isInstanceOf(InvalidCountException.class)
+                .hasMessage("n must be a non-negative integer, got '" + text + "'");
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"100001", "99999999999", "2147483648", "99999999999999999999999"})
     void refusesNumbersAboveTheMaximumAndNamesIt(String text) {
         assertThatThrownBy(() -> RequestedCount.parse(text, 100_000))
-            .isInstanceOf(InvalidCountException.class)
-            .hasMessage("n must be at most 100000 (aggregator.max-n), got " + text);
+                .isInstanceOf(InvalidCountException.class)
+                .hasMessage("n must be at most 100000 (aggregator.max-n), got " + text);
     }
 }

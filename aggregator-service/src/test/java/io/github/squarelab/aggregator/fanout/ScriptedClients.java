@@ -12,8 +12,7 @@ import reactor.core.publisher.Mono;
  */
 final class ScriptedClients {
 
-    private ScriptedClients() {
-    }
+    private ScriptedClients() {}
 
     static Mono<Long> correct(int number) {
         return Mono.just((long) number * number);
@@ -71,10 +70,10 @@ final class ScriptedClients {
                 return failure;
             }
             return Flux.range(1, n)
-                .doOnNext(number -> recorder.started())
-                .concatMap(ScriptedClients::correct)
-                .doOnNext(square -> recorder.finished(1_000, true))
-                .collect(() -> new Squares(n), Squares::add);
+                    .doOnNext(number -> recorder.started())
+                    .concatMap(ScriptedClients::correct)
+                    .doOnNext(square -> recorder.finished(1_000, true))
+                    .collect(() -> new Squares(n), Squares::add);
         }
 
         void reset() {

@@ -83,20 +83,24 @@ class GrpcReplicasTests {
             assertThat(client.square(i).block()).isEqualTo((long) i * i);
         }
 
-        assertThat(unavailable.calls.get()).as("calls round_robin sent to the failing replica, each retried").isPositive();
-        assertThat(healthy.calls).as("every call answered by the healthy replica, once").hasValue(10);
+        assertThat(unavailable.calls.get())
+                .as("calls round_robin sent to the failing replica, each retried")
+                .isPositive();
+        assertThat(healthy.calls)
+                .as("every call answered by the healthy replica, once")
+                .hasValue(10);
     }
 
     @Test
     void aUnaryCallThatTimesOutIsNotRetried() throws Exception {
         Replica silentA = new Replica(number -> null);
         Replica silentB = new Replica(number -> null);
-        GrpcUnarySquareClient impatient = new GrpcUnarySquareClient(channelTo(silentA, silentB), "a,b",
-            Duration.ofMillis(300));
+        GrpcUnarySquareClient impatient =
+                new GrpcUnarySquareClient(channelTo(silentA, silentB), "a,b", Duration.ofMillis(300));
 
         assertThatThrownBy(() -> impatient.square(7).block(Duration.ofSeconds(5)))
-            .isInstanceOf(DownstreamException.class)
-            .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.TIMEOUT));
+                .isInstanceOf(DownstreamException.class)
+                .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.TIMEOUT));
         Thread.sleep(300);
         assertThat(silentA.calls.get() + silentB.calls.get()).isEqualTo(1);
     }
@@ -112,8 +116,10 @@ class GrpcReplicasTests {
 
         Squares squares = client.squares(5000, recorder).block(Duration.ofSeconds(30));
 
-        assertThat(squares.toJson()).isEqualTo(IntStream.rangeClosed(1, 5000)
-            .mapToObj(i -> "{\"" + i + "\":" + (long) i * i + "}").collect(Collectors.joining(",", "[", "]")));
+        assertThat(squares.toJson())
+                .isEqualTo(IntStream.rangeClosed(1, 5000)
+                        .mapToObj(i -> "{\"" + i + "\":" + (long) i * i + "}")
+                        .collect(Collectors.joining(",", "[", "]")));
         assertThat(a.died || b.died).as("one replica died mid-stream").isTrue();
         assertThat(recorder.answered).hasValue(5000);
         assertThat(recorder.answered.get() + recorder.unanswered.get()).isEqualTo(recorder.started.get());
@@ -122,22 +128,29 @@ class GrpcReplicasTests {
     @Test
     void aTargetListWithSomethingElseThanHostAndPortIsRefused() {
         assertThatThrownBy(() -> GrpcClientConfiguration.channelBuilder("127.0.0.1:6565, dns:///squares"))
-            .isInstanceOf(IllegalArgumentException.class)
-            .hasMessage("'dns:///squares' in aggregator.grpc.target is not host:port");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("'dns:///squares' in aggregator.grpc.target is not host:port");
     }
 
     private ManagedChannel channelTo(Replica a, Replica b) throws IOException {
         String target = start(a) + "," + start(b);
-        AggregatorProperties properties = new AggregatorProperties(100_000, 8, DEADLINE, DEADLINE,
-            new AggregatorProperties.Rest(List.of(URI.create("http://unused:1")), 1), new AggregatorProperties.Grpc(target),
-            new AggregatorProperties.Admission(0, DEADLINE));
+        AggregatorProperties properties = new AggregatorProperties(
+                100_000,
+                8,
+                DEADLINE,
+                DEADLINE,
+                new AggregatorProperties.Rest(List.of(URI.create("http://unused:1")), 1),
+                new AggregatorProperties.Grpc(target),
+                new AggregatorProperties.Admission(0, DEADLINE));
         channel = new GrpcClientConfiguration().squareGrpcChannel(properties);
         return channel;
     }
 
     private String start(Replica replica) throws IOException {
-        Server server = Grpc.newServerBuilderForPort(0, InsecureServerCredentials.create()).addService(replica)
-            .build().start();
+        Server server = Grpc.newServerBuilderForPort(0, InsecureServerCredentials.create())
+                .addService(replica)
+                .build()
+                .start();
         replica.server = server;
         servers.add(server);
         return "127.0.0.1:" + server.getPort();
@@ -177,7 +190,10 @@ class GrpcReplicasTests {
             if (square != null && square == -1L) {
                 answers.onError(Status.UNAVAILABLE.withDescription("going away").asRuntimeException());
             } else if (square != null) {
-                answers.onNext(Output.newBuilder().setNumber(request.getNumber()).setResult(square).build());
+                answers.onNext(Output.newBuilder()
+                        .setNumber(request.getNumber())
+                        .setResult(square)
+                        .build());
                 answers.onCompleted();
             }
         }
@@ -200,8 +216,7 @@ class GrpcReplicasTests {
                 }
 
                 @Override
-                public void onError(Throwable t) {
-                }
+                public void onError(Throwable t) {}
 
                 @Override
                 public void onCompleted() {

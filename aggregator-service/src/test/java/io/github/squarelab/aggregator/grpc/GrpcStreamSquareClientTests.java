@@ -20,6 +20,7 @@ class GrpcStreamSquareClientTests {
 
     /** Generous, so that a busy machine cannot turn a correctness test into a timeout. */
     private static final Duration DEADLINE = Duration.ofSeconds(10);
+
     private static final Duration SHORT_DEADLINE = Duration.ofMillis(500);
 
     private final CountingRecorder recorder = new CountingRecorder();
@@ -30,8 +31,9 @@ class GrpcStreamSquareClientTests {
             Squares squares = client(server.channel).squares(5000, recorder).block(Duration.ofSeconds(30));
 
             assertThat(squares.isComplete()).isTrue();
-            assertThat(squares.toJson()).startsWith("[{\"1\":1},{\"2\":4},{\"3\":9},")
-                .endsWith(",{\"5000\":25000000}]");
+            assertThat(squares.toJson())
+                    .startsWith("[{\"1\":1},{\"2\":4},{\"3\":9},")
+                    .endsWith(",{\"5000\":25000000}]");
             assertThat(recorder.started).hasValue(5000);
             assertThat(recorder.answered).hasValue(5000);
             assertThat(recorder.unanswered).hasValue(0);
@@ -43,8 +45,8 @@ class GrpcStreamSquareClientTests {
         ManagedChannel nowhere = InProcessSquareServer.channelToNowhere();
         try {
             assertThatThrownBy(() -> client(nowhere).squares(10, recorder).block(Duration.ofSeconds(20)))
-                .isInstanceOf(DownstreamException.class)
-                .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.UNAVAILABLE));
+                    .isInstanceOf(DownstreamException.class)
+                    .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.UNAVAILABLE));
             assertThat(recorder.answered.get() + recorder.unanswered.get()).isEqualTo(recorder.started.get());
         } finally {
             nowhere.shutdownNow();
@@ -60,11 +62,12 @@ class GrpcStreamSquareClientTests {
             }
         };
         try (InProcessSquareServer server = new InProcessSquareServer(quitter)) {
-            assertThatThrownBy(() -> client(server.channel).squares(10, recorder).block(Duration.ofSeconds(20)))
-                .isInstanceOf(DownstreamException.class)
-                .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.BAD_ANSWER))
-                .hasMessage("the gRPC square service at square-test answered only 3 of 10 squares"
-                    + " before ending the stream");
+            assertThatThrownBy(
+                            () -> client(server.channel).squares(10, recorder).block(Duration.ofSeconds(20)))
+                    .isInstanceOf(DownstreamException.class)
+                    .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.BAD_ANSWER))
+                    .hasMessage("the gRPC square service at square-test answered only 3 of 10 squares"
+                            + " before ending the stream");
             assertThat(recorder.answered).hasValue(3);
             assertThat(recorder.unanswered).hasValue(7);
         }
@@ -84,10 +87,11 @@ class GrpcStreamSquareClientTests {
             }
         };
         try (InProcessSquareServer server = new InProcessSquareServer(shuffler)) {
-            assertThatThrownBy(() -> client(server.channel).squares(10, recorder).block(Duration.ofSeconds(20)))
-                .isInstanceOf(DownstreamException.class)
-                .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.BAD_ANSWER))
-                .hasMessage("the gRPC square service at square-test answered number 3 where 2 was next");
+            assertThatThrownBy(
+                            () -> client(server.channel).squares(10, recorder).block(Duration.ofSeconds(20)))
+                    .isInstanceOf(DownstreamException.class)
+                    .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.BAD_ANSWER))
+                    .hasMessage("the gRPC square service at square-test answered number 3 where 2 was next");
         }
     }
 
@@ -103,10 +107,11 @@ class GrpcStreamSquareClientTests {
             }
         };
         try (InProcessSquareServer server = new InProcessSquareServer(eager)) {
-            assertThatThrownBy(() -> client(server.channel).squares(10, recorder).block(Duration.ofSeconds(20)))
-                .isInstanceOf(DownstreamException.class)
-                .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.BAD_ANSWER))
-                .hasMessage("the gRPC square service at square-test answered number 1 before it was sent");
+            assertThatThrownBy(
+                            () -> client(server.channel).squares(10, recorder).block(Duration.ofSeconds(20)))
+                    .isInstanceOf(DownstreamException.class)
+                    .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.BAD_ANSWER))
+                    .hasMessage("the gRPC square service at square-test answered number 1 before it was sent");
             assertThat(recorder.started).hasValue(0);
             assertThat(recorder.answered).hasValue(0);
             assertThat(recorder.unanswered).hasValue(0);
@@ -123,12 +128,13 @@ class GrpcStreamSquareClientTests {
         };
         try (InProcessSquareServer server = new InProcessSquareServer(silent)) {
             long start = System.nanoTime();
-            GrpcStreamSquareClient impatient = new GrpcStreamSquareClient(server.channel, "square-test", SHORT_DEADLINE);
+            GrpcStreamSquareClient impatient =
+                    new GrpcStreamSquareClient(server.channel, "square-test", SHORT_DEADLINE);
             assertThatThrownBy(() -> impatient.squares(10, recorder).block(Duration.ofSeconds(5)))
-                .isInstanceOf(DownstreamException.class)
-                .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.TIMEOUT))
-                .hasMessage("no complete answer from the gRPC square service at square-test within 500 ms"
-                    + " (aggregator.deadline)");
+                    .isInstanceOf(DownstreamException.class)
+                    .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.TIMEOUT))
+                    .hasMessage("no complete answer from the gRPC square service at square-test within 500 ms"
+                            + " (aggregator.deadline)");
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
             assertThat(recorder.unanswered).hasValue(recorder.started.get());
         }
@@ -157,8 +163,7 @@ class GrpcStreamSquareClientTests {
         }
 
         @Override
-        public void onError(Throwable t) {
-        }
+        public void onError(Throwable t) {}
 
         @Override
         public void onCompleted() {

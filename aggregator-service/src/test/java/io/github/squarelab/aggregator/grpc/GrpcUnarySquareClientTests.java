@@ -21,6 +21,7 @@ class GrpcUnarySquareClientTests {
 
     /** Generous, so that a busy machine cannot turn a correctness test into a timeout. */
     private static final Duration CALL_DEADLINE = Duration.ofSeconds(10);
+
     private static final Duration SHORT_DEADLINE = Duration.ofMillis(300);
 
     @Test
@@ -39,9 +40,9 @@ class GrpcUnarySquareClientTests {
         ManagedChannel nowhere = InProcessSquareServer.channelToNowhere();
         try {
             assertThatThrownBy(() -> client(nowhere).square(7).block())
-                .isInstanceOf(DownstreamException.class)
-                .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.UNAVAILABLE))
-                .hasMessageStartingWith("the gRPC square service at square-test is unavailable");
+                    .isInstanceOf(DownstreamException.class)
+                    .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.UNAVAILABLE))
+                    .hasMessageStartingWith("the gRPC square service at square-test is unavailable");
         } finally {
             nowhere.shutdownNow();
         }
@@ -59,10 +60,10 @@ class GrpcUnarySquareClientTests {
             long start = System.nanoTime();
             GrpcUnarySquareClient impatient = new GrpcUnarySquareClient(server.channel, "square-test", SHORT_DEADLINE);
             assertThatThrownBy(() -> impatient.square(7).block(Duration.ofSeconds(5)))
-                .isInstanceOf(DownstreamException.class)
-                .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.TIMEOUT))
-                .hasMessage("no complete answer from the gRPC square service at square-test within 300 ms"
-                    + " (aggregator.call-deadline)");
+                    .isInstanceOf(DownstreamException.class)
+                    .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.TIMEOUT))
+                    .hasMessage("no complete answer from the gRPC square service at square-test within 300 ms"
+                            + " (aggregator.call-deadline)");
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
         }
     }
@@ -78,9 +79,9 @@ class GrpcUnarySquareClientTests {
         };
         try (InProcessSquareServer server = new InProcessSquareServer(confused)) {
             assertThatThrownBy(() -> client(server.channel).square(7).block())
-                .isInstanceOf(DownstreamException.class)
-                .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.BAD_ANSWER))
-                .hasMessage("the gRPC square service at square-test answered number 8 where 7 was asked");
+                    .isInstanceOf(DownstreamException.class)
+                    .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.BAD_ANSWER))
+                    .hasMessage("the gRPC square service at square-test answered number 8 where 7 was asked");
         }
     }
 
@@ -94,9 +95,9 @@ class GrpcUnarySquareClientTests {
         };
         try (InProcessSquareServer server = new InProcessSquareServer(failing)) {
             assertThatThrownBy(() -> client(server.channel).square(7).block())
-                .isInstanceOf(DownstreamException.class)
-                .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.BAD_ANSWER))
-                .hasMessage("the gRPC square service at square-test answered INTERNAL: boom");
+                    .isInstanceOf(DownstreamException.class)
+                    .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.BAD_ANSWER))
+                    .hasMessage("the gRPC square service at square-test answered INTERNAL: boom");
         }
     }
 
@@ -112,7 +113,8 @@ class GrpcUnarySquareClientTests {
             }
         };
         try (InProcessSquareServer server = new InProcessSquareServer(silent)) {
-            GrpcUnarySquareClient client = new GrpcUnarySquareClient(server.channel, "square-test", Duration.ofSeconds(30));
+            GrpcUnarySquareClient client =
+                    new GrpcUnarySquareClient(server.channel, "square-test", Duration.ofSeconds(30));
             Disposable call = client.square(7).subscribe();
             assertThat(receivedOnServer.await(5, TimeUnit.SECONDS)).isTrue();
 

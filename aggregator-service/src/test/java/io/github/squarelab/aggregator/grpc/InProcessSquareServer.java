@@ -20,13 +20,15 @@ final class InProcessSquareServer implements AutoCloseable {
 
     InProcessSquareServer(BindableService service) throws IOException {
         String name = InProcessServerBuilder.generateName();
-        server = InProcessServerBuilder.forName(name).addService(service).build().start();
+        server =
+                InProcessServerBuilder.forName(name).addService(service).build().start();
         channel = InProcessChannelBuilder.forName(name).build();
     }
 
     /** A channel to a server name nobody serves: calls fail as when the service is down. */
     static ManagedChannel channelToNowhere() {
-        return InProcessChannelBuilder.forName(InProcessServerBuilder.generateName()).build();
+        return InProcessChannelBuilder.forName(InProcessServerBuilder.generateName())
+                .build();
     }
 
     @Override
@@ -36,7 +38,10 @@ final class InProcessSquareServer implements AutoCloseable {
     }
 
     static Output square(int number) {
-        return Output.newBuilder().setNumber(number).setResult((long) number * number).build();
+        return Output.newBuilder()
+                .setNumber(number)
+                .setResult((long) number * number)
+                .build();
     }
 
     /** Answers correctly: unary, and a stream that answers each message and completes after the client. */
@@ -57,8 +62,7 @@ final class InProcessSquareServer implements AutoCloseable {
                 }
 
                 @Override
-                public void onError(Throwable t) {
-                }
+                public void onError(Throwable t) {}
 
                 @Override
                 public void onCompleted() {

@@ -71,8 +71,9 @@ class RestReplicasTests {
 
         assertThat(healthy.calls).hasValue(10);
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
-        assertThat(replicas.nextOtherThan(null)).as("the refusing replica is passed over")
-            .isSameAs(replicas.all().get(1));
+        assertThat(replicas.nextOtherThan(null))
+                .as("the refusing replica is passed over")
+                .isSameAs(replicas.all().get(1));
         assertThat(replicas.next()).isSameAs(replicas.all().get(1));
     }
 
@@ -95,9 +96,9 @@ class RestReplicasTests {
         RestSquareClient client = clientFor(CALL_DEADLINE, closedA, closedB);
 
         assertThatThrownBy(() -> client.square(7).block(Duration.ofSeconds(5)))
-            .isInstanceOf(DownstreamException.class)
-            .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.UNAVAILABLE))
-            .hasMessageStartingWith("the REST square service at " + closedB + " is unreachable: ");
+                .isInstanceOf(DownstreamException.class)
+                .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.UNAVAILABLE))
+                .hasMessageStartingWith("the REST square service at " + closedB + " is unreachable: ");
     }
 
     @Test
@@ -108,17 +109,23 @@ class RestReplicasTests {
         RestSquareClient client = clientFor(Duration.ofMillis(500), start(slow), start(healthy));
 
         assertThatThrownBy(() -> client.square(7).block(Duration.ofSeconds(5)))
-            .isInstanceOf(DownstreamException.class)
-            .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.TIMEOUT))
-            .hasMessage("no answer from the REST square service at " + slow.baseUrl
-                + " for number 7 within 500 ms (aggregator.call-deadline)");
+                .isInstanceOf(DownstreamException.class)
+                .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.TIMEOUT))
+                .hasMessage("no answer from the REST square service at " + slow.baseUrl
+                        + " for number 7 within 500 ms (aggregator.call-deadline)");
         assertThat(healthy.calls).hasValue(0);
     }
 
     private RestSquareClient clientFor(Duration callDeadline, String... baseUrls) {
-        AggregatorProperties properties = new AggregatorProperties(100_000, 8, Duration.ofSeconds(30), callDeadline,
-            new AggregatorProperties.Rest(Arrays.stream(baseUrls).map(URI::create).toList(), 4),
-            new AggregatorProperties.Grpc("unused:1"), new AggregatorProperties.Admission(0, Duration.ofSeconds(1)));
+        AggregatorProperties properties = new AggregatorProperties(
+                100_000,
+                8,
+                Duration.ofSeconds(30),
+                callDeadline,
+                new AggregatorProperties.Rest(
+                        Arrays.stream(baseUrls).map(URI::create).toList(), 4),
+                new AggregatorProperties.Grpc("unused:1"),
+                new AggregatorProperties.Admission(0, Duration.ofSeconds(1)));
         RestClientConfiguration configuration = new RestClientConfiguration();
         replicas = configuration.squareRestReplicas(properties);
         return configuration.restSquareClient(replicas, properties);
@@ -138,7 +145,7 @@ class RestReplicasTests {
             }
             long number = Long.parseLong(exchange.getRequestURI().getPath().substring("/rest/square/unary/".length()));
             byte[] body = (replica.status == 200 ? Long.toString(number * number) : "{\"status\":503}")
-                .getBytes(StandardCharsets.UTF_8);
+                    .getBytes(StandardCharsets.UTF_8);
             exchange.sendResponseHeaders(replica.status, body.length);
             exchange.getResponseBody().write(body);
             exchange.close();

@@ -30,6 +30,7 @@ class RestSquareClientTests {
 
     /** Generous, so that a busy machine cannot turn a correctness test into a timeout. */
     private static final Duration CALL_DEADLINE = Duration.ofSeconds(10);
+
     private static final Duration SHORT_DEADLINE = Duration.ofMillis(500);
 
     private final CountDownLatch releaseSlowAnswers = new CountDownLatch(1);
@@ -50,7 +51,8 @@ class RestSquareClientTests {
                     await(releaseSlowAnswers);
                     answer(exchange, 200, "9801");
                 }
-                default -> answer(exchange, 200, Long.toString((long) Integer.parseInt(number) * Integer.parseInt(number)));
+                default ->
+                    answer(exchange, 200, Long.toString((long) Integer.parseInt(number) * Integer.parseInt(number)));
             }
         });
         server.start();
@@ -77,30 +79,31 @@ class RestSquareClientTests {
     @Test
     void anErrorStatusIsABadAnswer() {
         assertThatThrownBy(() -> clientFor(baseUrl()).square(500).block())
-            .isInstanceOf(DownstreamException.class)
-            .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.BAD_ANSWER))
-            .hasMessage("the REST square service at " + baseUrl() + " answered HTTP 500 for number 500");
+                .isInstanceOf(DownstreamException.class)
+                .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.BAD_ANSWER))
+                .hasMessage("the REST square service at " + baseUrl() + " answered HTTP 500 for number 500");
     }
 
     @Test
     void aBodyThatIsNotANumberIsABadAnswer() {
         assertThatThrownBy(() -> clientFor(baseUrl()).square(13).block())
-            .isInstanceOf(DownstreamException.class)
-            .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.BAD_ANSWER))
-            .hasMessage("the REST square service at " + baseUrl() + " answered 'thirteen', not a number for number 13");
+                .isInstanceOf(DownstreamException.class)
+                .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.BAD_ANSWER))
+                .hasMessage(
+                        "the REST square service at " + baseUrl() + " answered 'thirteen', not a number for number 13");
         assertThatThrownBy(() -> clientFor(baseUrl()).square(14).block())
-            .isInstanceOf(DownstreamException.class)
-            .hasMessage("the REST square service at " + baseUrl() + " answered an empty body for number 14");
+                .isInstanceOf(DownstreamException.class)
+                .hasMessage("the REST square service at " + baseUrl() + " answered an empty body for number 14");
     }
 
     @Test
     void aSlowAnswerTimesOutAtTheCallDeadline() {
         long start = System.nanoTime();
         assertThatThrownBy(() -> clientFor(baseUrl(), SHORT_DEADLINE).square(99).block(Duration.ofSeconds(5)))
-            .isInstanceOf(DownstreamException.class)
-            .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.TIMEOUT))
-            .hasMessage("no answer from the REST square service at " + baseUrl()
-                + " for number 99 within 500 ms (aggregator.call-deadline)");
+                .isInstanceOf(DownstreamException.class)
+                .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.TIMEOUT))
+                .hasMessage("no answer from the REST square service at " + baseUrl()
+                        + " for number 99 within 500 ms (aggregator.call-deadline)");
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
     }
 
@@ -109,9 +112,9 @@ class RestSquareClientTests {
         String closed = "http://127.0.0.1:" + freePort();
         long start = System.nanoTime();
         assertThatThrownBy(() -> clientFor(closed).square(7).block(Duration.ofSeconds(5)))
-            .isInstanceOf(DownstreamException.class)
-            .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.UNAVAILABLE))
-            .hasMessageStartingWith("the REST square service at " + closed + " is unreachable: ");
+                .isInstanceOf(DownstreamException.class)
+                .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.UNAVAILABLE))
+                .hasMessageStartingWith("the REST square service at " + closed + " is unreachable: ");
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
     }
 
@@ -120,9 +123,14 @@ class RestSquareClientTests {
     }
 
     private RestSquareClient clientFor(String baseUrl, Duration callDeadline) {
-        AggregatorProperties properties = new AggregatorProperties(100_000, 8, Duration.ofSeconds(30), callDeadline,
-            new AggregatorProperties.Rest(List.of(URI.create(baseUrl)), 4), new AggregatorProperties.Grpc("unused:1"),
-            new AggregatorProperties.Admission(0, Duration.ofSeconds(1)));
+        AggregatorProperties properties = new AggregatorProperties(
+                100_000,
+                8,
+                Duration.ofSeconds(30),
+                callDeadline,
+                new AggregatorProperties.Rest(List.of(URI.create(baseUrl)), 4),
+                new AggregatorProperties.Grpc("unused:1"),
+                new AggregatorProperties.Admission(0, Duration.ofSeconds(1)));
         RestClientConfiguration configuration = new RestClientConfiguration();
         replicas = configuration.squareRestReplicas(properties);
         return configuration.restSquareClient(replicas, properties);

@@ -1,9 +1,9 @@
 package io.github.squarelab.square.grpc;
 
-import io.github.squarelab.stream.SquaringStream;
 import io.github.squarelab.proto.Input;
 import io.github.squarelab.proto.Output;
 import io.github.squarelab.proto.SquareRpcGrpc;
+import io.github.squarelab.stream.SquaringStream;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import net.devh.boot.grpc.server.service.GrpcService;
@@ -26,6 +26,9 @@ class SquareRpcService extends SquareRpcGrpc.SquareRpcImplBase {
     static Output square(Input input) {
         int number = input.getNumber();
         // Widen before multiplying: squares above 2^31 must stay correct.
-        return Output.newBuilder().setNumber(number).setResult((long) number * number).build();
+        return Output.newBuilder()
+                .setNumber(number)
+                .setResult((long) number * number)
+                .build();
     }
 }

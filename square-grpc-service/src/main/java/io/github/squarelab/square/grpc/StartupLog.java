@@ -15,13 +15,16 @@ class StartupLog {
 
     @EventListener
     void onGrpcServerStarted(GrpcServerStartedEvent event) {
-        log.info("square-grpc-service listening: gRPC (plaintext) vinsmath.SquareRpc on {}:{}",
-            event.getAddress(), event.getPort());
+        log.info(
+                "square-grpc-service listening: gRPC (plaintext) vinsmath.SquareRpc on {}:{}",
+                event.getAddress(),
+                event.getPort());
     }
 
     @EventListener
     void onWebServerStarted(WebServerInitializedEvent event) {
-        log.info("square-grpc-service health and metrics under http://localhost:{}/actuator",
-            event.getWebServer().getPort());
+        log.info(
+                "square-grpc-service health and metrics under http://localhost:{}/actuator",
+                event.getWebServer().getPort());
     }
 }

@@ -20,12 +20,14 @@ import org.springframework.http.HttpStatus;
  * The packaged configuration: net.devh serves the service (in-process here, so no fixed port is taken),
  * and the actuator reports health and the grpc_server_* metrics.
  */
-@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
-    properties = {"grpc.server.port=-1", "grpc.server.in-process-name=square-grpc-integration"})
+@SpringBootTest(
+        webEnvironment = WebEnvironment.RANDOM_PORT,
+        properties = {"grpc.server.port=-1", "grpc.server.in-process-name=square-grpc-integration"})
 @AutoConfigureObservability
 class SquareGrpcIntegrationTests {
 
-    private final ManagedChannel channel = InProcessChannelBuilder.forName("square-grpc-integration").build();
+    private final ManagedChannel channel =
+            InProcessChannelBuilder.forName("square-grpc-integration").build();
 
     @Autowired
     private TestRestTemplate http;
@@ -37,25 +39,29 @@ class SquareGrpcIntegrationTests {
 
     @Test
     void servesSquareRpcAndRecordsGrpcServerMetrics() {
-        long result = SquareRpcGrpc.newBlockingStub(channel).withDeadlineAfter(5, TimeUnit.SECONDS)
-            .findSquareUnary(Input.newBuilder().setNumber(65536).build()).getResult();
+        long result = SquareRpcGrpc.newBlockingStub(channel)
+                .withDeadlineAfter(5, TimeUnit.SECONDS)
+                .findSquareUnary(Input.newBuilder().setNumber(65536).build())
+                .getResult();
         assertThat(result).isEqualTo(4294967296L);
 
         String metrics = http.getForObject("/actuator/prometheus", String.class);
         assertThat(metrics)
-            .containsPattern("grpc_server_processing_duration_seconds_bucket\\{[^}]*method=\"findSquareUnary\"")
-            .containsPattern("grpc_server_requests_received_messages_total\\{[^}]*service=\"vinsmath.SquareRpc\"")
-            // The families net.devh adds through Micrometer's observation interceptor are part of the contract
-            // too (outside scrapers may use them), although the lab and the dashboard do not.
-            .containsPattern("grpc_server_seconds_count\\{[^}]*rpc_method=\"findSquareUnary\"")
-            .containsPattern("grpc_server_received_total\\{")
-            .containsPattern("grpc_server_sent_total\\{");
+                .containsPattern("grpc_server_processing_duration_seconds_bucket\\{[^}]*method=\"findSquareUnary\"")
+                .containsPattern("grpc_server_requests_received_messages_total\\{[^}]*service=\"vinsmath.SquareRpc\"")
+                // The families net.devh adds through Micrometer's observation interceptor are part of the contract
+                // too (outside scrapers may use them), although the lab and the dashboard do not.
+                .containsPattern("grpc_server_seconds_count\\{[^}]*rpc_method=\"findSquareUnary\"")
+                .containsPattern("grpc_server_received_total\\{")
+                .containsPattern("grpc_server_sent_total\\{");
     }
 
     @Test
     void healthIsUpAndOnlyThePromisedEndpointsAreExposed() {
         assertThat(http.getForObject("/actuator/health", String.class)).isEqualTo("{\"status\":\"UP\"}");
-        assertThat(http.getForEntity("/actuator/info", String.class).getStatusCode()).isEqualTo(HttpStatus.OK);
-        assertThat(http.getForEntity("/actuator/env", String.class).getStatusCode()).isEqualTo(HttpStatus.NOT_FOUND);
+        assertThat(http.getForEntity("/actuator/info", String.class).getStatusCode())
+                .isEqualTo(HttpStatus.OK);
+        assertThat(http.getForEntity("/actuator/env", String.class).getStatusCode())
+                .isEqualTo(HttpStatus.NOT_FOUND);
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.github.squarelab.proto.Input;
 import io.github.squarelab.proto.Output;
 import io.github.squarelab.proto.SquareRpcGrpc;
+import io.grpc.ForwardingServerCallListener.SimpleForwardingServerCallListener;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.Server;
@@ -12,7 +13,6 @@ import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.grpc.ServerInterceptors;
-import io.grpc.ForwardingServerCallListener.SimpleForwardingServerCallListener;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
 import io.grpc.stub.ClientCallStreamObserver;
@@ -40,9 +40,11 @@ class SquareRpcServiceTests {
     @BeforeEach
     void startInProcessServer() throws Exception {
         String name = InProcessServerBuilder.generateName();
-        server = InProcessServerBuilder.forName(name).directExecutor()
-            .addService(ServerInterceptors.intercept(new SquareRpcService(), new CountingInterceptor()))
-            .build().start();
+        server = InProcessServerBuilder.forName(name)
+                .directExecutor()
+                .addService(ServerInterceptors.intercept(new SquareRpcService(), new CountingInterceptor()))
+                .build()
+                .start();
         channel = InProcessChannelBuilder.forName(name).directExecutor().build();
     }
 
@@ -53,11 +55,18 @@ class SquareRpcServiceTests {
     }
 
     @ParameterizedTest
-    @CsvSource({"7, 49", "-3, 9", "0, 0", "65536, 4294967296", "2147483647, 4611686014132420609",
-        "-2147483648, 4611686018427387904"})
+    @CsvSource({
+        "7, 49",
+        "-3, 9",
+        "0, 0",
+        "65536, 4294967296",
+        "2147483647, 4611686014132420609",
+        "-2147483648, 4611686018427387904"
+    })
     void unaryAnswersTheSquareAndEchoesTheNumber(int number, long square) {
-        Output output = SquareRpcGrpc.newBlockingStub(channel).withDeadlineAfter(5, TimeUnit.SECONDS)
-            .findSquareUnary(Input.newBuilder().setNumber(number).build());
+        Output output = SquareRpcGrpc.newBlockingStub(channel)
+                .withDeadlineAfter(5, TimeUnit.SECONDS)
+                .findSquareUnary(Input.newBuilder().setNumber(number).build());
 
         assertThat(output.getNumber()).isEqualTo(number);
         assertThat(output.getResult()).isEqualTo(square);
@@ -116,8 +125,10 @@ class SquareRpcServiceTests {
         assertThat(answers.done.await(5, TimeUnit.SECONDS)).isTrue();
         assertThat(answers.error.get()).isNull();
         assertThat(messagesReadByServer.get()).isEqualTo(100);
-        assertThat(answers.outputs).extracting(Output::getNumber).containsExactlyElementsOf(
-            java.util.stream.IntStream.rangeClosed(1, 100).boxed().toList());
+        assertThat(answers.outputs)
+                .extracting(Output::getNumber)
+                .containsExactlyElementsOf(
+                        java.util.stream.IntStream.rangeClosed(1, 100).boxed().toList());
     }
 
     /** Records answers; fails the test through {@code error} rather than by throwing on a gRPC thread. */
@@ -127,8 +138,7 @@ class SquareRpcServiceTests {
         final CountDownLatch done = new CountDownLatch(1);
 
         @Override
-        public void beforeStart(ClientCallStreamObserver<Input> requestStream) {
-        }
+        public void beforeStart(ClientCallStreamObserver<Input> requestStream) {}
 
         @Override
         public void onNext(Output output) {
@@ -150,8 +160,8 @@ class SquareRpcServiceTests {
     /** Counts the messages the service has actually taken off the wire. */
     private class CountingInterceptor implements ServerInterceptor {
         @Override
-        public <I, O> ServerCall.Listener<I> interceptCall(ServerCall<I, O> call, Metadata headers,
-                ServerCallHandler<I, O> next) {
+        public <I, O> ServerCall.Listener<I> interceptCall(
+                ServerCall<I, O> call, Metadata headers, ServerCallHandler<I, O> next) {
             return new SimpleForwardingServerCallListener<>(next.startCall(call, headers)) {
                 @Override
                 public void onMessage(I message) {

@@ -36,19 +36,21 @@ class SquareRoutes {
     @Bean
     RouterFunction<ServerResponse> squareRoute() {
         return RouterFunctions.route()
-            .GET(PATH, SquareRoutes::square)
-            // HEAD as GET (Tomcat drops the body), and OPTIONS, as the annotated controller answered them.
-            .HEAD(PATH, SquareRoutes::square)
-            .OPTIONS(PATH, request -> ServerResponse.ok().allow(ALLOWED).build())
-            .route(RequestPredicates.path(PATH), request -> ServerResponse.status(HttpStatus.METHOD_NOT_ALLOWED)
-                .allow(ALLOWED)
-                .contentType(MediaType.APPLICATION_PROBLEM_JSON)
-                .body(problem(request, HttpStatus.METHOD_NOT_ALLOWED,
-                    "Method '" + request.method() + "' is not supported.")))
-            .onError(InvalidNumberException.class, (e, request) -> ServerResponse.badRequest()
-                .contentType(MediaType.APPLICATION_PROBLEM_JSON)
-                .body(problem(request, HttpStatus.BAD_REQUEST, e.getMessage())))
-            .build();
+                .GET(PATH, SquareRoutes::square)
+                // HEAD as GET (Tomcat drops the body), and OPTIONS, as the annotated controller answered them.
+                .HEAD(PATH, SquareRoutes::square)
+                .OPTIONS(PATH, request -> ServerResponse.ok().allow(ALLOWED).build())
+                .route(RequestPredicates.path(PATH), request -> ServerResponse.status(HttpStatus.METHOD_NOT_ALLOWED)
+                        .allow(ALLOWED)
+                        .contentType(MediaType.APPLICATION_PROBLEM_JSON)
+                        .body(problem(
+                                request,
+                                HttpStatus.METHOD_NOT_ALLOWED,
+                                "Method '" + request.method() + "' is not supported.")))
+                .onError(InvalidNumberException.class, (e, request) -> ServerResponse.badRequest()
+                        .contentType(MediaType.APPLICATION_PROBLEM_JSON)
+                        .body(problem(request, HttpStatus.BAD_REQUEST, e.getMessage())))
+                .build();
     }
 
     private static ServerResponse square(ServerRequest request) {

@@ -15,7 +15,10 @@ class StartupLog {
     @EventListener
     void onWebServerStarted(WebServerInitializedEvent event) {
         int port = event.getWebServer().getPort();
-        log.info("square-rest-service listening: GET http://localhost:{}/rest/square/unary/{number}, "
-                + "health and metrics under http://localhost:{}/actuator", port, port);
+        log.info(
+                "square-rest-service listening: GET http://localhost:{}/rest/square/unary/{number}, "
+                        + "health and metrics under http://localhost:{}/actuator",
+                port,
+                port);
     }
 }

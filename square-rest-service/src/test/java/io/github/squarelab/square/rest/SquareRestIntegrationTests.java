@@ -42,16 +42,19 @@ class SquareRestIntegrationTests {
 
         assertThat(metrics.getStatusCode()).isEqualTo(HttpStatus.OK);
         assertThat(metrics.getBody())
-            .contains("http_server_requests_seconds_bucket{application=\"square-rest-service\"")
-            .containsPattern("http_server_requests_seconds_count\\{[^}]*uri=\"/rest/square/unary/\\{number}\"[^}]*} [1-9]");
+                .contains("http_server_requests_seconds_bucket{application=\"square-rest-service\"")
+                .containsPattern(
+                        "http_server_requests_seconds_count\\{[^}]*uri=\"/rest/square/unary/\\{number}\"[^}]*} [1-9]");
     }
 
     @Test
     void onlyHealthInfoAndPrometheusAreExposed() {
-        assertThat(http.getForEntity("/actuator/info", String.class).getStatusCode()).isEqualTo(HttpStatus.OK);
+        assertThat(http.getForEntity("/actuator/info", String.class).getStatusCode())
+                .isEqualTo(HttpStatus.OK);
         for (String hidden : new String[] {"env", "beans", "metrics", "heapdump", "shutdown"}) {
             assertThat(http.getForEntity("/actuator/" + hidden, String.class).getStatusCode())
-                .as(hidden).isEqualTo(HttpStatus.NOT_FOUND);
+                    .as(hidden)
+                    .isEqualTo(HttpStatus.NOT_FOUND);
         }
     }
 }

@@ -37,60 +37,61 @@ class SquareRoutesTests {
     })
     void answersTheSquareAsABareJsonNumber(String number, String square) throws Exception {
         mvc.perform(get("/rest/square/unary/{number}", number))
-            .andExpect(status().isOk())
-            .andExpect(content().contentType(MediaType.APPLICATION_JSON))
-            .andExpect(content().string(square));
+                .andExpect(status().isOk())
+                .andExpect(content().contentType(MediaType.APPLICATION_JSON))
+                .andExpect(content().string(square));
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"abc", "1.5", "2147483648", "-2147483649", "99999999999", "0x10", " 7"})
     void rejectsAnythingButA32BitIntegerWithAProblem(String number) throws Exception {
         mvc.perform(get("/rest/square/unary/{number}", number))
-            .andExpect(status().isBadRequest())
-            .andExpect(content().contentType(MediaType.APPLICATION_PROBLEM_JSON))
-            .andExpect(jsonPath("$.type").value("about:blank"))
-            .andExpect(jsonPath("$.title").value("Bad Request"))
-            .andExpect(jsonPath("$.status").value(400))
-            .andExpect(jsonPath("$.detail").value(
-                "number must be a 32-bit signed integer (from -2147483648 to 2147483647), got '" + number + "'"));
+                .andExpect(status().isBadRequest())
+                .andExpect(content().contentType(MediaType.APPLICATION_PROBLEM_JSON))
+                .andExpect(jsonPath("$.type").value("about:blank"))
+                .andExpect(jsonPath("$.title").value("Bad Request"))
+                .andExpect(jsonPath("$.status").value(400))
+                .andExpect(jsonPath("$.detail")
+                        .value("number must be a 32-bit signed integer (from -2147483648 to 2147483647), got '" + number
+                                + "'"));
     }
 
     @Test
     void headAnswersAsGetDoesAndOptionsListsTheMethods() throws Exception {
         mvc.perform(head("/rest/square/unary/7"))
-            .andExpect(status().isOk())
-            .andExpect(content().contentType(MediaType.APPLICATION_JSON));
+                .andExpect(status().isOk())
+                .andExpect(content().contentType(MediaType.APPLICATION_JSON));
         mvc.perform(options("/rest/square/unary/7"))
-            .andExpect(status().isOk())
-            .andExpect(header().string("Allow", "GET,HEAD,OPTIONS"));
+                .andExpect(status().isOk())
+                .andExpect(header().string("Allow", "GET,HEAD,OPTIONS"));
     }
 
     @Test
     void aProblemNamesThePathItIsAbout() throws Exception {
         mvc.perform(get("/rest/square/unary/abc"))
-            .andExpect(status().isBadRequest())
-            .andExpect(jsonPath("$.instance").value("/rest/square/unary/abc"));
+                .andExpect(status().isBadRequest())
+                .andExpect(jsonPath("$.instance").value("/rest/square/unary/abc"));
     }
 
     @Test
     void unknownPathIsANotFoundProblem() throws Exception {
         mvc.perform(get("/rest/square/binary/7"))
-            .andExpect(status().isNotFound())
-            .andExpect(content().contentType(MediaType.APPLICATION_PROBLEM_JSON))
-            .andExpect(jsonPath("$.status").value(404))
-            .andExpect(jsonPath("$.title").value("Not Found"))
-            .andExpect(jsonPath("$.detail").value("No endpoint GET /rest/square/binary/7."));
+                .andExpect(status().isNotFound())
+                .andExpect(content().contentType(MediaType.APPLICATION_PROBLEM_JSON))
+                .andExpect(jsonPath("$.status").value(404))
+                .andExpect(jsonPath("$.title").value("Not Found"))
+                .andExpect(jsonPath("$.detail").value("No endpoint GET /rest/square/binary/7."));
     }
 
     @Test
     void otherMethodsAreRefusedWithAProblem() throws Exception {
         mvc.perform(post("/rest/square/unary/7"))
-            .andExpect(status().isMethodNotAllowed())
-            .andExpect(content().contentType(MediaType.APPLICATION_PROBLEM_JSON))
-            .andExpect(header().string("Allow", "GET,HEAD,OPTIONS"))
-            .andExpect(jsonPath("$.title").value("Method Not Allowed"))
-            .andExpect(jsonPath("$.status").value(405))
-            .andExpect(jsonPath("$.detail").value("Method 'POST' is not supported."))
-            .andExpect(jsonPath("$.instance").value("/rest/square/unary/7"));
+                .andExpect(status().isMethodNotAllowed())
+                .andExpect(content().contentType(MediaType.APPLICATION_PROBLEM_JSON))
+                .andExpect(header().string("Allow", "GET,HEAD,OPTIONS"))
+                .andExpect(jsonPath("$.title").value("Method Not Allowed"))
+                .andExpect(jsonPath("$.status").value(405))
+                .andExpect(jsonPath("$.detail").value("Method 'POST' is not supported."))
+                .andExpect(jsonPath("$.instance").value("/rest/square/unary/7"));
     }
 }

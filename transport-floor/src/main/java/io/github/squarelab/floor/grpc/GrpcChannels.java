@@ -9,12 +9,13 @@ import java.util.concurrent.TimeUnit;
 /** The one channel (one HTTP/2 connection) each gRPC load uses, as the aggregator has. */
 final class GrpcChannels {
 
-    private GrpcChannels() {
-    }
+    private GrpcChannels() {}
 
     /** Plaintext, callbacks on the event loop (direct executor) as the aggregator's: none of them blocks. */
     static ManagedChannel withShortCallbacks(String target) {
-        return Grpc.newChannelBuilder(target, InsecureChannelCredentials.create()).directExecutor().build();
+        return Grpc.newChannelBuilder(target, InsecureChannelCredentials.create())
+                .directExecutor()
+                .build();
     }
 
     static void close(ManagedChannel channel) {

@@ -25,10 +25,10 @@ public final class GrpcSquareServer implements SquareServer {
     public GrpcSquareServer(String host, int port, IntToLongFunction square) {
         try {
             server = NettyServerBuilder.forAddress(new InetSocketAddress(host, port))
-                .directExecutor()
-                .addService(new SquareService(square))
-                .build()
-                .start();
+                    .directExecutor()
+                    .addService(new SquareService(square))
+                    .build()
+                    .start();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot listen on " + host + ":" + port, e);
         }

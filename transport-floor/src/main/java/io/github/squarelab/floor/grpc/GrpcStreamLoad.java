@@ -1,12 +1,12 @@
 package io.github.squarelab.floor.grpc;
 
-import io.github.squarelab.stream.SendTimes;
 import io.github.squarelab.floor.Squares;
 import io.github.squarelab.floor.measure.Load;
 import io.github.squarelab.floor.measure.MeasuredInterval;
 import io.github.squarelab.proto.Input;
 import io.github.squarelab.proto.Output;
 import io.github.squarelab.proto.SquareRpcGrpc;
+import io.github.squarelab.stream.SendTimes;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
@@ -64,10 +64,15 @@ public final class GrpcStreamLoad implements Load {
     @Override
     public void stop(Duration timeout) throws InterruptedException {
         stopping = true;
-        Load.awaitEnd(interval, slotsEnded, timeout, () -> {
-            givenUp = true;
-            channel.shutdownNow();
-        }, "grpc_stream streams did not end even when cancelled");
+        Load.awaitEnd(
+                interval,
+                slotsEnded,
+                timeout,
+                () -> {
+                    givenUp = true;
+                    channel.shutdownNow();
+                },
+                "grpc_stream streams did not end even when cancelled");
     }
 
     @Override
@@ -76,9 +81,11 @@ public final class GrpcStreamLoad implements Load {
     }
 
     private void openStream() {
-        ClientCalls.asyncBidiStreamingCall(channel.newCall(SquareRpcGrpc.getFindSquareBiStreamMethod(),
-            CallOptions.DEFAULT.withDeadlineAfter(streamDeadline.toNanos(), TimeUnit.NANOSECONDS)),
-            new Exchange());
+        ClientCalls.asyncBidiStreamingCall(
+                channel.newCall(
+                        SquareRpcGrpc.getFindSquareBiStreamMethod(),
+                        CallOptions.DEFAULT.withDeadlineAfter(streamDeadline.toNanos(), TimeUnit.NANOSECONDS)),
+                new Exchange());
     }
 
     /** A stream has ended with all its answers checked: its slot goes on unless the run is ending. */
@@ -127,7 +134,7 @@ public final class GrpcStreamLoad implements Load {
             if (sendTimes.isEmpty() || output.getNumber() != nextExpected || output.getResult() != square) {
                 String asked = sendTimes.isEmpty() ? "nothing unanswered" : nextExpected + " (" + square + ")";
                 interval.fail("grpc_stream answered number " + output.getNumber() + " with " + output.getResult()
-                    + " when the next answer due was for " + asked);
+                        + " when the next answer due was for " + asked);
                 cancelledByUs = true;
                 requests.cancel("wrong answer", null);
                 return;
@@ -144,7 +151,7 @@ public final class GrpcStreamLoad implements Load {
                 interval.unanswered(sendTimes.size());
             } else if (!cancelledByUs) {
                 interval.fail("grpc_stream failed after " + answered + " of " + messagesPerStream + " answers: "
-                    + Status.fromThrowable(error));
+                        + Status.fromThrowable(error));
             }
             slotsEnded.countDown();
         }

@@ -58,10 +58,15 @@ public final class GrpcUnaryLoad implements Load {
     @Override
     public void stop(Duration timeout) throws InterruptedException {
         stopping = true;
-        Load.awaitEnd(interval, callChainsEnded, timeout, () -> {
-            givenUp = true;
-            channel.shutdownNow();
-        }, "grpc_unary calls did not end even when cancelled");
+        Load.awaitEnd(
+                interval,
+                callChainsEnded,
+                timeout,
+                () -> {
+                    givenUp = true;
+                    channel.shutdownNow();
+                },
+                "grpc_unary calls did not end even when cancelled");
     }
 
     @Override
@@ -70,8 +75,9 @@ public final class GrpcUnaryLoad implements Load {
     }
 
     private void call(int number) {
-        ClientCall<Input, Output> call = channel.newCall(SquareRpcGrpc.getFindSquareUnaryMethod(),
-            CallOptions.DEFAULT.withDeadlineAfter(callDeadline.toNanos(), TimeUnit.NANOSECONDS));
+        ClientCall<Input, Output> call = channel.newCall(
+                SquareRpcGrpc.getFindSquareUnaryMethod(),
+                CallOptions.DEFAULT.withDeadlineAfter(callDeadline.toNanos(), TimeUnit.NANOSECONDS));
         ClientCalls.asyncUnaryCall(call, Input.newBuilder().setNumber(number).build(), new Answer(number));
     }
 
@@ -107,7 +113,7 @@ public final class GrpcUnaryLoad implements Load {
             long square = Squares.square(number);
             if (output.getNumber() != number || output.getResult() != square) {
                 interval.fail("grpc_unary answered number " + output.getNumber() + " with " + output.getResult()
-                    + " when asked for " + number + " (" + square + ")");
+                        + " when asked for " + number + " (" + square + ")");
                 callChainsEnded.countDown();
                 return;
             }

@@ -1,9 +1,9 @@
 package io.github.squarelab.floor.grpc;
 
-import io.github.squarelab.stream.SquaringStream;
 import io.github.squarelab.proto.Input;
 import io.github.squarelab.proto.Output;
 import io.github.squarelab.proto.SquareRpcGrpc;
+import io.github.squarelab.stream.SquaringStream;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import java.util.function.IntToLongFunction;
@@ -31,6 +31,9 @@ final class SquareService extends SquareRpcGrpc.SquareRpcImplBase {
 
     private Output answer(Input input) {
         int number = input.getNumber();
-        return Output.newBuilder().setNumber(number).setResult(square.applyAsLong(number)).build();
+        return Output.newBuilder()
+                .setNumber(number)
+                .setResult(square.applyAsLong(number))
+                .build();
     }
 }

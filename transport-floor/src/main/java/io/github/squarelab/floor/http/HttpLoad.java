@@ -69,10 +69,11 @@ public final class HttpLoad implements Load {
         String hostHeader = host + ":" + port;
         for (int connection = 0; connection < connections; connection++) {
             int first = Squares.first(connection);
-            ChannelFuture connected = bootstrap(hostHeader, first).connect(host, port).awaitUninterruptibly();
+            ChannelFuture connected =
+                    bootstrap(hostHeader, first).connect(host, port).awaitUninterruptibly();
             if (!connected.isSuccess()) {
-                throw new FloorFailure("rest_unary: cannot connect to " + hostHeader + ": " + connected.cause(),
-                    connected.cause());
+                throw new FloorFailure(
+                        "rest_unary: cannot connect to " + hostHeader + ": " + connected.cause(), connected.cause());
             }
             channels.add(connected.channel());
         }
@@ -82,10 +83,15 @@ public final class HttpLoad implements Load {
     @Override
     public void stop(Duration timeout) throws InterruptedException {
         stopping = true;
-        Load.awaitEnd(interval, exchangesEnded, timeout, () -> {
-            givenUp = true;
-            channels.close();
-        }, "rest_unary connections did not end even when closed");
+        Load.awaitEnd(
+                interval,
+                exchangesEnded,
+                timeout,
+                () -> {
+                    givenUp = true;
+                    channels.close();
+                },
+                "rest_unary connections did not end even when closed");
     }
 
     @Override
@@ -107,17 +113,20 @@ public final class HttpLoad implements Load {
 
     private Bootstrap bootstrap(String hostHeader, int first) {
         return new Bootstrap()
-            .group(eventLoops)
-            .channel(NettyTransport.socketChannel())
-            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, CONNECT_TIMEOUT_MILLIS)
-            .handler(new ChannelInitializer<SocketChannel>() {
-                @Override
-                protected void initChannel(SocketChannel channel) {
-                    // A connection always has a call in flight, so a deadline without a read is an unanswered call.
-                    channel.pipeline().addLast(new HttpClientCodec(), new HttpObjectAggregator(MAX_RESPONSE_BYTES),
-                        new ReadTimeoutHandler(callDeadline.toNanos(), TimeUnit.NANOSECONDS),
-                        new SquareExchange(hostHeader, first, interval, HttpLoad.this));
-                }
-            });
+                .group(eventLoops)
+                .channel(NettyTransport.socketChannel())
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, CONNECT_TIMEOUT_MILLIS)
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel channel) {
+                        // A connection always has a call in flight, so a deadline without a read is an unanswered call.
+                        channel.pipeline()
+                                .addLast(
+                                        new HttpClientCodec(),
+                                        new HttpObjectAggregator(MAX_RESPONSE_BYTES),
+                                        new ReadTimeoutHandler(callDeadline.toNanos(), TimeUnit.NANOSECONDS),
+                                        new SquareExchange(hostHeader, first, interval, HttpLoad.this));
+                    }
+                });
     }
 }

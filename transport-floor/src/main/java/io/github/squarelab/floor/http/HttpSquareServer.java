@@ -31,15 +31,18 @@ public final class HttpSquareServer implements SquareServer {
         SquareHandler handler = new SquareHandler(square);
         try {
             listener = new ServerBootstrap()
-                .group(acceptor, workers)
-                .channel(NettyTransport.serverChannel())
-                .childHandler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel channel) {
-                        channel.pipeline().addLast(new HttpServerCodec(), new HttpServerKeepAliveHandler(), handler);
-                    }
-                })
-                .bind(host, port).syncUninterruptibly().channel();
+                    .group(acceptor, workers)
+                    .channel(NettyTransport.serverChannel())
+                    .childHandler(new ChannelInitializer<SocketChannel>() {
+                        @Override
+                        protected void initChannel(SocketChannel channel) {
+                            channel.pipeline()
+                                    .addLast(new HttpServerCodec(), new HttpServerKeepAliveHandler(), handler);
+                        }
+                    })
+                    .bind(host, port)
+                    .syncUninterruptibly()
+                    .channel();
         } catch (RuntimeException e) {
             shutDownEventLoops();
             throw new IllegalStateException("cannot listen on " + host + ":" + port, e);

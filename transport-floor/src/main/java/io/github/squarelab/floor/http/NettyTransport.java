@@ -16,8 +16,7 @@ final class NettyTransport {
 
     private static final boolean EPOLL = Epoll.isAvailable();
 
-    private NettyTransport() {
-    }
+    private NettyTransport() {}
 
     /** @param threads how many event loops; 0 for Netty's default, twice the available processors */
     static EventLoopGroup group(int threads) {

@@ -81,18 +81,20 @@ final class SquareExchange extends SimpleChannelInboundHandler<FullHttpResponse>
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (!load.hasGivenUp()) {
-            interval.fail(cause instanceof ReadTimeoutException
-                ? "rest_unary: no answer for " + number + " within the deadline" : "rest_unary: " + cause);
+            interval.fail(
+                    cause instanceof ReadTimeoutException
+                            ? "rest_unary: no answer for " + number + " within the deadline"
+                            : "rest_unary: " + cause);
         }
         ctx.close();
     }
 
     private void send(ChannelHandlerContext ctx) {
-        FullHttpRequest request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET,
-            SquareHandler.PATH + number, Unpooled.EMPTY_BUFFER);
+        FullHttpRequest request = new DefaultFullHttpRequest(
+                HttpVersion.HTTP_1_1, HttpMethod.GET, SquareHandler.PATH + number, Unpooled.EMPTY_BUFFER);
         request.headers()
-            .set(HttpHeaderNames.HOST, host)
-            .set(HttpHeaderNames.ACCEPT, HttpHeaderValues.APPLICATION_JSON);
+                .set(HttpHeaderNames.HOST, host)
+                .set(HttpHeaderNames.ACCEPT, HttpHeaderValues.APPLICATION_JSON);
         awaitingAnswer = true;
         sentNanos = System.nanoTime();
         ctx.writeAndFlush(request).addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);

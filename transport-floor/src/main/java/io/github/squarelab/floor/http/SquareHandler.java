@@ -60,7 +60,8 @@ final class SquareHandler extends SimpleChannelInboundHandler<HttpObject> {
 
     private FullHttpResponse answer(HttpRequest request) {
         String path = new QueryStringDecoder(request.uri()).path();
-        if (!HttpMethod.GET.equals(request.method()) || !path.startsWith(PATH)
+        if (!HttpMethod.GET.equals(request.method())
+                || !path.startsWith(PATH)
                 || path.indexOf('/', PATH.length()) >= 0) {
             return response(HttpResponseStatus.NOT_FOUND);
         }
@@ -70,11 +71,13 @@ final class SquareHandler extends SimpleChannelInboundHandler<HttpObject> {
         } catch (NumberFormatException e) {
             return response(HttpResponseStatus.BAD_REQUEST);
         }
-        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
-            Unpooled.copiedBuffer(Long.toString(square.applyAsLong(number)), StandardCharsets.US_ASCII));
+        FullHttpResponse response = new DefaultFullHttpResponse(
+                HttpVersion.HTTP_1_1,
+                HttpResponseStatus.OK,
+                Unpooled.copiedBuffer(Long.toString(square.applyAsLong(number)), StandardCharsets.US_ASCII));
         response.headers()
-            .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
-            .setInt(HttpHeaderNames.CONTENT_LENGTH, response.content().readableBytes());
+                .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
+                .setInt(HttpHeaderNames.CONTENT_LENGTH, response.content().readableBytes());
         return response;
     }
 

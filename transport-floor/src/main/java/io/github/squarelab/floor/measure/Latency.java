@@ -9,8 +9,11 @@ import org.HdrHistogram.Histogram;
 public record Latency(double p50Micros, double p90Micros, double p99Micros, double maxMicros) {
 
     static Latency of(Histogram nanos) {
-        return new Latency(micros(nanos.getValueAtPercentile(50)), micros(nanos.getValueAtPercentile(90)),
-            micros(nanos.getValueAtPercentile(99)), micros(nanos.getMaxValue()));
+        return new Latency(
+                micros(nanos.getValueAtPercentile(50)),
+                micros(nanos.getValueAtPercentile(90)),
+                micros(nanos.getValueAtPercentile(99)),
+                micros(nanos.getMaxValue()));
     }
 
     private static double micros(long nanos) {

@@ -21,8 +21,9 @@ public interface Load extends AutoCloseable {
     Duration GIVE_UP_GRACE = Duration.ofSeconds(5);
 
     /** Waits {@code timeout} for {@code ended}, then {@code giveUp}s; what still has not ended fails the run. */
-    static void awaitEnd(MeasuredInterval interval, CountDownLatch ended, Duration timeout, Runnable giveUp,
-            String notEnded) throws InterruptedException {
+    static void awaitEnd(
+            MeasuredInterval interval, CountDownLatch ended, Duration timeout, Runnable giveUp, String notEnded)
+            throws InterruptedException {
         if (ended.await(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
             return;
         }

@@ -20,6 +20,7 @@ public final class MeasuredInterval {
 
     /** Answers arrive on every event loop at once; a Recorder takes them without a lock. */
     private final Recorder latencies = new Recorder(3);
+
     private final LongAdder checked = new LongAdder();
     private final LongAdder unanswered = new LongAdder();
     private final AtomicReference<String> failure = new AtomicReference<>();

@@ -13,8 +13,8 @@ import java.time.Duration;
  *     calls in flight
  * @param unansweredAtEnd calls (stream messages) still unanswered when the wait for them ended, given up
  */
-public record Measurement(long calls, Duration measured, Latency latency, Duration clientCpu, long answersChecked,
-        long unansweredAtEnd) {
+public record Measurement(
+        long calls, Duration measured, Latency latency, Duration clientCpu, long answersChecked, long unansweredAtEnd) {
 
     public double seconds() {
         return measured.toNanos() / 1e9;

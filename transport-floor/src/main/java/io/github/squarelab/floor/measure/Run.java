@@ -11,12 +11,17 @@ import org.HdrHistogram.Histogram;
  */
 public final class Run {
 
-    private Run() {
-    }
+    private Run() {}
 
     /** @param firstAnswerTimeout how long the first answer may take, connecting included */
-    public static Measurement measure(Load load, Duration firstAnswerTimeout, Duration warmup, Duration duration,
-            Duration drainTimeout, PrintStream progress) throws FloorFailure, InterruptedException {
+    public static Measurement measure(
+            Load load,
+            Duration firstAnswerTimeout,
+            Duration warmup,
+            Duration duration,
+            Duration drainTimeout,
+            PrintStream progress)
+            throws FloorFailure, InterruptedException {
         MeasuredInterval interval = new MeasuredInterval();
         load.start(interval);
         interval.awaitFirstAnswer(firstAnswerTimeout);
@@ -35,7 +40,12 @@ public final class Run {
         load.stop(drainTimeout);
         interval.throwIfFailed();
         Histogram latencies = interval.latencies();
-        return new Measurement(latencies.getTotalCount(), interval.measured(), Latency.of(latencies),
-            interval.cpuWhileOpen(), interval.answersChecked(), interval.unansweredAtEnd());
+        return new Measurement(
+                latencies.getTotalCount(),
+                interval.measured(),
+                Latency.of(latencies),
+                interval.cpuWhileOpen(),
+                interval.answersChecked(),
+                interval.unansweredAtEnd());
     }
 }

@@ -59,10 +59,13 @@ class GrpcFloorTests {
     void unaryKeepsItsWindowBusyAndChecksEveryAnswerTheServerGave() throws Exception {
         server = new GrpcSquareServer("127.0.0.1", 0, countingSquares(answeredByServer));
 
-        Measurement measurement = client(settings(Transport.GRPC_UNARY, server.port(), 8)).run();
+        Measurement measurement =
+                client(settings(Transport.GRPC_UNARY, server.port(), 8)).run();
 
         assertThat(measurement.calls()).isPositive();
-        assertThat(measurement.answersChecked()).isEqualTo(answeredByServer.sum()).isGreaterThan(measurement.calls());
+        assertThat(measurement.answersChecked())
+                .isEqualTo(answeredByServer.sum())
+                .isGreaterThan(measurement.calls());
         assertThat(measurement.unansweredAtEnd()).isZero();
         assertThat(measurement.latency().p50Micros()).isPositive();
         assertThat(measurement.clientCpu()).isPositive();
@@ -72,11 +75,14 @@ class GrpcFloorTests {
     void streamChecksEveryAnswerTheFloorServerGave() throws Exception {
         server = new GrpcSquareServer("127.0.0.1", 0, countingSquares(answeredByServer));
 
-        Measurement measurement = client(settings(Transport.GRPC_STREAM, server.port(), 2)).run();
+        Measurement measurement =
+                client(settings(Transport.GRPC_STREAM, server.port(), 2)).run();
 
         assertThat(measurement.calls()).isPositive();
         assertThat(measurement.unansweredAtEnd()).isZero();
-        assertThat(measurement.answersChecked()).isEqualTo(answeredByServer.sum()).isGreaterThan(measurement.calls());
+        assertThat(measurement.answersChecked())
+                .isEqualTo(answeredByServer.sum())
+                .isGreaterThan(measurement.calls());
     }
 
     /** 1 half-closes with the first message; 1500 goes round the numbers 1..1000 once and on to 500. */
@@ -86,15 +92,18 @@ class GrpcFloorTests {
         CountsEachStream counting = new CountsEachStream();
         int port = startPlainServer(counting);
 
-        Measurement measurement = client(settings(Transport.GRPC_STREAM, port, 2, messagesPerStream)).run();
+        Measurement measurement = client(settings(Transport.GRPC_STREAM, port, 2, messagesPerStream))
+                .run();
 
         assertThat(counting.outOfOrder.get()).as("first message out of order").isNull();
         assertThat(counting.opened.sum()).as("streams opened").isGreaterThan(2 * 3);
-        assertThat(counting.messagesPerHalfClosedStream).as("messages on each stream, as the server saw it")
-            .hasSize((int) counting.opened.sum())
-            .containsOnly(messagesPerStream);
-        assertThat(measurement.answersChecked()).isEqualTo(counting.opened.sum() * messagesPerStream)
-            .isGreaterThan(measurement.calls());
+        assertThat(counting.messagesPerHalfClosedStream)
+                .as("messages on each stream, as the server saw it")
+                .hasSize((int) counting.opened.sum())
+                .containsOnly(messagesPerStream);
+        assertThat(measurement.answersChecked())
+                .isEqualTo(counting.opened.sum() * messagesPerStream)
+                .isGreaterThan(measurement.calls());
         assertThat(measurement.calls()).isPositive();
         assertThat(measurement.unansweredAtEnd()).isZero();
     }
@@ -104,7 +113,8 @@ class GrpcFloorTests {
         AnswersThenFallsSilent silent = new AnswersThenFallsSilent(FALLS_SILENT_AFTER);
         int port = startPlainServer(silent);
 
-        Measurement measurement = ShortRuns.runWithShortDrain(new GrpcUnaryLoad("127.0.0.1:" + port, 4, Duration.ofMinutes(1)));
+        Measurement measurement =
+                ShortRuns.runWithShortDrain(new GrpcUnaryLoad("127.0.0.1:" + port, 4, Duration.ofMinutes(1)));
 
         assertThat(measurement.answersChecked()).isPositive().isEqualTo(silent.answered.sum());
         assertThat(measurement.unansweredAtEnd()).isEqualTo(4);
@@ -121,72 +131,80 @@ class GrpcFloorTests {
         int port = startPlainServer(silent);
 
         Measurement measurement = ShortRuns.runWithShortDrain(
-            new GrpcStreamLoad("127.0.0.1:" + port, 2, ShortRuns.MESSAGES_PER_STREAM, Duration.ofMinutes(1)));
+                new GrpcStreamLoad("127.0.0.1:" + port, 2, ShortRuns.MESSAGES_PER_STREAM, Duration.ofMinutes(1)));
 
         assertThat(measurement.answersChecked()).isPositive().isEqualTo(silent.answered.sum());
-        assertThat(measurement.unansweredAtEnd()).isPositive()
-            .isEqualTo(silent.received.sum() - silent.answered.sum());
+        assertThat(measurement.unansweredAtEnd()).isPositive().isEqualTo(silent.received.sum() - silent.answered.sum());
     }
 
     @Test
     void streamFailsWhenTheServerCompletesBeforeAnsweringEveryMessage() throws Exception {
         int port = startPlainServer(new CompletesAfter(ShortRuns.MESSAGES_PER_STREAM - 1));
 
-        assertThatThrownBy(() -> client(settings(Transport.GRPC_STREAM, port, 2)).run())
-            .isInstanceOf(FloorFailure.class)
-            .hasMessageStartingWith("grpc_stream completed after 99 of 100 answers");
+        assertThatThrownBy(
+                        () -> client(settings(Transport.GRPC_STREAM, port, 2)).run())
+                .isInstanceOf(FloorFailure.class)
+                .hasMessageStartingWith("grpc_stream completed after 99 of 100 answers");
     }
 
     @Test
     void streamFailsOnAnAnswerToAMessageItNeverSent() throws Exception {
         int port = startPlainServer(new AnswersOneMoreAtTheEnd());
 
-        assertThatThrownBy(() -> client(settings(Transport.GRPC_STREAM, port, 2)).run())
-            .isInstanceOf(FloorFailure.class)
-            .hasMessageStartingWith(
-                "grpc_stream answered number 101 with 10201 when the next answer due was for nothing unanswered");
+        assertThatThrownBy(
+                        () -> client(settings(Transport.GRPC_STREAM, port, 2)).run())
+                .isInstanceOf(FloorFailure.class)
+                .hasMessageStartingWith(
+                        "grpc_stream answered number 101 with 10201 when the next answer due was for nothing unanswered");
     }
 
     @Test
     void unaryFailsOnAWrongSquare() {
         server = new GrpcSquareServer("127.0.0.1", 0, ShortRuns::wrongSquare);
 
-        assertThatThrownBy(() -> client(settings(Transport.GRPC_UNARY, server.port(), 8)).run())
-            .isInstanceOf(FloorFailure.class)
-            .hasMessageContaining("grpc_unary answered number")
-            .hasMessageContaining("when asked for");
+        assertThatThrownBy(() ->
+                        client(settings(Transport.GRPC_UNARY, server.port(), 8)).run())
+                .isInstanceOf(FloorFailure.class)
+                .hasMessageContaining("grpc_unary answered number")
+                .hasMessageContaining("when asked for");
     }
 
     @Test
     void streamFailsOnAWrongSquare() {
         server = new GrpcSquareServer("127.0.0.1", 0, ShortRuns::wrongSquare);
 
-        assertThatThrownBy(() -> client(settings(Transport.GRPC_STREAM, server.port(), 2)).run())
-            .isInstanceOf(FloorFailure.class)
-            .hasMessageContaining("grpc_stream answered number");
+        assertThatThrownBy(() -> client(settings(Transport.GRPC_STREAM, server.port(), 2))
+                        .run())
+                .isInstanceOf(FloorFailure.class)
+                .hasMessageContaining("grpc_stream answered number");
     }
 
     @Test
     void streamFailsWhenAnAnswerIsForAnotherNumberThanTheNextOneSent() throws Exception {
         int port = startPlainServer(new AnswersTheNextNumber());
 
-        assertThatThrownBy(() -> client(settings(Transport.GRPC_STREAM, port, 1)).run())
-            .isInstanceOf(FloorFailure.class)
-            .hasMessageStartingWith("grpc_stream answered number 2 with 4 when the next answer due was for 1 (1)");
+        assertThatThrownBy(
+                        () -> client(settings(Transport.GRPC_STREAM, port, 1)).run())
+                .isInstanceOf(FloorFailure.class)
+                .hasMessageStartingWith("grpc_stream answered number 2 with 4 when the next answer due was for 1 (1)");
     }
 
     @Test
     void unaryFailsWhenNoServerListens() throws Exception {
         int closedPort = closedPort();
 
-        assertThatThrownBy(() -> client(settings(Transport.GRPC_UNARY, closedPort, 1)).run())
-            .isInstanceOf(FloorFailure.class)
-            .hasMessageContaining("UNAVAILABLE");
+        assertThatThrownBy(() ->
+                        client(settings(Transport.GRPC_UNARY, closedPort, 1)).run())
+                .isInstanceOf(FloorFailure.class)
+                .hasMessageContaining("UNAVAILABLE");
     }
 
     /** A test service on a plain grpc-java server, without the floor server's flow control. */
     private int startPlainServer(BindableService service) throws IOException {
-        plainServer = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)).addService(service).build().start();
+        plainServer = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+                .addService(service)
+                .build()
+                .start();
         return plainServer.getPort();
     }
 
@@ -233,8 +251,7 @@ class GrpcFloorTests {
                 }
 
                 @Override
-                public void onError(Throwable t) {
-                }
+                public void onError(Throwable t) {}
 
                 @Override
                 public void onCompleted() {
@@ -253,7 +270,10 @@ class GrpcFloorTests {
 
         private Output square(Input input) {
             answered.increment();
-            return Output.newBuilder().setNumber(input.getNumber()).setResult(Squares.square(input.getNumber())).build();
+            return Output.newBuilder()
+                    .setNumber(input.getNumber())
+                    .setResult(Squares.square(input.getNumber()))
+                    .build();
         }
     }
 
@@ -271,9 +291,11 @@ class GrpcFloorTests {
         @Override
         public StreamObserver<Input> findSquareBiStream(StreamObserver<Output> answers) {
             opened.increment();
-            SquaringStream squaring = new SquaringStream((ServerCallStreamObserver<Output>) answers,
-                input -> Output.newBuilder().setNumber(input.getNumber())
-                    .setResult(Squares.square(input.getNumber())).build());
+            SquaringStream squaring =
+                    new SquaringStream((ServerCallStreamObserver<Output>) answers, input -> Output.newBuilder()
+                            .setNumber(input.getNumber())
+                            .setResult(Squares.square(input.getNumber()))
+                            .build());
             return new StreamObserver<>() {
                 private int messages;
                 private int expected = 1;
@@ -281,8 +303,8 @@ class GrpcFloorTests {
                 @Override
                 public void onNext(Input input) {
                     if (input.getNumber() != expected) {
-                        outOfOrder.compareAndSet(null, "message " + (messages + 1) + " was " + input.getNumber()
-                            + ", not " + expected);
+                        outOfOrder.compareAndSet(
+                                null, "message " + (messages + 1) + " was " + input.getNumber() + ", not " + expected);
                     }
                     messages++;
                     expected = Squares.next(expected);
@@ -328,12 +350,10 @@ class GrpcFloorTests {
                 }
 
                 @Override
-                public void onError(Throwable t) {
-                }
+                public void onError(Throwable t) {}
 
                 @Override
-                public void onCompleted() {
-                }
+                public void onCompleted() {}
             };
         }
     }
@@ -353,8 +373,7 @@ class GrpcFloorTests {
                 }
 
                 @Override
-                public void onError(Throwable t) {
-                }
+                public void onError(Throwable t) {}
 
                 @Override
                 public void onCompleted() {
@@ -366,7 +385,10 @@ class GrpcFloorTests {
     }
 
     private static Output squareOf(int number) {
-        return Output.newBuilder().setNumber(number).setResult(Squares.square(number)).build();
+        return Output.newBuilder()
+                .setNumber(number)
+                .setResult(Squares.square(number))
+                .build();
     }
 
     /** Answers each stream message with the square of the number after it: right arithmetic, wrong question. */
@@ -378,12 +400,14 @@ class GrpcFloorTests {
                 @Override
                 public void onNext(Input input) {
                     int next = input.getNumber() + 1;
-                    answers.onNext(Output.newBuilder().setNumber(next).setResult((long) next * next).build());
+                    answers.onNext(Output.newBuilder()
+                            .setNumber(next)
+                            .setResult((long) next * next)
+                            .build());
                 }
 
                 @Override
-                public void onError(Throwable t) {
-                }
+                public void onError(Throwable t) {}
 
                 @Override
                 public void onCompleted() {

@@ -34,10 +34,13 @@ class HttpFloorTests {
     void keepsEveryConnectionBusyAndChecksEveryAnswerTheServerGave() throws Exception {
         server = new HttpSquareServer("127.0.0.1", 0, countingSquares(answeredByServer));
 
-        Measurement measurement = client(settings(Transport.REST_UNARY, server.port(), 4)).run();
+        Measurement measurement =
+                client(settings(Transport.REST_UNARY, server.port(), 4)).run();
 
         assertThat(measurement.calls()).isPositive();
-        assertThat(measurement.answersChecked()).isEqualTo(answeredByServer.sum()).isGreaterThan(measurement.calls());
+        assertThat(measurement.answersChecked())
+                .isEqualTo(answeredByServer.sum())
+                .isGreaterThan(measurement.calls());
         assertThat(measurement.unansweredAtEnd()).isZero();
         assertThat(measurement.latency().p50Micros()).isPositive();
     }
@@ -45,11 +48,11 @@ class HttpFloorTests {
     @Test
     void givesUpAndCountsTheCallsAServerLeavesUnansweredAtTheEnd() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
-        server = new HttpSquareServer("127.0.0.1", 0,
-            ShortRuns.squaresThenHang(Duration.ofMillis(300), answeredByServer, release));
+        server = new HttpSquareServer(
+                "127.0.0.1", 0, ShortRuns.squaresThenHang(Duration.ofMillis(300), answeredByServer, release));
         try {
-            Measurement measurement = ShortRuns.runWithShortDrain(
-                new HttpLoad("127.0.0.1:" + server.port(), 2, Duration.ofMinutes(1)));
+            Measurement measurement =
+                    ShortRuns.runWithShortDrain(new HttpLoad("127.0.0.1:" + server.port(), 2, Duration.ofMinutes(1)));
 
             // One call at a time per connection, so every answer given was flushed before the hang.
             assertThat(measurement.answersChecked()).isPositive().isEqualTo(answeredByServer.sum());
@@ -63,9 +66,10 @@ class HttpFloorTests {
     void failsOnAWrongSquare() {
         server = new HttpSquareServer("127.0.0.1", 0, ShortRuns::wrongSquare);
 
-        assertThatThrownBy(() -> client(settings(Transport.REST_UNARY, server.port(), 4)).run())
-            .isInstanceOf(FloorFailure.class)
-            .hasMessageMatching("rest_unary answered '\\d+' for \\d+ \\(\\d+\\)");
+        assertThatThrownBy(() ->
+                        client(settings(Transport.REST_UNARY, server.port(), 4)).run())
+                .isInstanceOf(FloorFailure.class)
+                .hasMessageMatching("rest_unary answered '\\d+' for \\d+ \\(\\d+\\)");
     }
 
     @Test
@@ -74,8 +78,9 @@ class HttpFloorTests {
         int closedPort = briefly.port();
         briefly.close();
 
-        assertThatThrownBy(() -> client(settings(Transport.REST_UNARY, closedPort, 1)).run())
-            .isInstanceOf(FloorFailure.class)
-            .hasMessageStartingWith("rest_unary: cannot connect to 127.0.0.1:" + closedPort);
+        assertThatThrownBy(() ->
+                        client(settings(Transport.REST_UNARY, closedPort, 1)).run())
+                .isInstanceOf(FloorFailure.class)
+                .hasMessageStartingWith("rest_unary: cannot connect to 127.0.0.1:" + closedPort);
     }
 }

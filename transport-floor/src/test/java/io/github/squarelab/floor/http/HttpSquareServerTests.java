@@ -25,7 +25,9 @@ import org.junit.jupiter.params.provider.CsvSource;
 class HttpSquareServerTests {
 
     private final HttpClient http = HttpClient.newBuilder()
-        .version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5))
+            .build();
     private HttpSquareServer server;
 
     @BeforeEach
@@ -53,8 +55,9 @@ class HttpSquareServerTests {
         String expected = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n49";
         try (Socket socket = new Socket("127.0.0.1", server.port())) {
             socket.setSoTimeout(5000);
-            socket.getOutputStream().write("GET /rest/square/unary/7 HTTP/1.1\r\nHost: test\r\n\r\n"
-                .getBytes(StandardCharsets.US_ASCII));
+            socket.getOutputStream()
+                    .write("GET /rest/square/unary/7 HTTP/1.1\r\nHost: test\r\n\r\n"
+                            .getBytes(StandardCharsets.US_ASCII));
 
             byte[] answer = socket.getInputStream().readNBytes(expected.length());
 
@@ -75,9 +78,13 @@ class HttpSquareServerTests {
     void answers404ForAnotherPathOrMethod() throws Exception {
         assertThat(get("/rest/square/unary/3/4").statusCode()).isEqualTo(404);
         assertThat(get("/rest/square/other/3").statusCode()).isEqualTo(404);
-        assertThat(http.send(HttpRequest.newBuilder(uri("/rest/square/unary/3"))
-            .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString()).statusCode())
-            .isEqualTo(404);
+        assertThat(http.send(
+                                HttpRequest.newBuilder(uri("/rest/square/unary/3"))
+                                        .POST(HttpRequest.BodyPublishers.noBody())
+                                        .build(),
+                                HttpResponse.BodyHandlers.ofString())
+                        .statusCode())
+                .isEqualTo(404);
     }
 
     @Test
@@ -85,12 +92,13 @@ class HttpSquareServerTests {
         try (Socket socket = new Socket("127.0.0.1", server.port())) {
             socket.setSoTimeout(5000);
             OutputStream out = socket.getOutputStream();
-            BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII));
+            BufferedReader in =
+                    new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII));
 
             List<String> bodies = new ArrayList<>();
             for (int number = 1; number <= 3; number++) {
                 out.write(("GET /rest/square/unary/" + number + " HTTP/1.1\r\nHost: test\r\n\r\n")
-                    .getBytes(StandardCharsets.US_ASCII));
+                        .getBytes(StandardCharsets.US_ASCII));
                 out.flush();
                 bodies.add(readBody(in));
             }
@@ -106,7 +114,8 @@ class HttpSquareServerTests {
         for (String header = in.readLine(); !header.isEmpty(); header = in.readLine()) {
             assertThat(header.toLowerCase()).doesNotStartWith("connection: close");
             if (header.toLowerCase().startsWith("content-length:")) {
-                length = Integer.parseInt(header.substring("content-length:".length()).strip());
+                length = Integer.parseInt(
+                        header.substring("content-length:".length()).strip());
             }
         }
         char[] body = new char[length];

@@ -28,49 +28,63 @@ class RunTests {
     void countsOnlyTheAnswersInsideTheIntervalAndMarksItForTheDriverScript() throws Exception {
         Load load = new TickingLoad(timer, Duration.ofMillis(1), null);
 
-        Measurement measurement = Run.measure(load, Duration.ofSeconds(5), Duration.ofMillis(300), Duration.ofMillis(500), Duration.ofSeconds(1),
-            new PrintStream(progress, true, StandardCharsets.UTF_8));
+        Measurement measurement = Run.measure(
+                load,
+                Duration.ofSeconds(5),
+                Duration.ofMillis(300),
+                Duration.ofMillis(500),
+                Duration.ofSeconds(1),
+                new PrintStream(progress, true, StandardCharsets.UTF_8));
 
         assertThat(measurement.calls()).isPositive().isLessThan(measurement.answersChecked());
         assertThat(measurement.measured()).isBetween(Duration.ofMillis(500), Duration.ofMillis(1500));
         assertThat(measurement.latency()).isEqualTo(new Latency(1.5, 1.5, 1.5, 1.5));
         assertThat(progress.toString(StandardCharsets.UTF_8).lines())
-            .containsExactly("floor: warming up for 300 ms", "floor: measuring for 500 ms",
-                "floor: measured; checking the answers still in flight");
+                .containsExactly(
+                        "floor: warming up for 300 ms",
+                        "floor: measuring for 500 ms",
+                        "floor: measured; checking the answers still in flight");
     }
 
     @Test
     void aFailureEndsTheRunAtOnceWithItsMessage() {
         Load load = new TickingLoad(timer, Duration.ofMillis(1), "answered 5 for 2");
 
-        assertThatThrownBy(() -> Run.measure(load, Duration.ofSeconds(5), Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofSeconds(1),
-            new PrintStream(progress, true, StandardCharsets.UTF_8)))
-            .isInstanceOf(FloorFailure.class)
-            .hasMessage("answered 5 for 2");
+        assertThatThrownBy(() -> Run.measure(
+                        load,
+                        Duration.ofSeconds(5),
+                        Duration.ofSeconds(30),
+                        Duration.ofSeconds(30),
+                        Duration.ofSeconds(1),
+                        new PrintStream(progress, true, StandardCharsets.UTF_8)))
+                .isInstanceOf(FloorFailure.class)
+                .hasMessage("answered 5 for 2");
     }
 
     @Test
     void aLoadThatNeverAnswersFailsAfterTheFirstAnswerTimeout() {
-        assertThatThrownBy(() -> Run.measure(new SilentLoad(), Duration.ofMillis(200), Duration.ofSeconds(30),
-            Duration.ofSeconds(30), Duration.ofSeconds(1), new PrintStream(progress, true, StandardCharsets.UTF_8)))
-            .isInstanceOf(FloorFailure.class)
-            .hasMessage("no answer within 200 ms of starting");
+        assertThatThrownBy(() -> Run.measure(
+                        new SilentLoad(),
+                        Duration.ofMillis(200),
+                        Duration.ofSeconds(30),
+                        Duration.ofSeconds(30),
+                        Duration.ofSeconds(1),
+                        new PrintStream(progress, true, StandardCharsets.UTF_8)))
+                .isInstanceOf(FloorFailure.class)
+                .hasMessage("no answer within 200 ms of starting");
     }
 
     /** Starts no call, so never answers. */
     private static final class SilentLoad implements Load {
 
         @Override
-        public void start(MeasuredInterval interval) {
-        }
+        public void start(MeasuredInterval interval) {}
 
         @Override
-        public void stop(Duration timeout) {
-        }
+        public void stop(Duration timeout) {}
 
         @Override
-        public void close() {
-        }
+        public void close() {}
     }
 
     /** Answers one call per tick, each taking 1.5 µs (exact in the histogram), or fails on the first tick. */
@@ -78,13 +92,17 @@ class RunTests {
 
         @Override
         public void start(MeasuredInterval interval) {
-            timer.scheduleAtFixedRate(() -> {
-                if (failure != null) {
-                    interval.fail(failure);
-                } else {
-                    interval.answered(1_500);
-                }
-            }, 0, tick.toNanos(), TimeUnit.NANOSECONDS);
+            timer.scheduleAtFixedRate(
+                    () -> {
+                        if (failure != null) {
+                            interval.fail(failure);
+                        } else {
+                            interval.answered(1_500);
+                        }
+                    },
+                    0,
+                    tick.toNanos(),
+                    TimeUnit.NANOSECONDS);
         }
 
         @Override
