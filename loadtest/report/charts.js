@@ -1,4 +1,5 @@
-// Draws report.html from the results.json inlined in it. Plain browser JavaScript plus Chart.js; no build step.
+// Draws report.html from the results.json inlined in it. Plain browser JavaScript plus Chart.js and its annotation
+// plugin; no build step.
 (function () {
   'use strict';
 
@@ -22,6 +23,7 @@
   const SERVICES = ['aggregator-service', 'square-rest-service', 'square-grpc-service']
     .filter((name) => measured.some((run) => run.cpu && run.cpu[name]));
   const DASHES = [[], [8, 4], [2, 3], [12, 4, 2, 4]];
+  const BAD = '#c92a2a';
 
   const paths = settings.paths;
   const isSweep = settings.concurrency.length > 1 || settings.n.length > 1;
@@ -65,6 +67,7 @@
     return node;
   };
 
+  Chart.register(window['chartjs-plugin-annotation']);
   Chart.defaults.animation = false;
   Chart.defaults.maintainAspectRatio = false;
   Chart.defaults.font.family = getComputedStyle(document.body).fontFamily;
@@ -251,7 +254,7 @@
   }
 
   // A bullet chart: per path, its downstream calls per second as a share of its floor (the grey track, 100 %),
-  // with the goal as a dashed line.
+  // with the goal as a dashed line and each path's figure beside its bar.
   function floorChart() {
     if (!floor) return;
     document.getElementById('floor-section').hidden = false;
@@ -272,41 +275,25 @@
     // went wrong) runs off the edge, its figure written inside, instead of squashing the others.
     const top = Math.min(200, Math.ceil(Math.max(100, ...values.filter((value) => value !== null)) * 1.15 / 10) * 10);
     document.getElementById('floor-section').style.setProperty('--rows-height', Math.max(220, 60 + 44 * floored.length) + 'px');
-    const ink = (run) => (run.floor.met ? '#1f2933' : '#c92a2a');
-    const marks = {
-      id: 'floorMarks',
-      afterDatasetsDraw(chart) {
-        const context = chart.ctx;
-        const area = chart.chartArea;
-        const x = chart.scales.x.getPixelForValue(goalPct);
-        context.save();
-        context.strokeStyle = '#c92a2a'; context.lineWidth = 2; context.setLineDash([6, 4]);
-        context.beginPath(); context.moveTo(x, area.top - 4); context.lineTo(x, area.bottom); context.stroke();
-        context.setLineDash([]);
-        context.font = '600 12px ' + Chart.defaults.font.family;
-        context.fillStyle = '#c92a2a'; context.textAlign = 'center'; context.textBaseline = 'bottom';
-        context.fillText('goal ' + goalPct + ' %', x, area.top - 6);
-        context.textAlign = 'left'; context.textBaseline = 'middle';
-        chart.getDatasetMeta(0).data.forEach((bar, index) => {
-          const run = floored[index];
-          if (run.floor.error) {
-            context.fillStyle = '#c92a2a';
-            context.fillText('no floor: the floor run failed', area.left + 6, bar.y);
-          } else if (values[index] > top) {
-            context.fillStyle = '#ffffff'; context.textAlign = 'right';
-            context.fillText(pct(run.floor.fraction) + ' ▸', area.right - 6, bar.y);
-            context.textAlign = 'left';
-          } else {
-            // A white halo keeps the figure readable where the goal line crosses it.
-            context.strokeStyle = '#ffffff'; context.lineWidth = 4; context.lineJoin = 'round';
-            context.strokeText(pct(run.floor.fraction), bar.x + 6, bar.y);
-            context.fillStyle = ink(run);
-            context.fillText(pct(run.floor.fraction), bar.x + 6, bar.y);
-          }
-        });
-        context.restore();
-      },
+    const figure = (run, index) => {
+      const common = { type: 'label', yValue: index, content: pct(run.floor.fraction), font: { size: 12, weight: '600' },
+        padding: 0 };
+      if (run.floor.error) {
+        return { ...common, content: 'no floor: the floor run failed', xValue: 0, xAdjust: 6, position: { x: 'start' }, color: BAD };
+      }
+      if (values[index] > top) {
+        return { ...common, content: common.content + ' ▸', xValue: top, xAdjust: -6, position: { x: 'end' }, color: '#ffffff' };
+      }
+      // A white halo keeps the figure readable where the goal line crosses it.
+      return { ...common, xValue: values[index], xAdjust: 6, position: { x: 'start' }, color: run.floor.met ? '#1f2933' : BAD,
+        textStrokeColor: '#ffffff', textStrokeWidth: 4 };
     };
+    const annotations = {
+      goal: { type: 'line', scaleID: 'x', value: goalPct, borderColor: BAD, borderWidth: 2, borderDash: [6, 4],
+        label: { display: true, content: 'goal ' + goalPct + ' %', position: 'start', yAdjust: -19, color: BAD,
+          backgroundColor: 'transparent', padding: 0, font: { size: 12, weight: '600' } } },
+    };
+    floored.forEach((run, index) => { annotations['figure' + index] = figure(run, index); });
     draw('chart-floor-fraction', {
       type: 'bar',
       data: {
@@ -332,9 +319,10 @@
               ? 'path: ' + fmt(record.path_calls_per_second, 0) + ' calls/s = ' + pct(record.fraction) + ' of the floor'
               : 'floor (' + floorName(record) + '): ' + fmt(record.floor_calls_per_second, 0) + ' calls/s';
           } } },
+          // Unclipped: the goal's label sits above the bars, in the chart's top padding.
+          annotation: { clip: false, annotations },
         },
       },
-      plugins: [marks],
     });
   }
 

@@ -4,6 +4,8 @@ Without Chromium the browser tests are skipped with a message, except under CI=t
 CI must prove that the report renders.
 """
 
+import html
+import json
 import os
 import re
 import shutil
@@ -12,7 +14,6 @@ import tempfile
 import unittest
 
 from lab import floor, report, results
-from tests import png
 from tests.support import sample_results, sample_with_floor
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
@@ -155,41 +156,73 @@ class BrowserRenderTests(unittest.TestCase):
                       '(exit status 1)</td><td>floor/grpc_stream_s5_m50/</td></tr>', dom)
         self.assertIn('data-charts-rendered="6"', dom)
 
-    def test_the_floor_chart_draws_its_goal_as_a_line_across_the_bars(self):
-        page = write_report(os.path.join(self.folder, "floor-shot"), sample_with_floor())
-        shot = os.path.join(self.folder, "floor-shot.png")
+    def probe(self, page):
+        """What the live charts of the page hold and drew, read back in the browser (PROBE) through the DOM."""
+        probed = page.replace(".html", "-probed.html")
+        with open(page) as source, open(probed, "w") as target:
+            target.write(source.read().replace("</body>", "<script>" + PROBE + "</script></body>"))
+        found = re.search(r'<pre id="probe">(.*?)</pre>', self.chromium(probed, "--dump-dom"), re.DOTALL)
+        self.assertIsNotNone(found, "the probe did not run")
+        return json.loads(html.unescape(found.group(1)))
 
-        self.chromium(page, "--window-size=1280,3600", "--screenshot=" + shot)
+    def test_the_floor_chart_draws_its_goal_as_a_dashed_red_line_with_its_label(self):
+        charts = self.probe(write_report(os.path.join(self.folder, "floor-goal"), sample_with_floor()))
 
-        with open(shot, "rb") as handle:
-            width, _, rows, pixel = png.decode(handle.read())
-        # The goal's red (#c92a2a), the only red on a page where every path met its goal: a dashed vertical line
-        # is a column with far more of it than any text has.
-        red = [0] * width
-        for row in rows:
-            for x in range(width):
-                r, g, b = row[x * pixel:x * pixel + 3]
-                red[x] += abs(r - 201) < 30 and g < 90 and b < 90
-        self.assertGreater(max(red), 60, "no goal line on the floor chart")
+        self.assertIn("goal", charts["chart-floor-fraction"], "no goal annotation on the floor chart")
+        goal = charts["chart-floor-fraction"]["goal"]
+        self.assertEqual(goal["config"], {"type": "line", "scaleID": "x", "value": 60, "borderColor": "#c92a2a",
+                                          "borderDash": [6, 4], "label": {"display": True, "content": "goal 60 %"}})
+        # Drawn: the goal's column of the canvas is red along the dashes, a column at 30 % is not.
+        self.assertGreater(goal["red_pixels_at_goal"], 60, "no goal line on the floor chart")
+        self.assertLess(goal["red_pixels_at_30_percent"], 5)
 
-    def test_the_screenshot_shows_charts_not_a_blank_page(self):
-        page = write_report(os.path.join(self.folder, "shot"), sample_results())
-        shot = os.path.join(self.folder, "shot.png")
+    def test_every_chart_draws_each_of_its_datasets_in_colour(self):
+        charts = self.probe(write_report(os.path.join(self.folder, "colours"), sample_results()))
 
-        self.chromium(page, "--window-size=1280,1600", "--screenshot=" + shot)
+        self.assertEqual({name: chart["datasets"] for name, chart in charts.items()},
+                         {"chart-throughput": 3, "chart-latency-curve": 3, "chart-cpu-per-request": 4,
+                          "chart-cpu-utilisation": 5, "chart-call-time": 2})
+        for name, chart in charts.items():
+            with self.subTest(chart=name):
+                # The path and process colours are saturated; the page and the axes are greys and white.
+                self.assertGreater(chart["coloured_pixels"], 500, "hardly any colour: the chart drew nothing")
 
-        with open(shot, "rb") as handle:
-            width, height, rows, pixel = png.decode(handle.read())
-        self.assertEqual((width, height), (1280, 1600))
-        colours, coloured = set(), 0
-        for row in rows[::4]:
-            for x in range(0, len(row), pixel * 4):
-                red, green, blue = row[x:x + 3]
-                colours.add((red, green, blue))
-                # The path colours are saturated; the page itself is greys and white.
-                coloured += max(red, green, blue) - min(red, green, blue) > 60
-        self.assertGreater(len(colours), 50, "too few colours: a blank or unstyled page")
-        self.assertGreater(coloured, 500, "hardly any coloured pixels: the charts did not draw")
+
+# Appended to a copy of a report by BrowserRenderTests.probe: per chart, its datasets, its coloured pixels and, on
+# the floor chart, the goal annotation's live config and the red pixels down its column.
+PROBE = """
+(function () {
+  const isRed = (p, i) => Math.abs(p[i] - 201) < 16 && Math.abs(p[i + 1] - 42) < 16 && Math.abs(p[i + 2] - 42) < 16;
+  const redDown = (canvas, x) => {
+    const p = canvas.getContext('2d').getImageData(Math.round(x * devicePixelRatio), 0, 1, canvas.height).data;
+    let red = 0;
+    for (let i = 0; i < p.length; i += 4) red += isRed(p, i) ? 1 : 0;
+    return red;
+  };
+  const charts = {};
+  document.querySelectorAll('canvas').forEach((canvas) => {
+    const chart = Chart.getChart(canvas);
+    if (!chart) return;
+    const p = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+    let coloured = 0;
+    for (let i = 0; i < p.length; i += 4) {
+      coloured += p[i + 3] > 0 && Math.max(p[i], p[i + 1], p[i + 2]) - Math.min(p[i], p[i + 1], p[i + 2]) > 60 ? 1 : 0;
+    }
+    const entry = { datasets: chart.data.datasets.length, coloured_pixels: coloured };
+    const goal = ((chart.options.plugins.annotation || {}).annotations || {}).goal;
+    if (goal) {
+      entry.goal = {
+        config: { type: goal.type, scaleID: goal.scaleID, value: goal.value, borderColor: goal.borderColor,
+          borderDash: goal.borderDash, label: { display: goal.label.display, content: goal.label.content } },
+        red_pixels_at_goal: Math.max(...[-1, 0, 1].map((dx) => redDown(canvas, chart.scales.x.getPixelForValue(goal.value) + dx))),
+        red_pixels_at_30_percent: redDown(canvas, chart.scales.x.getPixelForValue(30)),
+      };
+    }
+    charts[canvas.id] = entry;
+  });
+  document.body.appendChild(Object.assign(document.createElement('pre'), { id: 'probe', textContent: JSON.stringify(charts) }));
+}());
+"""
 
 
 if __name__ == "__main__":
