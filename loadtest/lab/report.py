@@ -1,4 +1,4 @@
-"""report.html: one self-contained page with the results, Chart.js and the chart code inlined.
+"""report.html: one self-contained page with the results, their view, Chart.js and the chart code inlined.
 
 Chart.js and its annotation plugin come from their WebJars, at the versions in the root pom.xml: the loadtest
 module's build unpacks them into loadtest/target/report-scripts (FETCH_COMMAND). Inlining them keeps the report
@@ -10,7 +10,7 @@ import os
 import subprocess
 from typing import Dict
 
-from . import results
+from . import results, view
 
 LAB_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO_DIR = os.path.dirname(LAB_DIR)
@@ -46,6 +46,7 @@ def render(data: Dict, chart_js: str, annotation_js: str) -> str:
     template = _read(os.path.join(REPORT_DIR, "template.html"))
     parts = {
         "__RESULTS_JSON__": _json(data),
+        "__VIEW_JSON__": _json(view.view(data)),
         "__CHART_JS__": _script_safe(chart_js),
         "__ANNOTATION_JS__": _script_safe(annotation_js),
         "__CHARTS_JS__": _script_safe(_read(os.path.join(REPORT_DIR, "charts.js"))),

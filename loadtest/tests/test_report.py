@@ -13,7 +13,7 @@ import subprocess
 import tempfile
 import unittest
 
-from lab import floor, report, results
+from lab import floor, report, results, view
 from tests.support import sample_results, sample_with_floor
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
@@ -59,6 +59,26 @@ class SelfContainedTests(unittest.TestCase):
 
         self.assertNotIn("</script><script>alert(1)", page)
         self.assertIn("<\\/script><script>alert(1)<\\/script>", page)
+
+
+class ViewTests(unittest.TestCase):
+
+    def test_numbers_round_their_decimal_form_half_up_as_a_browser_does(self):
+        self.assertEqual([view.fmt(0.975, 2), view.fmt(180.5, 0), view.fmt(1433.77, 1), view.fmt(None, 1)],
+                         ["0.98", "181", "1,433.8", "–"])
+        self.assertEqual([view.ms(8.864), view.ms(57.664), view.ms(5760.0)], ["8.86 ms", "57.7 ms", "5.76 s"])
+
+    def test_a_run_that_cannot_be_trusted_says_why_in_the_same_words_as_summary_md(self):
+        data = sample_results()
+        data["runs"][1]["verified"] = False
+
+        shown = view.view(data)
+
+        self.assertEqual(shown["alerts"], ["1 run(s) had failures, so their figures are not comparable: grpc/unary "
+                                           "(the answer was not verified)"])
+        self.assertEqual({key: shown["tables"]["runs"]["rows"][1][key] for key in ("class", "title")},
+                         {"class": "bad", "title": "the answer was not verified"})
+        self.assertIn("grpc/unary n=1000 c=100: the answer was not verified", results.summary_markdown(data))
 
 
 class BrowserRenderTests(unittest.TestCase):
@@ -214,13 +234,15 @@ PROBE = """
       entry.goal = {
         config: { type: goal.type, scaleID: goal.scaleID, value: goal.value, borderColor: goal.borderColor,
           borderDash: goal.borderDash, label: { display: goal.label.display, content: goal.label.content } },
-        red_pixels_at_goal: Math.max(...[-1, 0, 1].map((dx) => redDown(canvas, chart.scales.x.getPixelForValue(goal.value) + dx))),
+        red_pixels_at_goal: Math.max(...[-1, 0, 1].map(
+          (dx) => redDown(canvas, chart.scales.x.getPixelForValue(goal.value) + dx))),
         red_pixels_at_30_percent: redDown(canvas, chart.scales.x.getPixelForValue(30)),
       };
     }
     charts[canvas.id] = entry;
   });
-  document.body.appendChild(Object.assign(document.createElement('pre'), { id: 'probe', textContent: JSON.stringify(charts) }));
+  const probe = Object.assign(document.createElement('pre'), { id: 'probe', textContent: JSON.stringify(charts) });
+  document.body.appendChild(probe);
 }());
 """
 

@@ -1,0 +1,367 @@
+"""What report.html shows, computed once from results.json: every table (headers, rows of cell text, each cell's
+CSS class), the cards, the alerts and every label. report/charts.js only turns it into HTML and charts.
+
+A table is {"heads": [...], "rows": [{"cells": [...], "class", "title", "swatch"}]}; a cell is its text, or
+{"text", "class", "colspan"}. A row's swatch is the path whose colour marks it.
+"""
+
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Dict, List, Optional
+
+from . import floor, results
+
+DASH = "–"
+
+
+def view(data: Dict) -> Dict:
+    settings, runs = data["settings"], data["runs"]
+    sweep = len(settings["concurrency"]) > 1 or len(settings["n"]) > 1
+    labels = [run_label(run, sweep) for run in runs]
+    services = results.services_in(data)
+    cores = data["environment"].get("cores") or 1
+    return {
+        "sweep": sweep,
+        "run_labels": labels,
+        "services": services,
+        "combos": [{"n": n, "c": c, "label": combo_label(n, c)}
+                   for n in settings["n"] for c in settings["concurrency"]],
+        "sweep_lines": [{"path": path, "n": n, "label": "%s n=%d" % (path, n)}
+                        for path in settings["paths"] for n in settings["n"]],
+        "subtitle": subtitle(data),
+        "machine": machine(data["environment"]),
+        "alerts": alerts(data, labels),
+        "cards": [] if sweep else [card(run, goal_percent(data)) for run in runs if "error" not in run],
+        "cpu_utilisation": {
+            "hint": "CPU time over wall time of the measured run, in %% of one core: %d %% means all %d cores busy. "
+                    "The stack adds up to the whole machine." % (cores * 100, cores),
+            "axis": "CPU %% (%d %% = all %d cores)" % (cores * 100, cores), "max": cores * 100},
+        "floor": floor_view(data, labels),
+        "tables": {
+            "runs": runs_table(runs),
+            "resources": resources_table(runs, services),
+            "server_side": server_side_table(runs),
+            "floor": floor_table(data),
+            "floor_runs": floor_runs_table(data.get("floor")),
+        },
+        "notes": notes(data, cores),
+        "settings": settings_list(data),
+        "footer": "Written by loadtest/run.sh. The figures are in results.json beside this file, the raw ab output of "
+                  "every run in raw/, the service logs in logs/"
+                  + (", each floor run's floor.json and log in floor/." if data.get("floor") else "."),
+    }
+
+
+def run_label(run: Dict, sweep: bool) -> str:
+    return "%s %s" % (run["path"], combo_label(run["n"], run["concurrency"])) if sweep else run["path"]
+
+
+def combo_label(n: int, concurrency: int) -> str:
+    return "n=%d, c=%d" % (n, concurrency)
+
+
+def floor_name(record: Dict) -> str:
+    return "%s, %s" % (record["transport"], window_text(record))
+
+
+def window_text(record: Dict) -> str:
+    return floor.Window.from_record(record["transport"], record["window"]).describe()
+
+
+def goal_percent(data: Dict) -> int:
+    return round((data.get("floor") or {}).get("goal", floor.GOAL) * 100)
+
+
+def subtitle(data: Dict) -> str:
+    settings = data["settings"]
+    when = (data.get("finished_at") or data.get("started_at") or "").replace("T", " ", 1)
+    return ("%s · %d requests per run · concurrency %s · n = %s squares per request · "
+            "warm-up of %d requests discarded"
+            % (when, settings["requests"], ", ".join(map(str, settings["concurrency"])),
+               ", ".join(map(str, settings["n"])), settings["warmup"]))
+
+
+def machine(env: Dict) -> List[List[str]]:
+    commit = env.get("git_commit") or "unknown"
+    return [["CPU", text(env.get("cpu_model"))], ["Cores", text(env.get("cores"))],
+            ["Memory", text(env.get("memory_gib")) + " GiB"], ["OS", text(env.get("os"))],
+            ["JDK", text(env.get("jdk"))],
+            ["JVM options", env.get("java_opts") or "(none)"], ["Load generator", text(env.get("ab"))],
+            ["Commit", commit[:12] + (" (dirty)" if commit.endswith("-dirty") else "")]]
+
+
+def alerts(data: Dict, labels: List[str]) -> List[str]:
+    found = []
+    troubled = [(label, results.problems(run)) for label, run in zip(labels, data["runs"]) if results.problems(run)]
+    if troubled:
+        found.append("%d run(s) had failures, so their figures are not comparable: %s" % (
+            len(troubled), ", ".join("%s (%s)" % (label, "; ".join(problems)) for label, problems in troubled)))
+    failed = [record for record in (data.get("floor") or {}).get("runs", []) if "error" in record]
+    if failed:
+        found.append("%d floor run(s) failed, so their paths have no fraction of floor: %s" % (
+            len(failed), ", ".join("%s (%s)" % (floor_name(record), record["error"]) for record in failed)))
+    return found
+
+
+def card(run: Dict, goal: int) -> Dict:
+    """One path's card: the numbers the article's table compares, and its fraction of floor."""
+    latency = run["latency_ms"]
+    rows = [["p50 / p90", ms(latency["p50"]) + " / " + ms(latency["p90"])],
+            ["p99 / max", ms(latency["p99"]) + " / " + ms(latency["max"])],
+            ["service CPU per request", fmt(path_cpu(run, "ms_per_request"), 2) + " ms"],
+            ["failed", str(run["failed"] + run["non2xx"])]]
+    record = run.get("floor")
+    if record:
+        name = "of its floor (goal %d %%)" % goal
+        if "error" in record:
+            rows.append([name, "no floor", "below-goal"])
+        else:
+            rows.append([name, pct(record["fraction"])] + ([] if record["met"] else ["below-goal"]))
+    return {"path": run["path"], "what": "%d squares per request" % run["n"], "big": fmt(run["rps"], 1), "rows": rows}
+
+
+def path_cpu(run: Dict, field: str) -> float:
+    """CPU per request or per call of the services that served the run's path (an idle one's is not the path's)."""
+    return sum((run["cpu"].get(name) or {}).get(field) or 0 for name in run["services"])
+
+
+def floor_view(data: Dict, labels: List[str]) -> Optional[Dict]:
+    """The floor section's subtitle, and per path with a floor its bar: value (% of floor), figure and tooltips."""
+    section = data.get("floor")
+    if section is None:
+        return None
+    options = section.get("aggregator") or {}
+    first = next((record for record in section["runs"] if "error" not in record), None)
+    timing = ""
+    if first and first.get("floor_settings"):
+        timing = "; each floor run warmed up for %s, then measured %s" % (
+            first["floor_settings"].get("warmup"), first["floor_settings"].get("duration"))
+    goal = goal_percent(data)
+    bars = []
+    for label, run in zip(labels, data["runs"]):
+        record = run.get("floor")
+        if not record:
+            continue
+        bar = {"label": label, "path": run["path"], "met": bool(record.get("met"))}
+        if "error" in record:
+            bar.update(value=None, text="no floor: the floor run failed", tooltips=[])
+        else:
+            bar.update(value=record["fraction"] * 100, text=pct(record["fraction"]), tooltips=[
+                "path: %s calls/s = %s of the floor"
+                % (fmt(record["path_calls_per_second"], 0), pct(record["fraction"])),
+                "floor (%s): %s calls/s" % (floor_name(record), fmt(record["floor_calls_per_second"], 0))])
+        bars.append(bar)
+    return {
+        "subtitle": "transport-floor/run-floor.sh, run after the paths with the services stopped, on this machine, "
+                    "with the services' JVM options and the window the aggregator had in each run "
+                    "(aggregator.in-flight %s, aggregator.rest.max-connections %s)%s. Goal: every path at least %d %% "
+                    "of its floor." % (options.get("in_flight", "?"), options.get("rest_max_connections", "?"), timing,
+                                       goal),
+        "goal": goal,
+        "goal_label": "goal %d %%" % goal,
+        "bars": bars,
+    }
+
+
+def run_rows(runs: List[Dict], width: int, cells_of) -> List[Dict]:
+    """A row per run, its path's swatch first; a run that failed is red, with why in its tooltip."""
+    rows = []
+    for run in runs:
+        cells = [run["path"], str(run["n"]), str(run["concurrency"])]
+        cells += ["error: " + run["error"]] + [""] * (width - 4) if "error" in run else cells_of(run)
+        row = {"cells": cells, "swatch": run["path"]}
+        found = results.problems(run)
+        if found:
+            row.update({"class": "bad", "title": "; ".join(found)})
+        rows.append(row)
+    return rows
+
+
+def runs_table(runs: List[Dict]) -> Dict:
+    heads = ["path", "n", "concurrency", "req/s", "mean", "p50", "p90", "p99", "max", "completed", "failed", "non-2xx"]
+
+    def cells(run):
+        latency = run["latency_ms"]
+        return [fmt(run["rps"], 2)] + [ms(latency[key]) for key in ("mean", "p50", "p90", "p99", "max")] + [
+            str(run["completed"]), str(run["failed"]), str(run["non2xx"])]
+    return {"heads": heads, "rows": run_rows(runs, len(heads), cells)}
+
+
+def resources_table(runs: List[Dict], services: List[str]) -> Dict:
+    heads = ["path", "n", "concurrency"] + services + [
+        "ab", "machine", "service CPU / request", "service CPU / call", "peak RSS (MiB)"]
+
+    def cpu_cell(entry):
+        return "%s %%\n%s s" % (fmt(entry["percent"], 0), fmt(entry["seconds"], 2)) if entry else DASH
+
+    def cells(run):
+        return [cpu_cell(run["cpu"].get(name)) for name in services + ["ab", "machine"]] + [
+            fmt(path_cpu(run, "ms_per_request"), 2) + " ms", fmt(path_cpu(run, "us_per_call"), 1) + " µs",
+            " / ".join(fmt(run["rss_mb"].get(name), 0) for name in services)]
+    return {"heads": heads, "rows": run_rows(runs, len(heads), cells)}
+
+
+def server_side_table(runs: List[Dict]) -> Optional[Dict]:
+    """The services' own counts and times; None when no run has them (older results)."""
+    if not any(run.get("server_side") for run in runs):
+        return None
+    heads = ["path", "n", "concurrency", "aggregator requests", "aggregator ms / request", "downstream calls",
+             "client µs / call", "square calls", "square µs / call"]
+
+    def cells(run):
+        side = run.get("server_side") or {"error": "no server-side figures"}
+        if "error" in side:
+            return [side["error"]] + [""] * 5
+        bound = side.get("square_us_per_call_upper_bound")
+        return [fmt(side.get("aggregator_requests"), 0), fmt(side.get("aggregator_ms_per_request"), 2),
+                fmt(side.get("downstream_calls"), 0), fmt(side.get("client_us_per_call"), 1),
+                fmt(side.get("square_calls"), 0),
+                "≤ " + fmt(bound, 1) if bound is not None else fmt(side.get("square_us_per_call"), 1)]
+    return {"heads": heads, "rows": run_rows(runs, len(heads), cells)}
+
+
+def floor_table(data: Dict) -> Optional[Dict]:
+    """Each path against its floor; None without a floor."""
+    if data.get("floor") is None:
+        return None
+    heads = ["path", "n", "concurrency", "downstream calls/s", "floor: transport, window", "floor calls/s",
+             "fraction of floor", "goal %d %%" % goal_percent(data), "path CPU µs/call", "floor CPU µs/call",
+             "load 1m: path / floor"]
+
+    def cells(run):
+        record = run["floor"]
+        name = {"text": floor_name(record), "class": "soft"}
+        if "error" in record:
+            # Its floor run's error is in the table of the floor runs, below.
+            return [fmt(run["rps"] * run["n"], 0), name,
+                    {"text": "no floor: its floor run failed (below)", "class": "below-goal wrap", "colspan": 6}]
+        met = record["met"]
+        mark = (lambda cell: cell) if met else (lambda cell: {"text": cell, "class": "below-goal"})
+        load_before = (run.get("load_average_before") or [None])[0]
+        return [fmt(record["path_calls_per_second"], 0), name, fmt(record["floor_calls_per_second"], 0),
+                mark(pct(record["fraction"])), mark("met" if met else "not met"),
+                fmt(record.get("path_cpu_us_per_call"), 1), fmt(record.get("floor_cpu_us_per_call"), 1),
+                fmt(load_before, 2) + " / " + fmt(record.get("floor_load_average_1m"), 2)]
+    return {"heads": heads, "rows": run_rows([run for run in data["runs"] if run.get("floor")], len(heads), cells)}
+
+
+def floor_runs_table(section: Optional[Dict]) -> Optional[Dict]:
+    """The floor runs themselves; None without a floor."""
+    if section is None:
+        return None
+    heads = ["transport", "window", "calls/s", "p50", "p99", "client CPU", "server CPU", "CPU µs / call", "load 1m",
+             "warm-up / measured", "output"]
+    rows = []
+    for record in section["runs"]:
+        head = [record["transport"], window_text(record)]
+        if "error" in record:
+            rows.append({"cells": head + [{"text": "error: " + record["error"], "class": "wrap",
+                                           "colspan": len(heads) - 3}, record["folder"] + "/"],
+                         "class": "bad", "title": record["error"]})
+            continue
+        latency = record.get("latency_us") or {}
+        cpu = record["client_cpu_seconds"] + record["server_cpu_seconds"]
+        floor_settings = record.get("floor_settings") or {}
+        rows.append({"cells": head + [
+            fmt(record["calls_per_second"], 0), ms(_scaled(latency.get("p50"), 1e-3)),
+            ms(_scaled(latency.get("p99"), 1e-3)), fmt(record["client_cpu_seconds"], 2) + " s",
+            fmt(record["server_cpu_seconds"], 2) + " s", fmt(cpu * 1e6 / record["calls"], 1),
+            fmt(record.get("load_average_1m"), 2),
+            "%s / %s" % (floor_settings.get("warmup"), floor_settings.get("duration")), record["folder"] + "/"]})
+    return {"heads": heads, "rows": rows}
+
+
+def notes(data: Dict, cores: int) -> List[str]:
+    found = [
+        "Everything ran on this one machine: ab, the aggregator and the square services share its %d cores, so a "
+        "service that spends CPU takes it from the others. Read CPU beside requests per second." % cores,
+        "ab speaks HTTP/1.0 without keep-alive, as in the article: every request opens a new TCP connection to the "
+        "aggregator. The aggregator keeps its own connections (and gRPC channel) to the square services.",
+        "Each request asks the aggregator for n squares: n REST calls (rest/unary), n gRPC unary calls (grpc/unary) "
+        "or n messages on one bidirectional gRPC stream (grpc/stream). Every path was checked once for the exact "
+        "expected answer before it was measured.",
+        "Latency percentiles come from ab's -e curve (microsecond resolution); ab's own printed table, in whole "
+        "milliseconds, is kept beside it in results.json and in the raw output.",
+        "CPU is read from /proc right before and right after the measured run: CPU seconds of each service process, "
+        "of ab, and of the whole machine. %% is of one core (%d %% = all cores). \"CPU per downstream call\" is the "
+        "services' CPU divided by the square calls (or stream messages) the run made." % (cores * 100),
+        "Peak RSS is each service's VmHWM " + (
+            "during the measured run (reset right before it)."
+            if all(run.get("rss_scope") == "run" for run in data["runs"] if "error" not in run)
+            else "since the service started."),
+        "Server side: each service's own /actuator/prometheus, read right before and right after the measured run "
+        "(outside the CPU window). The client side of a call is the aggregator's time from sending it to its answer; "
+        "the server side is the square service's own processing time. The gap is the wire, the framework and "
+        "queueing.",
+        "On a machine shared with other work, figures vary from run to run: \"everything else on the machine\" in the "
+        "CPU chart shows how much else was running.",
+    ]
+    if data.get("floor"):
+        found.append(
+            "Floor: the bare transport (transport-floor/, a plain grpc-java or Netty HTTP client and server, no "
+            "Spring) with the window the aggregator had: http, as many connections as the aggregator's pool could "
+            "use; grpc-unary, concurrency × min(n, in-flight) calls in flight; grpc-stream, concurrency streams of n "
+            "messages. It runs after the paths, with the services stopped, so it has the whole machine, as the paths "
+            "had. The fraction is what the path got through its transport against what the bare transport does here; "
+            "CPU per call compares the path's services (the aggregator also serves ab's requests) with the floor's "
+            "client and server.")
+    return found
+
+
+def settings_list(data: Dict) -> List[List[str]]:
+    settings, env, section = data["settings"], data["environment"], data.get("floor")
+    if settings.get("floor") is False:
+        floor_text = "0 (the floor did not run)"
+    elif section:
+        floor_text = "1: %d floor run(s), FLOOR_DURATION %s, FLOOR_WARMUP %s" % (
+            len(section["runs"]), settings.get("floor_duration") or "(the floor's default)",
+            settings.get("floor_warmup") or "(the floor's default)")
+    else:
+        floor_text = "(no floor in these results)"
+    return [
+        ["PATHS", " ".join(settings["paths"])], ["REQUESTS", str(settings["requests"])],
+        ["CONCURRENCY", " ".join(map(str, settings["concurrency"]))], ["N", " ".join(map(str, settings["n"]))],
+        ["REPLICAS", "%d of each square service" % (settings.get("replicas") or 1)],
+        ["WARMUP", str(settings["warmup"])], ["AB_TIMEOUT", "%s s" % settings["ab_timeout_s"]],
+        ["ab command", settings["ab_command"]], ["JAVA_OPTS", settings.get("java_opts") or "(none)"],
+        ["AGGREGATOR_ARGS", settings.get("aggregator_args") or "(none)"],
+        ["endpoints", ", ".join("%s %s" % item for item in (settings.get("endpoints") or {}).items())],
+        ["Prometheus beside the run", settings.get("prometheus_url") or "(not run; PROMETHEUS=1 runs one)"],
+        ["FLOOR", floor_text],
+        ["kernel · Python", "%s · %s" % (text(env.get("kernel")), text(env.get("python")))],
+        ["git commit", env.get("git_commit") or "unknown"],
+    ]
+
+
+def fmt(value, digits: int) -> str:
+    """A number with thousands separators and exactly `digits` decimals, "–" when there is none. Rounds its shortest
+    decimal form half up, as a browser's toLocaleString does: 0.975 is 0.98, though the float is a hair below."""
+    if value is None:
+        return DASH
+    rounded = Decimal(str(value)).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP)
+    return "{:,.{}f}".format(rounded, digits)
+
+
+def ms(value) -> str:
+    """A time in milliseconds, in seconds from one second up."""
+    if value is None:
+        return DASH
+    if value >= 1000:
+        return fmt(value / 1000, 2) + " s"
+    return fmt(value, 2 if value < 10 else 1) + " ms"
+
+
+def pct(fraction) -> str:
+    return DASH if fraction is None else fmt(fraction * 100, 1) + " %"
+
+
+def text(value) -> str:
+    """A figure as the page prints it: a whole number without its ".0", a missing one as "–"."""
+    if value is None:
+        return DASH
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _scaled(value, factor: float):
+    return None if value is None else value * factor
