@@ -52,7 +52,7 @@ def summary_table(results: Dict) -> str:
     services = services_in(results)
     header = ["path", "n", "concurrency", "req/s", "p50 ms", "p90 ms", "p99 ms", "max ms"]
     header += ["CPU %s" % name for name in services] + ["failed"]
-    rows = [header, ["---"] * len(header)]
+    rows = []
     for run in results["runs"]:
         if "error" in run:
             rows.append([run["path"], str(run["n"]), str(run["concurrency"]), "error: " + run["error"]]
@@ -66,7 +66,7 @@ def summary_table(results: Dict) -> str:
         if run["non2xx"]:
             failed += " (+%d non-2xx)" % run["non2xx"]
         rows.append(row + [failed])
-    return "\n".join("| " + " | ".join(row) + " |" for row in rows) + "\n"
+    return markdown_table(header, rows)
 
 
 def server_side_table(results: Dict) -> str:
@@ -75,7 +75,7 @@ def server_side_table(results: Dict) -> str:
         return ""
     header = ["path", "n", "concurrency", "aggregator requests", "aggregator ms/request", "downstream calls",
               "client µs/call", "square calls", "square µs/call"]
-    rows = [header, ["---"] * len(header)]
+    rows = []
     for run in results["runs"]:
         side = run.get("server_side") or {"error": "no server-side figures"}
         row = [run["path"], str(run["n"]), str(run["concurrency"])]
@@ -90,7 +90,7 @@ def server_side_table(results: Dict) -> str:
                            _number(side.get("aggregator_ms_per_request"), "%.2f"),
                            _number(side.get("downstream_calls"), "%d"), _number(side.get("client_us_per_call"), "%.1f"),
                            _number(side.get("square_calls"), "%d"), square_us])
-    return "\n".join("| " + " | ".join(row) + " |" for row in rows) + "\n"
+    return markdown_table(header, rows)
 
 
 def floor_table(results: Dict) -> str:
@@ -101,7 +101,7 @@ def floor_table(results: Dict) -> str:
     header = ["path", "n", "concurrency", "downstream calls/s", "floor: transport, window", "floor calls/s",
               "fraction of floor", "≥ %d %%" % round(floor.GOAL * 100), "CPU µs/call path", "CPU µs/call floor",
               "load 1m path / floor"]
-    rows = [header, ["---"] * len(header)]
+    rows = []
     for run in measured:
         record = run["floor"]
         window = floor.Window.from_record(record["transport"], record["window"])
@@ -118,7 +118,7 @@ def floor_table(results: Dict) -> str:
             "yes" if record["met"] else "**no**", _number(record.get("path_cpu_us_per_call"), "%.1f"),
             _number(record.get("floor_cpu_us_per_call"), "%.1f"),
             "%s / %s" % (_number(load_before[0], "%.2f"), _number(record.get("floor_load_average_1m"), "%.2f"))])
-    return "\n".join("| " + " | ".join(row) + " |" for row in rows) + "\n"
+    return markdown_table(header, rows)
 
 
 def floor_markdown(results: Dict) -> List[str]:
@@ -217,6 +217,11 @@ def machine_line(env: Dict) -> str:
     parts = [env.get("cpu_model") or "unknown CPU", "%s cores" % env.get("cores"),
              "%s GiB" % env.get("memory_gib"), env.get("os"), env.get("jdk"), env.get("ab")]
     return ", ".join(str(p) for p in parts if p)
+
+
+def markdown_table(header: List[str], rows: List[List[str]]) -> str:
+    """A Markdown table, which also reads well in a terminal."""
+    return "\n".join("| " + " | ".join(row) + " |" for row in [header, ["---"] * len(header)] + rows) + "\n"
 
 
 def _ms(value: Optional[float]) -> str:
