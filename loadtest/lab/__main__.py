@@ -29,7 +29,7 @@ def main(argv=None) -> int:
             return 0
         if args.command == "check":
             return check_results.main([args.results_dir])
-        print("[lab] report: %s" % report.write(args.results_dir))
+        print("[lab] report: %s" % report.write(args.results_dir, fetch=True))
         return 0
     except (LabError, report.ReportError) as error:
         print("[lab] ERROR: %s" % error, file=sys.stderr)

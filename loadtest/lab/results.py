@@ -153,7 +153,8 @@ def floor_markdown(results: Dict) -> List[str]:
     failed = [run for run in section.get("runs", []) if "error" in run]
     if failed:
         lines += ["**Floor runs that failed:**", ""]
-        lines += ["- %s, %s: %s" % (run["transport"], floor.Window.from_record(run["transport"], run["window"]).describe(),
+        lines += ["- %s, %s: %s" % (run["transport"],
+                                    floor.Window.from_record(run["transport"], run["window"]).describe(),
                                     run["error"].replace("|", "\\|")) for run in failed]
         lines.append("")
     return lines

@@ -56,7 +56,8 @@ def main() -> int:
                                      settings, processes)
             status = status or floor_status
     try:
-        print("[lab] report: %s" % report.write(results_dir))
+        # The Maven build (LAB_SKIP_BUILD=1) has fetched the report's scripts already; a user's run may fetch them.
+        print("[lab] report: %s" % report.write(results_dir, fetch=not settings.skip_build))
     except report.ReportError as error:
         print("[lab] ERROR: no report.html: %s" % error, file=sys.stderr)
         print("[lab] once that is fixed: loadtest/run.sh --report %s" % results_dir, file=sys.stderr)

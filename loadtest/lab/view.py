@@ -47,7 +47,7 @@ def view(data: Dict) -> Dict:
         "settings": settings_list(data),
         "footer": "Written by loadtest/run.sh. The figures are in results.json beside this file, the raw ab output of "
                   "every run in raw/, the service logs in logs/"
-                  + (", each floor run's floor.json and log in floor/." if data.get("floor") else "."),
+                  + (", each floor run's client and server logs in floor/." if data.get("floor") else "."),
     }
 
 
@@ -151,7 +151,7 @@ def floor_view(data: Dict, labels: List[str]) -> Optional[Dict]:
                 "floor (%s): %s calls/s" % (floor_name(record), fmt(record["floor_calls_per_second"], 0))])
         bars.append(bar)
     return {
-        "subtitle": "transport-floor/run-floor.sh, run after the paths with the services stopped, on this machine, "
+        "subtitle": "transport-floor, run by the lab after the paths with the services stopped, on this machine, "
                     "with the services' JVM options and the window the aggregator had in each run "
                     "(aggregator.in-flight %s, aggregator.rest.max-connections %s)%s. Goal: every path at least %d %% "
                     "of its floor." % (options.get("in_flight", "?"), options.get("rest_max_connections", "?"), timing,
@@ -298,10 +298,10 @@ def notes(data: Dict, cores: int) -> List[str]:
     if data.get("floor"):
         found.append(
             "Floor: the bare transport (transport-floor/, a plain grpc-java or Netty HTTP client and server, no "
-            "Spring) with the window the aggregator had: http, as many connections as the aggregator's pool could "
-            "use; grpc-unary, concurrency × min(n, in-flight) calls in flight; grpc-stream, concurrency streams of n "
-            "messages. It runs after the paths, with the services stopped, so it has the whole machine, as the paths "
-            "had. The fraction is what the path got through its transport against what the bare transport does here; "
+            "Spring) with the window the aggregator had: rest_unary, as many connections as the aggregator's pool "
+            "could use; grpc_unary, concurrency × min(n, in-flight) calls in flight; grpc_stream, concurrency "
+            "streams of n messages. It runs after the paths, with the services stopped, so it has the whole "
+            "machine, as the paths had. The fraction is what the path got through its transport against what the bare transport does here; "
             "CPU per call compares the path's services (the aggregator also serves ab's requests) with the floor's "
             "client and server.")
     return found
@@ -312,9 +312,8 @@ def settings_list(data: Dict) -> List[List[str]]:
     if settings.get("floor") is False:
         floor_text = "0 (the floor did not run)"
     elif section:
-        floor_text = "1: %d floor run(s), FLOOR_DURATION %s, FLOOR_WARMUP %s" % (
-            len(section["runs"]), settings.get("floor_duration") or "(the floor's default)",
-            settings.get("floor_warmup") or "(the floor's default)")
+        floor_text = "1: %d floor run(s), FLOOR_DURATION %s s, FLOOR_WARMUP %s s" % (
+            len(section["runs"]), settings.get("floor_duration_s", "?"), settings.get("floor_warmup_s", "?"))
     else:
         floor_text = "(no floor in these results)"
     return [

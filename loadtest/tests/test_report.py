@@ -14,6 +14,7 @@ import tempfile
 import unittest
 
 from lab import floor, report, results, view
+
 from tests.support import sample_results, sample_with_floor
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
@@ -149,8 +150,8 @@ class BrowserRenderTests(unittest.TestCase):
         self.assertIn("aggregator.in-flight 8, aggregator.rest.max-connections 64); each floor run warmed up for 1s, "
                       "then measured 2s.", dom)
         # Per path: downstream calls/s, its floor, the fraction and the goal; then the floor runs themselves.
-        self.assertIn('<td>71,689</td><td class="soft">rest_unary, 40 connections</td><td>6,829</td><td>1,049.8 %</td><td>met</td>'
-                      '<td>19.5</td><td>161.0</td><td>1.50 / 4.64</td>', dom)
+        self.assertIn('<td>71,689</td><td class="soft">rest_unary, 40 connections</td><td>6,829</td>'
+                      '<td>1,049.8 %</td><td>met</td><td>19.5</td><td>161.0</td><td>1.50 / 4.64</td>', dom)
         self.assertIn("<td>grpc_stream</td><td>5 streams × 50 messages</td><td>3,530</td><td>5.76 s</td>", dom)
         self.assertEqual(dom.count("<dt>of its floor (goal 60 %)</dt>"), 3)
         self.assertNotIn('class="below-goal"', dom)
@@ -172,8 +173,8 @@ class BrowserRenderTests(unittest.TestCase):
                       "messages (the grpc_stream client failed (exit status 1))", dom)
         self.assertIn('<td class="below-goal wrap" colspan="6">no floor: its floor run failed (below)</td>', dom)
         self.assertIn('<tr class="bad" title="the grpc_stream client failed (exit status 1)"><td>grpc_stream</td>'
-                      '<td>5 streams × 50 messages</td><td class="wrap" colspan="8">error: the grpc_stream client failed '
-                      '(exit status 1)</td><td>floor/grpc_stream_s5_m50/</td></tr>', dom)
+                      '<td>5 streams × 50 messages</td><td class="wrap" colspan="8">error: the grpc_stream client '
+                      'failed (exit status 1)</td><td>floor/grpc_stream_s5_m50/</td></tr>', dom)
         self.assertIn('data-charts-rendered="6"', dom)
 
     def probe(self, page):
