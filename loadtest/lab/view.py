@@ -301,9 +301,9 @@ def notes(data: Dict, cores: int) -> List[str]:
             "Spring) with the window the aggregator had: rest_unary, as many connections as the aggregator's pool "
             "could use; grpc_unary, concurrency × min(n, in-flight) calls in flight; grpc_stream, concurrency "
             "streams of n messages. It runs after the paths, with the services stopped, so it has the whole "
-            "machine, as the paths had. The fraction is what the path got through its transport against what the bare transport does here; "
-            "CPU per call compares the path's services (the aggregator also serves ab's requests) with the floor's "
-            "client and server.")
+            "machine, as the paths had. The fraction is what the path got through its transport against what the "
+            "bare transport does here; CPU per call compares the path's services (the aggregator also serves ab's "
+            "requests) with the floor's client and server.")
     return found
 
 
