@@ -11,6 +11,7 @@ readonly LAB_DIR VENV
 fail() { printf '[lab] ERROR: %s\n' "$*" >&2; exit 1; }
 
 command -v python3 >/dev/null || fail "python3 is missing: install Python 3.8 or newer (Debian: apt-get install -y python3)"
+python3 -c 'import sys; sys.exit(sys.version_info < (3, 8))' || fail "python3 is older than 3.8: $(python3 --version 2>&1)"
 if ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
   # Debian splits venv and pip out of python3; install them when allowed, as the lab does for ab.
   if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then

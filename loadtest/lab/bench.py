@@ -7,7 +7,11 @@ from typing import Dict, List, Optional
 
 from . import ab_output, cpu, server_metrics
 from .paths import Path
-from .settings import Settings
+from .settings import LabError, Settings
+
+
+class ServiceExited(LabError):
+    """A service the run was measuring is gone; the message says which run."""
 
 
 @dataclass
@@ -52,8 +56,13 @@ def measure(path: Path, n: int, concurrency: int, settings: Settings, services: 
     before = cpu.take_sample(pids)
     done = _run_ab(ab_output.ab_command(url, settings.requests, concurrency, settings.ab_timeout_s, csv_path),
                    os.path.join(raw_dir, slug + ".txt"))
-    after = cpu.take_sample(pids)
-    rss_mb = {name: cpu.peak_rss_mib(some) for name, some in pids.items()}
+    try:
+        after = cpu.take_sample(pids)
+        rss_mb = {name: cpu.peak_rss_mib(some) for name, some in pids.items()}
+    except (OSError, ValueError):
+        # A process that exited has no counters left (an exited child's status has no VmHWM).
+        raise ServiceExited("a service exited during the measured run of %s n=%d c=%d: see its log in logs/"
+                            % (path.name, n, concurrency)) from None
     server_side = _server_side(path, metrics_urls, metrics_before, metrics_error)
 
     # The lab measures only after every path passed the pre-check against the exact expected answer.

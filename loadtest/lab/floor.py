@@ -8,8 +8,8 @@ results.json (settings.aggregator):
 
 - grpc/unary -> grpc_unary: concurrency x min(n, in-flight) calls in flight on one channel. Each request keeps
   at most in-flight of its n calls in flight, and ab keeps `concurrency` requests at the aggregator.
-- rest/unary -> rest_unary: as many keep-alive connections as there can be calls, up to the pool's
-  rest-max-connections: min(rest-max-connections, concurrency x min(n, in-flight)); one call on each.
+- rest/unary -> rest_unary: as many keep-alive connections as there can be calls, up to the pools' size:
+  min(rest-max-connections x rest-replicas, concurrency x min(n, in-flight)); one call on each.
 - grpc/stream -> grpc_stream: concurrency streams (one per request), n messages on each.
 
 n = 0 costs no downstream call, and the rest/square baseline has no aggregator: neither has a floor.
@@ -29,6 +29,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 from . import cpu, paths
 from .processes import Processes
+from .settings import LabError
 
 GOAL = 0.6
 # A bare server prints its port within this long, or the run fails.
@@ -41,7 +42,7 @@ SERVER_STOP_GRACE_S = 5.0
 SERVER_KIND = {"rest_unary": "http", "grpc_unary": "grpc", "grpc_stream": "grpc"}
 
 
-class FloorError(Exception):
+class FloorError(LabError):
     """The floor cannot be planned or read; the message says why."""
 
 
@@ -49,10 +50,11 @@ def aggregator_settings(info: Dict) -> Dict[str, int]:
     """What shapes the aggregator's windows, from its /actuator/info document."""
     try:
         settings = info["aggregator"]
-        return {"in_flight": int(settings["in-flight"]), "rest_max_connections": int(settings["rest-max-connections"])}
+        return {"in_flight": int(settings["in-flight"]), "rest_max_connections": int(settings["rest-max-connections"]),
+                "rest_replicas": int(settings["rest-replicas"])}
     except (KeyError, TypeError, ValueError):
-        raise FloorError("the aggregator's /actuator/info has no aggregator in-flight and rest-max-connections: %r"
-                         % (info,)) from None
+        raise FloorError("the aggregator's /actuator/info has no aggregator in-flight, rest-max-connections and "
+                         "rest-replicas (an aggregator jar from before it said them?): %r" % (info,)) from None
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,11 @@ class Window:
         """The name of the run's folder under floor/, e.g. grpc_stream_s100_m1000."""
         letters = {"in_flight": "i", "connections": "c", "streams": "s", "messages_per_stream": "m"}
         return "_".join([self.transport] + ["%s%d" % (letters[key], value) for key, value in self.as_dict().items()])
+
+    def __post_init__(self) -> None:
+        if self.transport not in SERVER_KIND:
+            raise FloorError("a floor run of transport %r: results from before the transports were named "
+                             "rest_unary, grpc_unary and grpc_stream; measure again" % self.transport)
 
     def describe(self) -> str:
         if self.transport == "grpc_unary":
@@ -110,7 +117,9 @@ def window_for(path_name: str, n: int, concurrency: int, aggregator: Dict[str, i
     if transport == "grpc_unary":
         return Window(transport, in_flight=calls)
     if transport == "rest_unary":
-        return Window(transport, connections=min(aggregator["rest_max_connections"], calls))
+        # A pool of rest-max-connections per replica.
+        pool = aggregator["rest_max_connections"] * aggregator["rest_replicas"]
+        return Window(transport, connections=min(pool, calls))
     return Window(transport, streams=concurrency, messages_per_stream=n)
 
 
@@ -163,7 +172,7 @@ def run_window(window: Window, folder: str, jvm: Jvm, warmup_s: float, duration_
             record["error"] = "; ".join(problems)
         elif not record.get("calls_per_second"):
             record["error"] = "the %s floor made no calls" % window.transport
-    record["floor_settings"] = {"warmup": "%gs" % warmup_s, "duration": "%gs" % duration_s,
+    record["floor_settings"] = {"warmup_s": warmup_s, "duration_s": duration_s,
                                 "java_opts": jvm.java_opts, "processors": os.cpu_count()}
     return record
 
@@ -212,7 +221,13 @@ def _run_client(window: Window, folder: str, jvm: Jvm, port: int, server_pid: in
                                          "--duration", "%g" % duration_s),
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     limit_s = warmup_s + duration_s + CLIENT_ALLOWANCE_S
-    timer = threading.Timer(limit_s, processes.stop, args=([client],), kwargs={"grace_s": SERVER_STOP_GRACE_S})
+    timed_out = threading.Event()
+
+    def stop_hung_client() -> None:
+        timed_out.set()
+        processes.stop([client], grace_s=SERVER_STOP_GRACE_S)
+
+    timer = threading.Timer(limit_s, stop_hung_client)
     timer.start()
     output: List[str] = []
     reader = threading.Thread(target=lambda: output.append(client.stdout.read()), daemon=True)
@@ -231,6 +246,11 @@ def _run_client(window: Window, folder: str, jvm: Jvm, port: int, server_pid: in
     reader.join()
     client.stdout.close()
     client.stderr.close()
+    if timed_out.is_set():
+        raise FloorError("the %s client had not finished after %.0f s (its warm-up, its measured window and %.0f s "
+                         "more) and was stopped; its log: %s" % (window.transport, limit_s, CLIENT_ALLOWANCE_S,
+                                                                 os.path.join("floor", os.path.basename(folder),
+                                                                              "client.log")))
     if status != 0:
         raise FloorError("the %s client failed (exit status %d): %s (%s)" % (
             window.transport, status, why_failed(os.path.join(folder, "client.log")),

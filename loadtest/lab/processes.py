@@ -9,10 +9,12 @@ was told to stop (TERM).
 import os
 import signal
 import subprocess
+import threading
 from typing import IO, List, Mapping, Optional, Sequence, Union
 
 # Spring's graceful shutdown lets requests under way finish: the services get this long after a TERM.
 STOP_GRACE_S = 20.0
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 Output = Union[int, IO, None]
 
@@ -41,21 +43,27 @@ class Processes:
         return child
 
     def stop(self, children: Sequence[subprocess.Popen], grace_s: float = STOP_GRACE_S) -> None:
-        """TERM to each child's group, then KILL to the groups still there after grace_s; waits for them."""
-        running = [child for child in children if child.poll() is None]
-        for child in running:
-            _signal_group(child.pid, signal.SIGTERM)
-        for child in running:
-            try:
-                child.wait(timeout=grace_s)
-            except subprocess.TimeoutExpired:
-                pass
-        for child in children:
-            # Also after the child itself has gone: what it started may not have.
-            _signal_group(child.pid, signal.SIGKILL)
-            child.wait()
-            if child in self._children:
-                self._children.remove(child)
+        """TERM to each child's group, then KILL to the groups whose leader is still there after grace_s; waits
+        for them. A second Ctrl-C or TERM while it stops them does not cut it short."""
+        previous = {signum: signal.signal(signum, signal.SIG_IGN) for signum in _STOP_SIGNALS
+                    if threading.current_thread() is threading.main_thread()}
+        try:
+            running = [child for child in children if child.poll() is None]
+            for child in running:
+                _signal_group(child.pid, signal.SIGTERM)
+            for child in running:
+                try:
+                    child.wait(timeout=grace_s)
+                except subprocess.TimeoutExpired:
+                    # Killed before it is reaped, so that its pid, the group's id, cannot have been reused.
+                    _signal_group(child.pid, signal.SIGKILL)
+                    child.wait()
+            for child in children:
+                if child in self._children:
+                    self._children.remove(child)
+        finally:
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
 
     def stop_all(self) -> None:
         self.stop(list(reversed(self._children)))
@@ -75,8 +83,10 @@ def _signal_group(group: int, signum: int) -> None:
 
 
 def raise_on_term() -> None:
-    """Makes a TERM end the lab as Ctrl-C does, as an exception, so that every child is stopped on the way out."""
+    """Makes a TERM, or the terminal going away (HUP), end the lab as Ctrl-C does, as an exception, so that every
+    child, each in a session of its own that neither signal reaches, is stopped on the way out."""
     signal.signal(signal.SIGTERM, _raise_exit)
+    signal.signal(signal.SIGHUP, _raise_exit)
 
 
 def _raise_exit(signum, _frame):

@@ -131,8 +131,8 @@ def floor_markdown(results: Dict) -> List[str]:
     timing = ""
     if ran:
         floor_settings = ran[0].get("floor_settings") or {}
-        timing = " Each floor run: a warm-up of %s, then %s measured." % (floor_settings.get("warmup", "?"),
-                                                                       floor_settings.get("duration", "?"))
+        timing = " Each floor run: a warm-up of %gs, then %gs measured." % (floor_settings.get("warmup_s", 0),
+                                                                         floor_settings.get("duration_s", 0))
     lines = [
         "## Transport floor",
         "",

@@ -47,11 +47,16 @@ def main() -> int:
     with Processes() as processes:
         started = start_services(processes, instances, jars, java, settings, results_dir)
         prometheus_url = start_prometheus(processes, instances, settings, results_dir)
-        status = measure(results_dir, settings, instances, started, java, prometheus_url)
+        cut_short = False
+        try:
+            status = measure(results_dir, settings, instances, started, java, prometheus_url)
+        except bench.ServiceExited as error:
+            # The runs measured so far are in results.json: keep them, with their summary and report.
+            print("[lab] ERROR: %s" % error, file=sys.stderr)
+            results.write_summary(results_dir, results.read_json(results_dir))
+            status, cut_short = 1, True
         processes.stop_all()
-        if not os.path.exists(os.path.join(results_dir, "results.json")):
-            return status
-        if settings.floor:
+        if settings.floor and not cut_short:
             floor_status = run_floor(results_dir, floor.Jvm(jars[services.FLOOR], java, settings.java_opts),
                                      settings, processes)
             status = status or floor_status
@@ -71,13 +76,16 @@ def ensure_ab() -> None:
     """ApacheBench, installed from Debian's apache2-utils when it is missing and the lab may install."""
     if shutil.which("ab"):
         return
-    if shutil.which("apt-get") and os.geteuid() == 0:
+    # As root, or through sudo when it needs no password.
+    sudo = [] if os.geteuid() == 0 else ["sudo", "-n"]
+    may_install = not sudo or (shutil.which("sudo") and subprocess.run(
+        ["sudo", "-n", "true"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0)
+    if shutil.which("apt-get") and may_install:
         print("[lab] ApacheBench (ab) is missing: installing Debian's apache2-utils", flush=True)
-        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-        install = ["apt-get", "install", "-y", "-q", "apache2-utils"]
-        if subprocess.run(install, env=env, stdout=subprocess.DEVNULL).returncode != 0:
-            subprocess.run(["apt-get", "update", "-q"], env=env, stdout=subprocess.DEVNULL)
-            subprocess.run(install, env=env, stdout=subprocess.DEVNULL)
+        apt = sudo + ["env", "DEBIAN_FRONTEND=noninteractive", "apt-get"]
+        if subprocess.run(apt + ["install", "-y", "-q", "apache2-utils"], stdout=subprocess.DEVNULL).returncode != 0:
+            subprocess.run(apt + ["update", "-q"], stdout=subprocess.DEVNULL)
+            subprocess.run(apt + ["install", "-y", "-q", "apache2-utils"], stdout=subprocess.DEVNULL)
     if not shutil.which("ab"):
         raise LabError("ApacheBench (ab) is missing and the lab could not install it. Install it, then run again:\n"
                        "    Debian/Ubuntu: sudo apt-get install -y apache2-utils\n"
@@ -199,6 +207,7 @@ def measure(results_dir: str, settings: Settings, instances: List[services.Insta
         "runs": [],
     }
     os.makedirs(os.path.join(results_dir, "raw"), exist_ok=True)
+    results.write_json(results_dir, run_results)
     wrong = _verify(settings, started)
     if wrong:
         raise LabError("a path answers wrongly, so the lab measures nothing:\n  " + "\n  ".join(wrong))

@@ -43,15 +43,25 @@ class Instance:
 
 
 def layout(settings: Settings, modules: List[str]) -> List[Instance]:
-    """Every process of the given modules, square services before the aggregator."""
-    instances = []
-    for module in modules:
-        for replica in range(1, (settings.replicas if module != AGGREGATOR else 1) + 1):
-            instances.append(_instance(settings, module, replica))
-    return instances
+    """Every process of the given modules, square services before the aggregator, which is pointed at all of
+    their replicas."""
+    squares = [_square(settings, module, replica) for module in modules if module != AGGREGATOR
+               for replica in range(1, settings.replicas + 1)]
+    if AGGREGATOR not in modules:
+        return squares
+    rest = ["http://127.0.0.1:%d" % i.ports[_knob("SQUARE_REST_PORT", i.replica - 1)]
+            for i in squares if i.module == SQUARE_REST]
+    grpc = ["127.0.0.1:%d" % i.ports[_knob("SQUARE_GRPC_PORT", 2 * (i.replica - 1))]
+            for i in squares if i.module == SQUARE_GRPC]
+    port = settings.aggregator_port
+    arguments = ["--server.address=127.0.0.1", "--server.port=%d" % port]
+    arguments += ["--aggregator.rest.base-url=" + ",".join(rest)] if rest else []
+    arguments += ["--aggregator.grpc.target=" + ",".join(grpc)] if grpc else []
+    return squares + [Instance(AGGREGATOR, 1, {"AGGREGATOR_PORT": port}, arguments + aggregator_arguments(settings),
+                               port, True)]
 
 
-def _instance(settings: Settings, module: str, replica: int) -> Instance:
+def _square(settings: Settings, module: str, replica: int) -> Instance:
     loopback = ["--server.address=127.0.0.1"]
     if module == SQUARE_REST:
         port = settings.square_rest_port + replica - 1
@@ -64,18 +74,7 @@ def _instance(settings: Settings, module: str, replica: int) -> Instance:
                                           _knob("SQUARE_GRPC_ACTUATOR_PORT", offset): actuator},
                         loopback + ["--server.port=%d" % actuator, "--grpc.server.address=127.0.0.1",
                                     "--grpc.server.port=%d" % grpc], actuator, False)
-    if module == AGGREGATOR:
-        port = settings.aggregator_port
-        return Instance(module, 1, {"AGGREGATOR_PORT": port},
-                        loopback + ["--server.port=%d" % port,
-                                    "--aggregator.rest.base-url=" + ",".join(
-                                        "http://127.0.0.1:%d" % (settings.square_rest_port + r)
-                                        for r in range(settings.replicas)),
-                                    "--aggregator.grpc.target=" + ",".join(
-                                        "127.0.0.1:%d" % (settings.square_grpc_port + 2 * r)
-                                        for r in range(settings.replicas))]
-                        + aggregator_arguments(settings), port, True)
-    raise ValueError("not a service: %s" % module)
+    raise ValueError("not a square service: %s" % module)
 
 
 def aggregator_arguments(settings: Settings) -> List[str]:

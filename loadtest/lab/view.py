@@ -133,8 +133,8 @@ def floor_view(data: Dict, labels: List[str]) -> Optional[Dict]:
     first = next((record for record in section["runs"] if "error" not in record), None)
     timing = ""
     if first and first.get("floor_settings"):
-        timing = "; each floor run warmed up for %s, then measured %s" % (
-            first["floor_settings"].get("warmup"), first["floor_settings"].get("duration"))
+        timing = "; each floor run warmed up for %gs, then measured %gs" % (
+            first["floor_settings"].get("warmup_s", 0), first["floor_settings"].get("duration_s", 0))
     goal = goal_percent(data)
     bars = []
     for label, run in zip(labels, data["runs"]):
@@ -266,7 +266,8 @@ def floor_runs_table(section: Optional[Dict]) -> Optional[Dict]:
             ms(_scaled(latency.get("p99"), 1e-3)), fmt(record["client_cpu_seconds"], 2) + " s",
             fmt(record["server_cpu_seconds"], 2) + " s", fmt(cpu * 1e6 / record["calls"], 1),
             fmt(record.get("load_average_1m"), 2),
-            "%s / %s" % (floor_settings.get("warmup"), floor_settings.get("duration")), record["folder"] + "/"]})
+            "%gs / %gs" % (floor_settings.get("warmup_s", 0), floor_settings.get("duration_s", 0)),
+            record["folder"] + "/"]})
     return {"heads": heads, "rows": rows}
 
 

@@ -16,7 +16,7 @@ FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
 FLOOR_C5_N50 = os.path.join(FIXTURES, "floor", "c5-n50")
 LAB_JAVA_OPTS = "-XX:+UseSerialGC -Xms128m -Xmx128m -Xss512k"
 # The aggregator's /actuator/info settings with its defaults, as results.json records them.
-AGGREGATOR_DEFAULTS = {"in_flight": 8, "rest_max_connections": 64}
+AGGREGATOR_DEFAULTS = {"in_flight": 8, "rest_max_connections": 64, "rest_replicas": 1}
 
 
 def fixture(name: str) -> str:
@@ -93,7 +93,7 @@ def floor_records(data, fixture_dir=FLOOR_C5_N50):
         record = {"transport": window.transport, "window": window.as_dict(), "folder": "floor/" + window.slug()}
         with open(os.path.join(fixture_dir, window.slug(), "client.json")) as handle:
             record.update(json.load(handle))
-        record["floor_settings"] = {"warmup": "1s", "duration": "2s", "java_opts": LAB_JAVA_OPTS, "processors": 2}
+        record["floor_settings"] = {"warmup_s": 1.0, "duration_s": 2.0, "java_opts": LAB_JAVA_OPTS, "processors": 2}
         records.append(record)
     return records
 

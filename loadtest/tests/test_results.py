@@ -207,12 +207,13 @@ class FloorCheckTests(unittest.TestCase):
 
     def test_results_whose_aggregator_had_other_settings_than_the_floors_fail(self):
         data = sample_with_floor()
-        data["settings"]["aggregator"] = {"in_flight": 32, "rest_max_connections": 64}
+        data["settings"]["aggregator"] = {"in_flight": 32, "rest_max_connections": 64, "rest_replicas": 1}
 
         found = check_results.problems(data)
 
-        self.assertIn("floor: made for the aggregator settings {'in_flight': 8, 'rest_max_connections': 64}, but the "
-                      "aggregator ran with {'in_flight': 32, 'rest_max_connections': 64}", found)
+        self.assertIn("floor: made for the aggregator settings {'in_flight': 8, 'rest_max_connections': 64, "
+                      "'rest_replicas': 1}, but the aggregator ran with {'in_flight': 32, 'rest_max_connections': 64, "
+                      "'rest_replicas': 1}", found)
         self.assertIn("no floor run for grpc_unary, 160 calls in flight", found)
         self.assertIn("no floor run for rest_unary, 64 connections", found)
         self.assertIn("grpc/unary n=50 c=5: compared with the floor of grpc_unary {'in_flight': 40}, but the "

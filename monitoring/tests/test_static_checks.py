@@ -155,12 +155,13 @@ class ComposeTests(unittest.TestCase):
 
         self.assertEqual(1, len({limits(name) for name in SQUARE_REPLICAS}))
 
-    def test_aggregator_waits_for_every_healthy_replica_and_calls_all_at_their_container_addresses(self):
+    def test_aggregator_waits_for_one_healthy_replica_of_each_and_calls_all_at_their_container_addresses(self):
         block = self.services["aggregator-service"]
         self.assertIn("AGGREGATOR_REST_BASE_URL: http://square-rest-service-1:7575,http://square-rest-service-2:7575",
                       block)
         self.assertIn("AGGREGATOR_GRPC_TARGET: square-grpc-service-1:6565,square-grpc-service-2:6565", block)
-        self.assertEqual(4, block.count("condition: service_healthy"))
+        self.assertEqual(2, block.count("condition: service_healthy"))
+        self.assertEqual(2, block.count("condition: service_started"))
 
     def test_java_services_are_built_from_the_repository_and_keep_the_images_entrypoint(self):
         for name in ("aggregator-service", *SQUARE_REPLICAS):

@@ -13,7 +13,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
 
-/** The one JSON object a client run prints: the shape run-floor.sh and the lab read. */
+/** The one JSON object a client run prints: the shape the lab reads. */
 class FloorClientTests {
 
     private static final Measurement MEASUREMENT = new Measurement(

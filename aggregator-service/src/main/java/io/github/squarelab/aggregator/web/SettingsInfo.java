@@ -26,6 +26,7 @@ class SettingsInfo implements InfoContributor {
         Map<String, Object> settings = new LinkedHashMap<>();
         settings.put("in-flight", properties.inFlight());
         settings.put("rest-max-connections", properties.rest().maxConnections());
+        settings.put("rest-replicas", properties.rest().baseUrl().size());
         settings.put("deadline-ms", properties.deadline().toMillis());
         settings.put("call-deadline-ms", properties.callDeadline().toMillis());
         settings.put("max-n", properties.maxN());

@@ -183,7 +183,7 @@ class AggregatorEndToEndTests {
 
         assertThat(info.statusCode()).isEqualTo(200);
         assertThat(info.body())
-                .isEqualTo("{\"aggregator\":{\"in-flight\":8,\"rest-max-connections\":64,"
+                .isEqualTo("{\"aggregator\":{\"in-flight\":8,\"rest-max-connections\":64,\"rest-replicas\":1,"
                         + "\"deadline-ms\":120000,\"call-deadline-ms\":" + CALL_DEADLINE.toMillis()
                         + ",\"max-n\":100000}}");
     }

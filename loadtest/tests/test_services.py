@@ -1,0 +1,74 @@
+"""Where the lab puts each service: ports, replicas, the aggregator's arguments, and ports already taken."""
+
+import socket
+import unittest
+
+from lab import run, services
+from lab.paths import AGGREGATOR, SQUARE_GRPC, SQUARE_REST
+from lab.settings import LabError, Settings
+
+ALL = [SQUARE_REST, SQUARE_GRPC, AGGREGATOR]
+
+
+class LayoutTests(unittest.TestCase):
+
+    def test_one_replica_each_on_the_default_ports(self):
+        instances = services.layout(Settings.from_env({}), ALL)
+
+        self.assertEqual([(i.name, i.ports) for i in instances], [
+            ("square-rest-service", {"SQUARE_REST_PORT": 7575}),
+            ("square-grpc-service", {"SQUARE_GRPC_PORT": 6565, "SQUARE_GRPC_ACTUATOR_PORT": 6566}),
+            ("aggregator-service", {"AGGREGATOR_PORT": 8080})])
+        self.assertEqual(instances[2].arguments, [
+            "--server.address=127.0.0.1", "--server.port=8080", "--aggregator.rest.base-url=http://127.0.0.1:7575",
+            "--aggregator.grpc.target=127.0.0.1:6565", "--aggregator.deadline=120s"])
+        self.assertEqual([i.actuator for i in instances], ["http://127.0.0.1:7575/actuator",
+                                                           "http://127.0.0.1:6566/actuator",
+                                                           "http://127.0.0.1:8080/actuator"])
+        self.assertEqual([i.base_url for i in instances], ["http://127.0.0.1:7575", None, "http://127.0.0.1:8080"])
+
+    def test_replicas_sit_one_rest_port_and_two_grpc_ports_apart_and_the_aggregator_calls_them_all(self):
+        instances = services.layout(Settings.from_env({"REPLICAS": "2", "SQUARE_REST_PORT": "17575"}), ALL)
+
+        self.assertEqual([i.name for i in instances], ["square-rest-service", "square-rest-service-2",
+                                                       "square-grpc-service", "square-grpc-service-2",
+                                                       "aggregator-service"])
+        self.assertEqual(instances[1].ports, {"SQUARE_REST_PORT+1": 17576})
+        self.assertEqual(instances[3].ports, {"SQUARE_GRPC_PORT+2": 6567, "SQUARE_GRPC_ACTUATOR_PORT+2": 6568})
+        self.assertIn("--aggregator.rest.base-url=http://127.0.0.1:17575,http://127.0.0.1:17576",
+                      instances[4].arguments)
+        self.assertIn("--aggregator.grpc.target=127.0.0.1:6565,127.0.0.1:6567", instances[4].arguments)
+
+    def test_aggregator_args_come_after_the_labs_and_may_set_the_deadline(self):
+        given = Settings.from_env({"AGGREGATOR_ARGS": "--aggregator.in-flight=1"})
+        self.assertEqual(services.aggregator_arguments(given), ["--aggregator.deadline=120s",
+                                                                "--aggregator.in-flight=1"])
+        own = Settings.from_env({"AGGREGATOR_ARGS": "--aggregator.deadline=5s", "AB_TIMEOUT": "30"})
+        self.assertEqual(services.aggregator_arguments(own), ["--aggregator.deadline=5s"])
+
+    def test_the_baseline_path_starts_the_rest_square_service_alone(self):
+        self.assertEqual([i.name for i in services.layout(Settings.from_env({"PATHS": "rest/square"}), [SQUARE_REST])],
+                         ["square-rest-service"])
+
+
+class PortTests(unittest.TestCase):
+
+    def test_a_taken_port_is_named_with_the_knob_that_moves_it(self):
+        with socket.socket() as holder:
+            holder.bind(("127.0.0.1", 0))
+            holder.listen()
+            port = holder.getsockname()[1]
+            settings = Settings.from_env({"REPLICAS": "2", "SQUARE_REST_PORT": str(port - 1)})
+            instances = services.layout(settings, [SQUARE_REST])
+
+            with self.assertRaises(LabError) as raised:
+                run.check_ports(instances, settings)
+
+        message = str(raised.exception)
+        self.assertIn("port %d (SQUARE_REST_PORT+1) is already in use on 127.0.0.1." % port, message)
+        self.assertIn("give the lab other ports, e.g. SQUARE_REST_PORT=%d loadtest/run.sh" % (port - 1 + 10000),
+                      message)
+
+
+if __name__ == "__main__":
+    unittest.main()
