@@ -108,6 +108,19 @@ def peak_rss_mib(pids: Union[int, List[int]]) -> float:
     return round(max(peak_rss_kib(_read(f"/proc/{pid}/status")) for pid in _listed(pids)) / 1024, 1)
 
 
+def process_ticks(pid: int) -> int:
+    """utime + stime of one running process now."""
+    return process_cpu_ticks(_read(f"/proc/{pid}/stat"))
+
+
+def alive(pid: int) -> bool:
+    """Whether a process runs: one that exited but was not yet reaped by its parent is a zombie, not alive."""
+    try:
+        return _read(f"/proc/{pid}/stat").rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def _listed(pids: Union[int, List[int]]) -> List[int]:
     return [pids] if isinstance(pids, int) else list(pids)
 

@@ -7,6 +7,7 @@ import urllib.error
 import urllib.request
 from typing import Iterable, List, NamedTuple, Optional, Tuple
 
+from . import cpu
 from .paths import Path
 
 
@@ -58,7 +59,7 @@ class Unhealthy(NamedTuple):
 
 
 def wait_healthy(services: Iterable[Tuple[str, int, str]], timeout_s: float,
-                 alive=lambda pid: _alive(pid)) -> Optional[Unhealthy]:
+                 alive=cpu.alive) -> Optional[Unhealthy]:
     """Waits until every (name, pid, health URL) answers UP; returns None, or the first that did not."""
     pending = list(services)
     deadline = time.monotonic() + timeout_s
@@ -99,12 +100,3 @@ def _first_difference(got: str, expected: str) -> Tuple[int, str, str]:
     index = next((i for i, (a, b) in enumerate(zip(got, expected)) if a != b), min(len(got), len(expected)))
     start = max(0, index - 20)
     return index, got[start:index + 40], expected[start:index + 40]
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            # A process that exited but was not yet reaped by its parent is a zombie: not alive.
-            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False

@@ -172,7 +172,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python3 -m lab.overload",
                                      description="Goodput of one path under many clients that honour Retry-After")
     parser.add_argument("--url", default="http://127.0.0.1:8080", help="the aggregator")
-    parser.add_argument("--paths", default="rest/unary grpc/unary grpc/stream")
+    parser.add_argument("--paths", default=paths.DEFAULT)
     parser.add_argument("--n", type=int, default=20000)
     parser.add_argument("--clients", default="4 200", help="client counts, each run in turn per path")
     parser.add_argument("--duration", type=float, default=60, help="seconds per run")
