@@ -4,7 +4,6 @@ import json
 import os
 from typing import Dict, List, Optional
 
-from . import floor
 from .paths import AGGREGATOR, SQUARE_GRPC, SQUARE_REST
 
 SERVICE_ORDER = (AGGREGATOR, SQUARE_REST, SQUARE_GRPC)
@@ -47,121 +46,45 @@ def services_in(results: Dict) -> List[str]:
     return [name for name in SERVICE_ORDER if name in present]
 
 
-def summary_table(results: Dict) -> str:
-    """The article's table, one row per run, as Markdown (which also reads well in a terminal)."""
-    services = services_in(results)
-    header = ["path", "n", "concurrency", "req/s", "p50 ms", "p90 ms", "p99 ms", "max ms"]
-    header += ["CPU %s" % name for name in services] + ["failed"]
-    rows = []
-    for run in results["runs"]:
-        if "error" in run:
-            rows.append([run["path"], str(run["n"]), str(run["concurrency"]), "error: " + run["error"]]
-                        + [""] * (len(header) - 4))
-            continue
-        latency = run["latency_ms"]
-        row = [run["path"], str(run["n"]), str(run["concurrency"]), "%.2f" % run["rps"]]
-        row += [_ms(latency[key]) for key in ("p50", "p90", "p99", "max")]
-        row += [_cpu_cell(run["cpu"].get(name)) for name in services]
-        failed = str(run["failed"])
-        if run["non2xx"]:
-            failed += " (+%d non-2xx)" % run["non2xx"]
-        rows.append(row + [failed])
-    return markdown_table(header, rows)
-
-
-def server_side_table(results: Dict) -> str:
-    """The services' own counts and times over each measured run, as Markdown; empty when no run has them."""
-    if not any(run.get("server_side") for run in results["runs"]):
+def markdown(table: Optional[Dict]) -> str:
+    """One of the report's tables (lab.view computes them, once) as Markdown, which also reads well in a terminal;
+    empty for a table the results do not have. A cell below the goal is bold."""
+    if not table:
         return ""
-    header = ["path", "n", "concurrency", "aggregator requests", "aggregator ms/request", "downstream calls",
-              "client µs/call", "square calls", "square µs/call"]
     rows = []
-    for run in results["runs"]:
-        side = run.get("server_side") or {"error": "no server-side figures"}
-        row = [run["path"], str(run["n"]), str(run["concurrency"])]
-        if "error" in side:
-            rows.append(row + [side["error"]] + [""] * (len(header) - 4))
-            continue
-        if side.get("square_us_per_call_upper_bound") is not None:
-            square_us = "≤ " + _number(side["square_us_per_call_upper_bound"], "%.1f")
-        else:
-            square_us = _number(side.get("square_us_per_call"), "%.1f")
-        rows.append(row + [_number(side.get("aggregator_requests"), "%d"),
-                           _number(side.get("aggregator_ms_per_request"), "%.2f"),
-                           _number(side.get("downstream_calls"), "%d"), _number(side.get("client_us_per_call"), "%.1f"),
-                           _number(side.get("square_calls"), "%d"), square_us])
-    return markdown_table(header, rows)
+    for row in table["rows"]:
+        cells = []
+        for cell in row["cells"]:
+            text = cell if isinstance(cell, str) else cell["text"]
+            text = text.replace("\n", ", ").replace("|", "\\|")
+            if isinstance(cell, dict) and "below-goal" in cell.get("class", "") and text:
+                text = "**%s**" % text
+            cells += [text] + [""] * ((cell.get("colspan", 1) if isinstance(cell, dict) else 1) - 1)
+        rows.append(cells)
+    return markdown_table(table["heads"], rows)
 
 
-def floor_table(results: Dict) -> str:
-    """Each path run against its bare transport's floor, as Markdown; empty when the results have no floor."""
-    measured = [run for run in results["runs"] if run.get("floor")]
-    if "floor" not in results or not measured:
-        return ""
-    header = ["path", "n", "concurrency", "downstream calls/s", "floor: transport, window", "floor calls/s",
-              "fraction of floor", "≥ %d %%" % round(floor.GOAL * 100), "CPU µs/call path", "CPU µs/call floor",
-              "load 1m path / floor"]
-    rows = []
-    for run in measured:
-        record = run["floor"]
-        window = floor.Window.from_record(record["transport"], record["window"])
-        row = [run["path"], str(run["n"]), str(run["concurrency"])]
-        if "error" in record:
-            # The floor run's error is listed below the table, once.
-            rows.append(row + [_number(run["rps"] * run["n"], "%.0f"), "%s, %s" % (window.transport, window.describe()),
-                               "no floor: its floor run failed (below)"] + [""] * (len(header) - 6))
-            continue
-        load_before = run.get("load_average_before") or [None]
-        rows.append(row + [
-            "%.0f" % record["path_calls_per_second"], "%s, %s" % (window.transport, window.describe()),
-            "%.0f" % record["floor_calls_per_second"], "%.1f %%" % (record["fraction"] * 100),
-            "yes" if record["met"] else "**no**", _number(record.get("path_cpu_us_per_call"), "%.1f"),
-            _number(record.get("floor_cpu_us_per_call"), "%.1f"),
-            "%s / %s" % (_number(load_before[0], "%.2f"), _number(record.get("floor_load_average_1m"), "%.2f"))])
-    return markdown_table(header, rows)
-
-
-def floor_markdown(results: Dict) -> List[str]:
-    """summary.md's "Transport floor" section: what the floor is, the table, and the floor runs that failed."""
-    section = results.get("floor")
-    if section is None:
+def floor_markdown(floor_view: Optional[Dict], tables: Dict) -> List[str]:
+    """summary.md's "Transport floor" section: what the floor is, each path against it, and the floor runs."""
+    if floor_view is None:
         return []
-    options = section.get("aggregator") or {}
-    ran = [run for run in section.get("runs", []) if "error" not in run]
-    timing = ""
-    if ran:
-        floor_settings = ran[0].get("floor_settings") or {}
-        timing = " Each floor run: a warm-up of %gs, then %gs measured." % (floor_settings.get("warmup_s", 0),
-                                                                         floor_settings.get("duration_s", 0))
-    lines = [
-        "## Transport floor",
-        "",
-        "The bare transports (`transport-floor/`, no Spring on the path), run after the paths with the services "
-        "stopped, on this machine, with the services' JVM options and the window the aggregator had in each run "
-        "(`aggregator.in-flight` %s, `aggregator.rest.max-connections` %s): rest_unary, min(max-connections, "
-        "concurrency × min(n, in-flight)) keep-alive connections; grpc_unary, concurrency × min(n, in-flight) calls "
-        "in flight; grpc_stream, concurrency streams of n messages.%s Fraction of floor: the path's downstream "
-        "calls per second (req/s × n) ÷ its transport's floor calls per second. Goal: every path at least %d %% "
-        "of its floor. CPU per call: the path's services (aggregator and square service) against the floor's "
-        "client and server, each over its measured run. Load: the one-minute load average before the path's "
-        "run, and when the floor's measuring began."
-        % (options.get("in_flight", "?"), options.get("rest_max_connections", "?"), timing, round(floor.GOAL * 100)),
-        "",
-    ]
-    table = floor_table(results)
-    lines += [table] if table else ["No measured path has a floor (rest/square is a baseline; n=0 makes no calls).", ""]
-    failed = [run for run in section.get("runs", []) if "error" in run]
-    if failed:
-        lines += ["**Floor runs that failed:**", ""]
-        lines += ["- %s, %s: %s" % (run["transport"],
-                                    floor.Window.from_record(run["transport"], run["window"]).describe(),
-                                    run["error"].replace("|", "\\|")) for run in failed]
-        lines.append("")
+    lines = ["## Transport floor", "", floor_view["subtitle"] + " Fraction of floor: the path's downstream calls per "
+             "second (req/s × n) ÷ its transport's floor calls per second. CPU per call: the path's services "
+             "(aggregator and square service) against the floor's client and server, each over its measured run. "
+             "Load: the one-minute load average before the path's run, and when the floor's measuring began.", ""]
+    table = markdown(tables["floor"])
+    lines += [table] if tables["floor"]["rows"] else [
+        "No measured path has a floor (rest/square is a baseline; n=0 makes no calls).", ""]
+    lines += ["The floor runs:", "", markdown(tables["floor_runs"])]
     return lines
 
 
 def summary_markdown(results: Dict) -> str:
+    from . import view  # the report's view of the same results; it uses this module's helpers
+
     env, settings = results["environment"], results["settings"]
+    page = view.view(results)
+    tables = page["tables"]
     lines = [
         "# REST vs gRPC load-test results",
         "",
@@ -173,10 +96,15 @@ def summary_markdown(results: Dict) -> str:
         % (settings["ab_command"], settings["warmup"], env["cores"] or 0, (env["cores"] or 0) * 100)
         + replicas_sentence(settings.get("replicas", 1)),
         "",
-        summary_table(results),
+        markdown(tables["runs"]),
+        "## CPU and memory",
+        "",
+        "Per process: CPU as % of one core, and CPU seconds over the measured run. Per request and per call: the "
+        "CPU of the services that served the path, together. Peak RSS in the order of the service columns.",
+        "",
+        markdown(tables["resources"]),
     ]
-    side_table = server_side_table(results)
-    if side_table:
+    if tables["server_side"]:
         lines += [
             "## Server side",
             "",
@@ -186,9 +114,9 @@ def summary_markdown(results: Dict) -> str:
             "(messages) it served and its own mean processing time of one. On grpc/stream that time (≤) is an "
             "upper bound: the server times whole streams, which include waiting for the client's next message.",
             "",
-            side_table,
+            markdown(tables["server_side"]),
         ]
-    lines += floor_markdown(results)
+    lines += floor_markdown(page["floor"], tables)
     troubled = [(run, problems(run)) for run in results["runs"] if problems(run)]
     if troubled:
         lines.append("**Runs whose figures cannot be trusted:**")
@@ -223,17 +151,3 @@ def machine_line(env: Dict) -> str:
 def markdown_table(header: List[str], rows: List[List[str]]) -> str:
     """A Markdown table, which also reads well in a terminal."""
     return "\n".join("| " + " | ".join(row) + " |" for row in [header, ["---"] * len(header)] + rows) + "\n"
-
-
-def _ms(value: Optional[float]) -> str:
-    return "-" if value is None else "%.1f" % value
-
-
-def _number(value, pattern: str) -> str:
-    return "-" if value is None else pattern % value
-
-
-def _cpu_cell(entry: Optional[Dict]) -> str:
-    if not entry:
-        return "-"
-    return "%.0f %% (%.2f s)" % (entry["percent"], entry["seconds"])

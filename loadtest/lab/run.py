@@ -17,7 +17,7 @@ import urllib.parse
 import urllib.request
 from typing import Dict, List
 
-from . import bench, environment, floor, http_check, paths, report, results, services
+from . import bench, environment, floor, http_check, paths, report, results, services, view
 from .processes import Processes, raise_on_term
 from .settings import LabError, Settings
 
@@ -224,12 +224,12 @@ def measure(results_dir: str, settings: Settings, instances: List[services.Insta
     run_results["finished_at"] = _now()
     results.write_json(results_dir, run_results)
     results.write_summary(results_dir, run_results)
+    tables = view.view(run_results)["tables"]
     print()
-    print(results.summary_table(run_results))
-    side_table = results.server_side_table(run_results)
-    if side_table:
+    print(results.markdown(tables["runs"]))
+    if tables["server_side"]:
         print("Server side (the services' own metrics over each measured run; ≤: an upper bound):")
-        print(side_table)
+        print(results.markdown(tables["server_side"]))
     troubled = [run for run in run_results["runs"] if results.problems(run)]
     if troubled:
         print("[lab] ERROR: %d of %d runs had failures (see summary.md); their figures are not comparable."
@@ -253,12 +253,12 @@ def run_floor(results_dir: str, jvm: floor.Jvm, settings: Settings, processes: P
                                        "jar": jvm.jar})
     results.write_json(results_dir, data)
     results.write_summary(results_dir, data)
-    table = results.floor_table(data)
-    if table:
+    table = view.floor_table(data)
+    if table and table["rows"]:
         print()
         print("Transport floor (each path's downstream calls/s against its bare transport's; goal: at least %d %%):"
               % round(floor.GOAL * 100))
-        print(table)
+        print(results.markdown(table))
     failed = [record for record in records if "error" in record]
     if failed:
         print("[lab] ERROR: %d of %d floor runs failed, so their paths have no fraction of floor (see summary.md)."

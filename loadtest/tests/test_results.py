@@ -47,16 +47,37 @@ class RunRecordTests(unittest.TestCase):
                          {"mean": 69.746, "p50": 58, "p90": 112, "p99": 187, "max": 220})
 
 
+def section(text, heading):
+    """The lines of one Markdown table of summary.md: the first table after the given heading line."""
+    lines = text.split(heading, 1)[1].splitlines() if heading else text.splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("| "))
+    rows = []
+    for line in lines[first:]:
+        if not line.startswith("| "):
+            break
+        rows.append(line)
+    return rows
+
+
 class SummaryTests(unittest.TestCase):
+    """summary.md renders the report's own tables (lab.view) as Markdown: one definition of each table."""
 
-    def test_one_row_per_run_with_cpu_per_service(self):
-        table = results.summary_table(sample_results()).splitlines()
+    def test_one_row_per_run_then_cpu_and_memory_per_service(self):
+        text = results.summary_markdown(sample_results())
 
-        self.assertEqual(table[0], "| path | n | concurrency | req/s | p50 ms | p90 ms | p99 ms | max ms | "
-                                   "CPU aggregator-service | CPU square-rest-service | CPU square-grpc-service | "
-                                   "failed |")
-        self.assertEqual(len(table), 2 + 3)
-        self.assertTrue(table[2].startswith("| rest/unary | 1000 | 100 | 1433.77 | 57.7 | 112.3 | 187.0 | 220.0 | "))
+        runs = section(text, "")
+        self.assertEqual(runs[0], "| path | n | concurrency | req/s | mean | p50 | p90 | p99 | max | completed | "
+                                  "failed | non-2xx |")
+        self.assertEqual(len(runs), 2 + 3)
+        self.assertEqual(runs[2], "| rest/unary | 1000 | 100 | 1,433.77 | 69.7 ms | 57.7 ms | 112.3 ms | 187.0 ms | "
+                                  "220.0 ms | 1000 | 0 | 0 |")
+        resources = section(text, "## CPU and memory")
+        self.assertEqual(resources[0], "| path | n | concurrency | aggregator-service | square-rest-service | "
+                                       "square-grpc-service | ab | machine | service CPU / request | "
+                                       "service CPU / call | peak RSS (MiB) |")
+        # The fixture's shares of the cores over its 0.7 s run; per call: 0.98 ms over n = 1000 calls.
+        self.assertEqual(resources[2], "| rest/unary | 1000 | 100 | 90 %, 0.63 s | 50 %, 0.35 s | – | "
+                                       "10 %, 0.07 s | 170 %, 1.19 s | 0.98 ms | 1.0 µs | 181 / 150 / – |")
 
     def test_the_markdown_names_the_machine_and_flags_failures(self):
         data = sample_results()
@@ -71,69 +92,67 @@ class SummaryTests(unittest.TestCase):
 
 class ServerSideSummaryTests(unittest.TestCase):
 
-    def test_a_second_table_with_the_services_own_counts_and_times(self):
+    def test_a_table_with_the_services_own_counts_and_times(self):
         data = sample_results()
         data["runs"][1]["server_side"] = {"error": "no server-side figures: cannot read x"}
 
-        table = results.server_side_table(data).splitlines()
+        table = section(results.summary_markdown(data), "## Server side")
 
-        self.assertEqual(table[0], "| path | n | concurrency | aggregator requests | aggregator ms/request | "
-                                   "downstream calls | client µs/call | square calls | square µs/call |")
-        self.assertEqual(table[2], "| rest/unary | 1000 | 100 | 1000 | 250.00 | 1000000 | 1900.0 | 1000000 | 40.0 |")
+        self.assertEqual(table[0], "| path | n | concurrency | aggregator requests | aggregator ms / request | "
+                                   "downstream calls | client µs / call | square calls | square µs / call |")
+        self.assertEqual(table[2], "| rest/unary | 1000 | 100 | 1,000 | 250.00 | 1,000,000 | 1,900.0 | 1,000,000 | "
+                                   "40.0 |")
         self.assertEqual(table[3], "| grpc/unary | 1000 | 100 | no server-side figures: cannot read x |  |  |  |  |  |")
         # The stream's server time is an upper bound, and marked so.
-        self.assertEqual(table[4], "| grpc/stream | 1000 | 100 | 200 | 250.00 | 200000 | 2000.0 | 200000 | ≤ 300.0 |")
-        self.assertIn("## Server side", results.summary_markdown(data))
+        self.assertEqual(table[4], "| grpc/stream | 1000 | 100 | 200 | 250.00 | 200,000 | 2,000.0 | 200,000 | "
+                                   "≤ 300.0 |")
 
-    def test_older_results_without_server_side_figures_have_no_second_table(self):
+    def test_older_results_without_server_side_figures_have_no_such_table(self):
         data = sample_results()
         for run in data["runs"]:
             del run["server_side"]
 
-        self.assertEqual(results.server_side_table(data), "")
         self.assertNotIn("## Server side", results.summary_markdown(data))
 
 
 class FloorSummaryTests(unittest.TestCase):
 
-    def test_a_row_per_path_against_its_floor(self):
+    def test_a_row_per_path_against_its_floor_the_missed_goal_in_bold(self):
         data = sample_with_floor()
         data["runs"][0]["rps"] = 0.5 * 6828.561 / 50
         floor.attach(data, data["floor"]["runs"])
 
-        table = results.floor_table(data).splitlines()
+        table = section(results.summary_markdown(data), "## Transport floor")
 
         self.assertEqual(table[0], "| path | n | concurrency | downstream calls/s | floor: transport, window | "
-                                   "floor calls/s | fraction of floor | ≥ 60 % | CPU µs/call path | "
-                                   "CPU µs/call floor | load 1m path / floor |")
-        self.assertEqual(table[2], "| rest/unary | 50 | 5 | 3414 | rest_unary, 40 connections | 6829 | 50.0 % | "
-                                   "**no** | 19.5 | 161.0 | 1.50 / 4.64 |")
-        self.assertEqual(table[3], "| grpc/unary | 50 | 5 | 33826 | grpc_unary, 40 calls in flight | 1781 | "
-                                   "1899.1 % | yes | 38.5 | 564.4 | 1.50 / 4.57 |")
-        self.assertTrue(table[4].startswith("| grpc/stream | 50 | 5 | 8240 | grpc_stream, 5 streams × 50 messages | "
-                                            "3530 |"))
+                                   "floor calls/s | fraction of floor | goal 60 % | path CPU µs/call | "
+                                   "floor CPU µs/call | load 1m: path / floor |")
+        self.assertEqual(table[2], "| rest/unary | 50 | 5 | 3,414 | rest_unary, 40 connections | 6,829 | **50.0 %** | "
+                                   "**not met** | 19.5 | 161.0 | 1.50 / 4.64 |")
+        self.assertEqual(table[3], "| grpc/unary | 50 | 5 | 33,826 | grpc_unary, 40 calls in flight | 1,781 | "
+                                   "1,899.1 % | met | 38.5 | 564.4 | 1.50 / 4.57 |")
+        self.assertTrue(table[4].startswith("| grpc/stream | 50 | 5 | 8,241 | grpc_stream, 5 streams × 50 messages | "
+                                            "3,530 |"))
         self.assertEqual(len(table), 5)
 
-    def test_the_section_says_how_the_floor_ran_and_lists_failed_floor_runs(self):
+    def test_the_section_says_how_the_floor_ran_and_shows_a_failed_floor_run(self):
         data = with_failed_stream_floor("the grpc_stream client failed (exit status 1)")
 
         text = results.summary_markdown(data)
 
-        self.assertIn("## Transport floor", text)
-        self.assertIn("(`aggregator.in-flight` 8, `aggregator.rest.max-connections` 64)", text)
-        self.assertIn("Each floor run: a warm-up of 1s, then 2s measured.", text)
-        self.assertIn("| grpc/stream | 50 | 5 | 8240 | grpc_stream, 5 streams × 50 messages | "
-                      "no floor: its floor run failed (below) |  |  |  |  |  |\n", text)
-        self.assertIn("**Floor runs that failed:**\n\n- grpc_stream, 5 streams × 50 messages: the grpc_stream client "
-                      "failed (exit status 1)\n", text)
+        self.assertIn("(aggregator.in-flight 8, aggregator.rest.max-connections 64); each floor run warmed up for 1s, "
+                      "then measured 2s.", text)
+        self.assertIn("| grpc/stream | 50 | 5 | 8,241 | grpc_stream, 5 streams × 50 messages | "
+                      "**no floor: its floor run failed (below)** |  |  |  |  |  |\n", text)
+        self.assertIn("| grpc_stream | 5 streams × 50 messages | error: the grpc_stream client failed (exit status 1) "
+                      "|  |  |  |  |  |  |  | floor/grpc_stream_s5_m50/ |", section(text, "The floor runs:"))
 
     def test_a_failed_floor_runs_output_cannot_break_the_markdown(self):
         data = with_failed_stream_floor("usage: client <grpc_unary|grpc_stream|rest_unary>")
 
-        self.assertIn(r"messages: usage: client <grpc_unary\|grpc_stream\|rest_unary>", results.summary_markdown(data))
+        self.assertIn(r"error: usage: client <grpc_unary\|grpc_stream\|rest_unary>", results.summary_markdown(data))
 
     def test_results_without_a_floor_have_no_floor_section(self):
-        self.assertEqual(results.floor_table(sample_results()), "")
         self.assertNotIn("Transport floor", results.summary_markdown(sample_results()))
 
     def test_a_floor_with_nothing_to_compare_says_so(self):
