@@ -39,13 +39,15 @@ class AbReport:
     percentile_table_ms: Dict[int, int] = field(default_factory=dict)
 
 
-def ab_command(url: str, requests: int, concurrency: int, timeout_s: int, csv_path: Optional[str]) -> List[str]:
-    """The ab command line of one run.
+def ab_command(url: str, requests: int, concurrency: int, timeout_s: int, csv_path: Optional[str],
+               seconds: Optional[float] = None) -> List[str]:
+    """The ab command line of one run: `requests` requests, or with `seconds` as many as that time allows.
 
     -q leaves out the progress lines; -r counts a socket error as a failed request instead of aborting
     the whole run, so that a service falling over shows up as failures in the report.
     """
-    command = ["ab", "-n", str(requests), "-c", str(concurrency), "-s", str(timeout_s), "-q", "-r"]
+    command = ["ab"] + (["-t", "%g" % seconds] if seconds else [])
+    command += ["-n", str(requests), "-c", str(concurrency), "-s", str(timeout_s), "-q", "-r"]
     if csv_path:
         command += ["-e", csv_path]
     return command + [url]

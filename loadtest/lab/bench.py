@@ -2,12 +2,16 @@
 
 import os
 import subprocess
+import time
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
 from . import ab_output, cpu, server_metrics
-from .paths import Path
+from .paths import AGGREGATOR, Path
 from .settings import LabError, Settings
+
+# ab's -t stops at this many requests if the time has not run out first.
+WARMUP_MAX_REQUESTS = 10_000_000
 
 
 class ServiceExited(LabError):
@@ -36,13 +40,15 @@ def measure(path: Path, n: int, concurrency: int, settings: Settings, services: 
     base_urls = {s.name: s.base_url for s in services if s.base_url}
     url = path.url(base_urls, n)
     slug = run_slug(path.name, n, concurrency)
-    warmup = settings.warmup_requests(concurrency)
-    if warmup:
-        log("  warm-up: %d requests (discarded)" % warmup)
-        done = _run_ab(ab_output.ab_command(url, warmup, concurrency, settings.ab_timeout_s, None),
+    if settings.warmup_s:
+        # Time, not a count of requests: the JIT needs seconds of steady load, whatever a path's pace.
+        log("  warm-up: %gs at %d at a time (discarded)" % (settings.warmup_s, concurrency))
+        done = _run_ab(ab_output.ab_command(url, WARMUP_MAX_REQUESTS, concurrency, settings.ab_timeout_s, None,
+                                            seconds=settings.warmup_s),
                        os.path.join(raw_dir, slug + "-warmup.txt"))
         if done.returncode != 0:
             log("  warning: the warm-up ended with ab exit code %d (see raw/%s-warmup.txt)" % (done.returncode, slug))
+        _await_idle(path, services, settings.ab_timeout_s, log)
 
     # The services' metrics are read right around the measured run: after the warm-up, so that the deltas hold
     # the measured requests alone, and just outside the CPU and peak-RSS window, so that the reads cost it nothing.
@@ -81,6 +87,23 @@ def measure(path: Path, n: int, concurrency: int, settings: Settings, services: 
         return record
     record.update(figures(path, n, report, curve, cpu.cpu_between(before, after), rss_mb))
     return record
+
+
+def _await_idle(path: Path, services: List[Service], timeout_s: float, log, sleep=time.sleep) -> None:
+    """Waits until the aggregator holds no admitted request: ab's time limit abandons the warm-up's requests under
+    way, and their fan-outs must not run on into the measured run."""
+    urls = next((s.metrics_urls for s in services if s.name == path.target == AGGREGATOR and s.metrics_urls), None)
+    if not urls:
+        return
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            if server_metrics.total(server_metrics.scrape(urls[0]), "aggregator_admission_squares") == 0:
+                return
+        except server_metrics.MetricsError:
+            return
+        sleep(0.2)
+    log("  warning: the aggregator still held requests of the warm-up after %g s" % timeout_s)
 
 
 def _scrape(urls: Dict[str, List[str]], path: Path):

@@ -90,10 +90,10 @@ def summary_markdown(results: Dict) -> str:
         "",
         "%s, on %s." % (results.get("finished_at") or results.get("started_at"), machine_line(env)),
         "",
-        "Each run: `%s`, after a discarded warm-up of %d requests. ab speaks HTTP/1.0 without keep-alive "
-        "(a new connection per request), as in the article. Everything runs on this one machine; "
+        "Each run: `%s`, after a discarded warm-up of %gs at the same concurrency. ab speaks HTTP/1.0 without "
+        "keep-alive (a new connection per request), as in the article. Everything runs on this one machine; "
         "CPU %% is of one core (%d cores = %d %%), CPU seconds cover exactly the measured run."
-        % (settings["ab_command"], settings["warmup"], env["cores"] or 0, (env["cores"] or 0) * 100)
+        % (settings["ab_command"], settings["warmup_s"], env["cores"] or 0, (env["cores"] or 0) * 100)
         + replicas_sentence(settings.get("replicas", 1)),
         "",
         markdown(tables["runs"]),

@@ -248,7 +248,7 @@ def run_floor(results_dir: str, jvm: floor.Jvm, settings: Settings, processes: P
         print("[lab] floor: no measured path has a bare transport to compare with (rest/square is a baseline, "
               "and n=0 makes no downstream call)", flush=True)
     started = _now()
-    records = floor.measure(results_dir, data, jvm, settings.floor_warmup_s, settings.floor_duration_s, processes)
+    records = floor.measure(results_dir, data, jvm, settings.warmup_s, settings.floor_duration_s, processes)
     floor.attach(data, records, extra={"started_at": started, "finished_at": _now(), "java_opts": jvm.java_opts,
                                        "jar": jvm.jar})
     results.write_json(results_dir, data)

@@ -16,7 +16,8 @@ KNOBS = (
     ("CONCURRENCY", "100", "concurrent ab clients; a space-separated list sweeps"),
     ("N", "1000", "squares per request; a space-separated list sweeps"),
     ("PATHS", paths.DEFAULT, "paths to measure (also: rest/square, a baseline)"),
-    ("WARMUP", "100", "warm-up requests before each measured run, discarded (0: none)"),
+    ("WARMUP_SECONDS", "10", "seconds of load at the measured concurrency before each measured run, discarded, and "
+                             "before each floor run: both measured warm (0: none)"),
     ("AB_TIMEOUT", "120", "seconds ab waits for one response"),
     ("RESULTS_DIR", "", "where the results go (default loadtest/results/<timestamp>)"),
     ("JAVA_OPTS", "-XX:+UseSerialGC -Xms128m -Xmx128m -Xss512k -XX:+ExitOnOutOfMemoryError",
@@ -35,7 +36,6 @@ KNOBS = (
     ("PROMETHEUS_PORT", "9090", "its port on 127.0.0.1"),
     ("FLOOR", "1", "1: after the paths, with the services stopped, run the bare transports (transport-floor) with "
                    "the aggregator's window and JAVA_OPTS; the report shows each path's fraction of its floor"),
-    ("FLOOR_WARMUP", "10", "seconds each floor run warms up before it measures"),
     ("FLOOR_DURATION", "10", "seconds each floor run measures"),
 )
 DEFAULTS = {name: default for name, default, _ in KNOBS}
@@ -58,10 +58,9 @@ class Settings:
     concurrency: List[int]
     n: List[int]
     paths: List[str]
-    warmup: int
+    warmup_s: float
     ab_timeout_s: int
     floor: bool = True
-    floor_warmup_s: float = 10.0
     floor_duration_s: float = 10.0
     replicas: int = 1
     java_opts: str = ""
@@ -87,10 +86,9 @@ class Settings:
             concurrency=[_positive(v, "CONCURRENCY") for v in knob("CONCURRENCY").split()],
             n=[_non_negative(v, "N") for v in knob("N").split()],
             paths=[p.name for p in _paths(knob("PATHS"))],
-            warmup=_non_negative(knob("WARMUP"), "WARMUP"),
+            warmup_s=_seconds(knob("WARMUP_SECONDS"), "WARMUP_SECONDS", positive=False),
             ab_timeout_s=_positive(knob("AB_TIMEOUT"), "AB_TIMEOUT"),
             floor=_switch(knob("FLOOR"), "FLOOR"),
-            floor_warmup_s=_seconds(knob("FLOOR_WARMUP"), "FLOOR_WARMUP", positive=False),
             floor_duration_s=_seconds(knob("FLOOR_DURATION"), "FLOOR_DURATION", positive=True),
             replicas=_positive(knob("REPLICAS"), "REPLICAS"),
             # JAVA_OPTS may be set empty on purpose: JVM defaults.
@@ -115,14 +113,10 @@ class Settings:
         """(path, n, concurrency) of every run, in the order they run."""
         return [(p, n, c) for p in self.paths for n in self.n for c in self.concurrency]
 
-    def warmup_requests(self, concurrency: int) -> int:
-        # ab refuses fewer requests than clients, so a warm-up sends at least one request per client.
-        return max(self.warmup, concurrency) if self.warmup else 0
-
     def as_dict(self) -> Dict:
         """What results.json records of them: the measuring knobs, not where the services listened."""
-        recorded = ("requests", "concurrency", "n", "paths", "warmup", "ab_timeout_s", "floor", "floor_warmup_s",
-                    "floor_duration_s", "replicas", "java_opts", "aggregator_args")
+        recorded = ("requests", "concurrency", "n", "paths", "warmup_s", "ab_timeout_s", "floor", "floor_duration_s",
+                    "replicas", "java_opts", "aggregator_args")
         return {key: value for key, value in asdict(self).items() if key in recorded}
 
     def _check_combinations(self) -> None:

@@ -75,9 +75,9 @@ def subtitle(data: Dict) -> str:
     settings = data["settings"]
     when = (data.get("finished_at") or data.get("started_at") or "").replace("T", " ", 1)
     return ("%s · %d requests per run · concurrency %s · n = %s squares per request · "
-            "warm-up of %d requests discarded"
+            "warm-up of %gs discarded"
             % (when, settings["requests"], ", ".join(map(str, settings["concurrency"])),
-               ", ".join(map(str, settings["n"])), settings["warmup"]))
+               ", ".join(map(str, settings["n"])), settings["warmup_s"]))
 
 
 def machine(env: Dict) -> List[List[str]]:
@@ -313,15 +313,15 @@ def settings_list(data: Dict) -> List[List[str]]:
     if settings.get("floor") is False:
         floor_text = "0 (the floor did not run)"
     elif section:
-        floor_text = "1: %d floor run(s), FLOOR_DURATION %s s, FLOOR_WARMUP %s s" % (
-            len(section["runs"]), settings.get("floor_duration_s", "?"), settings.get("floor_warmup_s", "?"))
+        floor_text = "1: %d floor run(s), FLOOR_DURATION %s s after the same warm-up" % (
+            len(section["runs"]), settings.get("floor_duration_s", "?"))
     else:
         floor_text = "(no floor in these results)"
     return [
         ["PATHS", " ".join(settings["paths"])], ["REQUESTS", str(settings["requests"])],
         ["CONCURRENCY", " ".join(map(str, settings["concurrency"]))], ["N", " ".join(map(str, settings["n"]))],
         ["REPLICAS", "%d of each square service" % (settings.get("replicas") or 1)],
-        ["WARMUP", str(settings["warmup"])], ["AB_TIMEOUT", "%s s" % settings["ab_timeout_s"]],
+        ["WARMUP_SECONDS", "%g s" % settings["warmup_s"]], ["AB_TIMEOUT", "%s s" % settings["ab_timeout_s"]],
         ["ab command", settings["ab_command"]], ["JAVA_OPTS", settings.get("java_opts") or "(none)"],
         ["AGGREGATOR_ARGS", settings.get("aggregator_args") or "(none)"],
         ["endpoints", ", ".join("%s %s" % item for item in (settings.get("endpoints") or {}).items())],

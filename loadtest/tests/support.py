@@ -76,7 +76,7 @@ def sample_results(concurrency=(100,), n_values=(1000,)):
                         "ab": "ApacheBench 2.3 (apache2-utils 2.4.71-1~deb12u1)", "python": "3.11.7",
                         "git_commit": "0123456789abcdef0123456789abcdef01234567", "one_box": True},
         "settings": {"requests": 1000, "concurrency": list(concurrency), "n": list(n_values), "paths": list(stems),
-                     "warmup": 200, "ab_timeout_s": 120, "java_opts": "-XX:+UseParallelGC -Xms64m -Xmx256m",
+                     "warmup_s": 10, "ab_timeout_s": 120, "java_opts": "-XX:+UseParallelGC -Xms64m -Xmx256m",
                      "aggregator_args": "", "aggregator": dict(AGGREGATOR_DEFAULTS),
                      "ab_command": "ab -n 1000 -c <concurrency> -s 120 -q -r -e <csv> <url>",
                      "keep_alive": False, "endpoints": {"aggregator-service": "http://127.0.0.1:8080"}},
@@ -102,7 +102,7 @@ def sample_with_floor():
     """sample_results() at CONCURRENCY=5 N=50, with the real floor runs of fixtures/floor/c5-n50 attached."""
     data = sample_results(concurrency=(5,), n_values=(50,))
     data["settings"].update(java_opts=LAB_JAVA_OPTS, aggregator_args="--aggregator.deadline=120s", floor=True,
-                            floor_duration_s=2.0, floor_warmup_s=1.0)
+                            floor_duration_s=2.0, warmup_s=1.0)
     data["environment"]["java_opts"] = LAB_JAVA_OPTS
     for run in data["runs"]:
         run["load_average_before"] = [1.5, 1.2, 1.0]

@@ -117,14 +117,15 @@ class KnobTests(unittest.TestCase):
 
     def test_the_floor_is_on_by_default_for_ten_seconds_after_ten_of_warm_up(self):
         defaults = Settings.from_env({})
-        self.assertEqual((defaults.floor, defaults.floor_warmup_s, defaults.floor_duration_s), (True, 10.0, 10.0))
+        # The paths' warm-up, WARMUP_SECONDS, is the floor's too: both are measured warm.
+        self.assertEqual((defaults.floor, defaults.warmup_s, defaults.floor_duration_s), (True, 10.0, 10.0))
         self.assertFalse(Settings.from_env({"FLOOR": "0"}).floor)
-        self.assertEqual(Settings.from_env({"FLOOR_DURATION": "2", "FLOOR_WARMUP": "0.5"}).floor_warmup_s, 0.5)
+        self.assertEqual(Settings.from_env({"FLOOR_DURATION": "2", "WARMUP_SECONDS": "0.5"}).warmup_s, 0.5)
 
     def test_its_knobs_are_checked_before_anything_runs(self):
         for env, message in (({"FLOOR": "yes"}, "FLOOR must be 0 or 1"),
                              ({"FLOOR_DURATION": "0"}, "FLOOR_DURATION must be more than 0"),
-                             ({"FLOOR_WARMUP": "2s"}, "FLOOR_WARMUP must be a number of seconds")):
+                             ({"WARMUP_SECONDS": "2s"}, "WARMUP_SECONDS must be a number of seconds")):
             with self.subTest(env=env), self.assertRaisesRegex(SettingsError, message):
                 Settings.from_env(env)
 

@@ -2,7 +2,7 @@
 
 import unittest
 
-from lab import paths
+from lab import ab_output, paths
 from lab.settings import Settings, SettingsError
 
 
@@ -50,10 +50,11 @@ class SettingsTests(unittest.TestCase):
         self.assertEqual(settings.combinations(), [("grpc/unary", 10, 1), ("grpc/unary", 10, 8),
                                                    ("grpc/unary", 100, 1), ("grpc/unary", 100, 8)])
 
-    def test_a_warm_up_sends_at_least_one_request_per_client_and_zero_turns_it_off(self):
-        self.assertEqual(Settings.from_env({"WARMUP": "20"}).warmup_requests(100), 100)
-        self.assertEqual(Settings.from_env({"WARMUP": "300"}).warmup_requests(100), 300)
-        self.assertEqual(Settings.from_env({"WARMUP": "0"}).warmup_requests(100), 0)
+    def test_the_warm_up_is_ten_seconds_of_load_and_zero_turns_it_off(self):
+        self.assertEqual(Settings.from_env({}).warmup_s, 10.0)
+        self.assertEqual(Settings.from_env({"WARMUP_SECONDS": "0"}).warmup_s, 0.0)
+        self.assertEqual(ab_output.ab_command("http://h/p", 10_000_000, 100, 120, None, seconds=10),
+                         ["ab", "-t", "10", "-n", "10000000", "-c", "100", "-s", "120", "-q", "-r", "http://h/p"])
 
     def test_replicas_default_to_one_and_are_bounded(self):
         self.assertEqual(Settings.from_env({}).replicas, 1)

@@ -2,6 +2,7 @@
 
 import copy
 import http.server
+import time
 import unittest
 
 from lab import bench, check_results, paths, server_metrics
@@ -168,6 +169,21 @@ class ScrapeOverHttpTests(unittest.TestCase):
                          r"^no server-side figures: cannot read http://127\.0\.0\.1:\d+/nothing: ")
         self.assertEqual(bench._scrape({AGGREGATOR: self.base}, path),
                          (None, "no metrics URL for square-grpc-service"))
+
+
+    def test_after_a_warm_up_the_measured_run_waits_until_the_aggregator_holds_no_request(self):
+        busy = "# TYPE aggregator_admission_squares gauge\naggregator_admission_squares{application=\"a\"} 3000.0\n"
+        _Pages.served = {"/agg/actuator/prometheus": [busy, busy, busy.replace("3000.0", "0.0")]}
+        service = bench.Service(AGGREGATOR, [1], self.base, [self.base + "/agg/actuator/prometheus"])
+        pauses, said = [], []
+
+        bench._await_idle(paths.ALL["grpc/unary"], [service], 10, said.append, sleep=pauses.append)
+
+        self.assertEqual(len(pauses), 2)
+        self.assertEqual(said, [])
+        _Pages.served = {"/agg/actuator/prometheus": [busy]}
+        bench._await_idle(paths.ALL["grpc/unary"], [service], 0.5, said.append, sleep=lambda s: time.sleep(0.1))
+        self.assertEqual(said, ["  warning: the aggregator still held requests of the warm-up after 0.5 s"])
 
 
 class SettleTests(unittest.TestCase):
