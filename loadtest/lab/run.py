@@ -115,23 +115,30 @@ def check_ports(instances: List[services.Instance], settings: Settings) -> None:
 
 def start_services(processes: Processes, instances: List[services.Instance], jars: Dict[str, str], java: str,
                    settings: Settings, results_dir: str) -> List[bench.Service]:
-    """Starts every instance and waits until each answers UP; the running services, replicas grouped."""
+    """Starts the square services, then, once they answer UP, the aggregator (as compose and Kubernetes do: its
+    channel connects at start-up); the running services, replicas grouped."""
     pids: Dict[str, List[int]] = {}
-    waiting = []
-    for instance in instances:
-        log_path = os.path.join(results_dir, "logs", instance.name + ".log")
-        print("[lab] starting %s (log: %s)" % (instance.name, log_path), flush=True)
-        child = processes.start([java] + settings.java_opts.split() + ["-jar", jars[instance.module]]
-                                + instance.arguments, log_path=log_path)
-        pids.setdefault(instance.module, []).append(child.pid)
-        waiting.append((instance.name, child.pid, instance.actuator + "/health"))
-    print("[lab] waiting up to %ds for %s to be healthy" % (settings.health_timeout_s, " ".join(pids)), flush=True)
-    problem = http_check.wait_healthy(waiting, settings.health_timeout_s)
-    if problem:
-        log_file = os.path.join(results_dir, "logs", problem.service + ".log")
-        raise LabError("%s\n[lab] the end of %s:\n%s%s" % (
-            problem.message, log_file, floor.tail(log_file, 40).replace("; ", "\n"),
-            "\n[lab] on a busy machine, give them longer with HEALTH_TIMEOUT (now %d s)" % settings.health_timeout_s))
+    squares = [i for i in instances if i.module != paths.AGGREGATOR]
+    for group in (squares, [i for i in instances if i.module == paths.AGGREGATOR]):
+        if not group:
+            continue
+        waiting = []
+        for instance in group:
+            log_path = os.path.join(results_dir, "logs", instance.name + ".log")
+            print("[lab] starting %s (log: %s)" % (instance.name, log_path), flush=True)
+            child = processes.start([java] + settings.java_opts.split() + ["-jar", jars[instance.module]]
+                                    + instance.arguments, log_path=log_path)
+            pids.setdefault(instance.module, []).append(child.pid)
+            waiting.append((instance.name, child.pid, instance.actuator + "/health"))
+        print("[lab] waiting up to %ds for %s to be healthy" % (
+            settings.health_timeout_s, " ".join(name for name, _, _ in waiting)), flush=True)
+        problem = http_check.wait_healthy(waiting, settings.health_timeout_s)
+        if problem:
+            log_file = os.path.join(results_dir, "logs", problem.service + ".log")
+            raise LabError("%s\n[lab] the end of %s:\n%s%s" % (
+                problem.message, log_file, floor.tail(log_file, 40).replace("; ", "\n"),
+                "\n[lab] on a busy machine, give them longer with HEALTH_TIMEOUT (now %d s)"
+                % settings.health_timeout_s))
     first = {}
     for instance in instances:
         first.setdefault(instance.module, instance)
