@@ -28,6 +28,8 @@ class GrpcServerHealth implements HealthIndicator {
 
     @Override
     public Health health() {
-        return listening ? Health.up().build() : Health.down().withDetail("grpc", "not listening").build();
+        return listening
+                ? Health.up().build()
+                : Health.down().withDetail("grpc", "not listening").build();
     }
 }
