@@ -73,7 +73,7 @@ def measure(path: Path, n: int, concurrency: int, settings: Settings, services: 
 
     # The lab measures only after every path passed the pre-check against the exact expected answer.
     record = {"path": path.name, "n": n, "concurrency": concurrency, "requests": settings.requests, "url": url,
-              "services": path.services, "verified": True,
+              "services": path.services, "verified": {"pre_check": "exact body"},
               "raw": {"report": "raw/%s.txt" % slug, "csv": "raw/%s.csv" % slug},
               "load_average_before": load_before, "rss_scope": rss_scope, "server_side": server_side}
     if done.returncode != 0:
@@ -133,6 +133,14 @@ def figures(path: Path, n: int, report: ab_output.AbReport, curve: Optional[List
             usage: Dict[str, Dict], rss_mb: Dict[str, float]) -> Dict:
     """The measured part of a run's record: counts, throughput, latency, CPU and memory."""
     calls = report.completed * path.calls_per_request(n)
+    expected_bytes = len(path.expected_body(n).encode())
+    # The pre-check compared one answer with the exact expected body; during the run ab compares every
+    # response's length with the first one's (a mismatch is a failed request), and the first one's with the
+    # expected body's here, so every counted response had the expected answer's length.
+    verified = {"pre_check": "exact body", "expected_bytes": expected_bytes, "response_bytes": report.document_length,
+                "length_checked": report.completed, "length_mismatches": report.failed_breakdown["length"],
+                "passed": (report.completed - report.failed_breakdown["length"] - report.non2xx
+                           if report.document_length == expected_bytes else 0)}
     cpu_usage = {}
     for name, entry in usage.items():
         entry = dict(entry)
@@ -140,6 +148,7 @@ def figures(path: Path, n: int, report: ab_output.AbReport, curve: Optional[List
         entry["us_per_call"] = _per(entry["seconds"] * 1e6, calls)
         cpu_usage[name] = entry
     return {
+        "verified": verified,
         "completed": report.completed,
         "failed": report.failed,
         "failed_breakdown": report.failed_breakdown,

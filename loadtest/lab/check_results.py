@@ -37,6 +37,9 @@ def run_problems(run: Dict) -> List[str]:
         return found
     if run["completed"] != run["requests"]:
         found.append("completed %d of %d requests" % (run["completed"], run["requests"]))
+    verified = run.get("verified")
+    if isinstance(verified, dict) and verified.get("passed", run["completed"]) != run["completed"]:
+        found.append("%s of %d responses had the expected answer's length" % (verified["passed"], run["completed"]))
     latency = run["latency_ms"]
     order = [latency[key] for key in ("p50", "p90", "p99", "max")]
     if None in order or order != sorted(order):

@@ -29,8 +29,12 @@ def problems(run: Dict) -> List[str]:
     if "error" in run:
         return [run["error"]]
     found = []
-    if not run.get("verified"):
+    verified = run.get("verified")
+    if not verified:
         found.append("the answer was not verified")
+    elif isinstance(verified, dict) and verified.get("response_bytes") not in (None, verified.get("expected_bytes")):
+        found.append("responses of %s bytes where the expected answer has %s" % (verified["response_bytes"],
+                                                                                verified["expected_bytes"]))
     if run["failed"]:
         found.append("%d failed requests" % run["failed"])
     if run["non2xx"]:

@@ -22,6 +22,21 @@ class RunRecordTests(unittest.TestCase):
         return bench.figures(paths.ALL["rest/unary"], 1000, report, curve, usage,
                              {"aggregator-service": 200.0, "square-rest-service": 150.0})
 
+    def test_every_response_had_the_expected_answers_length_or_the_run_says_not(self):
+        report, curve = ab_fixture("ab-aggregator-grpc-stream-c100")
+        record = bench.figures(paths.ALL["grpc/stream"], 1000, report, curve, {}, {})
+
+        # ab checks every response's length against the first one's; the first one's is the expected answer's.
+        self.assertEqual(record["verified"], {"pre_check": "exact body", "expected_bytes": 14437,
+                                              "response_bytes": 14437, "length_checked": 1000,
+                                              "length_mismatches": 0, "passed": 1000})
+        self.assertEqual(results.problems(dict(record, failed=0, non2xx=0)), [])
+
+        wrong = bench.figures(paths.ALL["grpc/stream"], 100, report, curve, {}, {})
+        self.assertEqual(wrong["verified"]["passed"], 0)
+        self.assertEqual(results.problems(dict(wrong, failed=0, non2xx=0)),
+                         ["responses of 14437 bytes where the expected answer has 1151"])
+
     def test_percentiles_come_from_the_csv_curve_and_the_mean_from_ab(self):
         self.assertEqual(self.record()["latency_ms"],
                          {"mean": 69.746, "p50": 57.664, "p90": 112.315, "p99": 187.001, "max": 219.952})
@@ -269,6 +284,13 @@ class CheckResultsTests(unittest.TestCase):
 
     def test_a_clean_complete_run_passes(self):
         self.assertEqual(check_results.problems(sample_results()), [])
+
+    def test_responses_without_the_expected_answers_length_fail(self):
+        data = sample_results()
+        data["runs"][0]["verified"].update(response_bytes=2, passed=0)
+
+        self.assertIn("rest/unary n=1000 c=100: 0 of 1000 responses had the expected answer's length",
+                      check_results.problems(data))
 
     def test_failures_missing_paths_disorder_and_missing_cpu_fail(self):
         data = sample_results()
