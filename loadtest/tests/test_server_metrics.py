@@ -10,23 +10,57 @@ from lab.paths import AGGREGATOR, SQUARE_GRPC, SQUARE_REST
 from lab.server_metrics import MetricsError, Sample, parse, total
 
 from tests import support
-from tests.support import fixture, sample_results
+from tests.support import sample_results
+
+# The label values as the services write them, not the lab's constants: the tests check those against these.
+SQUARE_REST_URI = "/rest/square/unary/{number}"
+UNARY, STREAM = "findSquareUnary", "findSquareBiStream"
+_SQUARE_RPC = {UNARY: "UNARY", STREAM: "BIDI_STREAMING"}
 
 
-def page(name):
-    """A real /actuator/prometheus page, parsed.
+def page(service, count, seconds, calls=None, call_seconds=0.0, of=None):
+    """One service's /actuator/prometheus page, with only the series the lab reads, written as the service writes
+    them (names, labels and # TYPE lines as in the services' real pages).
 
-    fixtures/metrics/ holds the pages of the three services started from their jars, read (curl) at moments
-    0 to 4: each path was called once first, then 0; ab -n 20 -c 4 .../rest/unary/25; 1; the same on
-    grpc/unary/25; 2; on grpc/stream/25; 3; ab -n 30 -c 3 straight at square-rest-service's /rest/square/unary/9; 4.
-    Histogram _bucket lines are left out to keep them small, except in square-rest-1-full.txt, a whole page.
+    The aggregator: `count` successful requests of transport `of`, `seconds` in all, which made `calls` downstream
+    calls, `call_seconds` in all. square-rest-service: `count` GET calls of the square endpoint, `seconds` in all.
+    square-grpc-service: `count` calls (or streams) of method `of`, `seconds` in all, which received `calls`
+    messages (`count` by default). Beside each series the lab reads, the ones it must leave out (the aggregator's
+    error outcome and other transports; the other URIs and methods) hold ten times the calls, each ten times as
+    long: a delta that took one in, or read one instead, would be off.
     """
-    return parse(fixture("metrics/%s.txt" % name))
-
-
-def pages(**names):
-    modules = {"aggregator": AGGREGATOR, "rest": SQUARE_REST, "grpc": SQUARE_GRPC}
-    return {modules[key]: page(name) for key, name in names.items()}
+    calls = count if calls is None else calls
+    if service == AGGREGATOR:
+        read = {"outcome": "success", "transport": of}
+        left_out = [{"outcome": "error", "transport": of}] + [
+            {"outcome": "success", "transport": other} for other in ("rest_unary", "grpc_unary", "grpc_stream")
+            if other != of]
+        families = [("aggregator_downstream_calls_total", "counter", {}, {"": float(calls)}),
+                    ("aggregator_downstream_latency_seconds", "histogram", {}, {"_count": calls, "_sum": call_seconds}),
+                    ("aggregator_fanout_seconds", "histogram", {}, {"_count": count, "_sum": seconds})]
+    elif service == SQUARE_REST:
+        ok = {"error": "none", "exception": "none", "method": "GET", "outcome": "SUCCESS", "status": "200"}
+        read = dict(ok, uri=SQUARE_REST_URI)
+        left_out = [dict(ok, uri="/actuator/prometheus"), dict(ok, method="HEAD", uri=SQUARE_REST_URI)]
+        families = [("http_server_requests_seconds", "histogram", {}, {"_count": count, "_sum": seconds})]
+    else:
+        read = {"method": of, "methodType": _SQUARE_RPC[of], "service": "vinsmath.SquareRpc"}
+        left_out = [{"method": other, "methodType": kind, "service": "vinsmath.SquareRpc"}
+                    for other, kind in _SQUARE_RPC.items() if other != of]
+        left_out.append({"method": "Check", "methodType": "UNARY", "service": "grpc.health.v1.Health"})
+        families = [("grpc_server_processing_duration_seconds", "histogram", {"statusCode": "OK"},
+                     {"_count": count, "_sum": seconds}),
+                    ("grpc_server_requests_received_messages_total", "counter", {}, {"": float(calls)})]
+    lines = []
+    for name, kind, more, values in families:
+        lines.append("# TYPE %s %s" % (name, kind))
+        for labels, times in [(read, 1)] + [(labels, 10) for labels in left_out]:
+            text = ",".join('%s="%s"' % item for item in sorted(dict(labels, application=service, **more).items()))
+            for suffix, value in values.items():
+                # A series left out: ten times the calls (_count, counters), each ten times as long (_sum).
+                factor = times * times if suffix == "_sum" else times
+                lines.append("%s%s{%s} %r" % (name, suffix, text, value * factor))
+    return "\n".join(lines) + "\n"
 
 
 class ParserTests(unittest.TestCase):
@@ -59,54 +93,88 @@ class ParserTests(unittest.TestCase):
         self.assertEqual(total(samples, "c", uri="/none"), 0)
         self.assertEqual(total(samples, "other"), 0)
 
+    def test_a_histogram_with_its_buckets_parses(self):
+        # As square-rest-service writes its timer with percentile histograms on: cumulative buckets, then _count, _sum.
+        series = 'application="square-rest-service",method="GET",uri="%s"'
+        samples = parse('# TYPE http_server_requests_seconds histogram\n'
+                        'http_server_requests_seconds_bucket{%s,le="0.001"} 6\n'
+                        'http_server_requests_seconds_bucket{%s,le="0.005"} 9\n'
+                        'http_server_requests_seconds_bucket{%s,le="+Inf"} 10\n'
+                        'http_server_requests_seconds_count{%s} 10\n'
+                        'http_server_requests_seconds_sum{%s} 0.02\n' % ((series % SQUARE_REST_URI,) * 5)
+                        + 'http_server_requests_seconds_bucket{%s,le="0.001"} 0\n'
+                        'http_server_requests_seconds_bucket{%s,le="0.005"} 2\n'
+                        'http_server_requests_seconds_bucket{%s,le="+Inf"} 3\n'
+                        'http_server_requests_seconds_count{%s} 3\n'
+                        'http_server_requests_seconds_sum{%s} 0.012\n' % ((series % "/actuator/prometheus",) * 5)
+                        + '# TYPE http_server_requests_seconds_max gauge\n'
+                        'http_server_requests_seconds_max{%s} 0.004\n' % (series % SQUARE_REST_URI))
 
-class RealPageTests(unittest.TestCase):
-
-    def test_a_whole_page_with_its_histograms_parses(self):
-        samples = page("square-rest-1-full")
-
-        self.assertEqual(len(samples), 338)
-        self.assertEqual(total(samples, "http_server_requests_seconds_count", uri="/rest/square/unary/{number}"), 504)
-        self.assertEqual(total(samples, "http_server_requests_seconds_bucket", uri="/rest/square/unary/{number}",
-                               le="+Inf"), 504)
+        self.assertEqual(len(samples), 11)
+        self.assertEqual(total(samples, "http_server_requests_seconds_bucket", uri=SQUARE_REST_URI, le="0.005"), 9)
+        self.assertEqual(total(samples, "http_server_requests_seconds_bucket", uri=SQUARE_REST_URI, le="+Inf"),
+                         total(samples, "http_server_requests_seconds_count", uri=SQUARE_REST_URI))
+        self.assertEqual(total(samples, "http_server_requests_seconds_bucket", le="+Inf"), 13)
+        self.assertEqual(total(samples, "http_server_requests_seconds_count"), 13)
         self.assertEqual({s.labels.get("application") for s in samples}, {"square-rest-service"})
 
+
+class DeltaTests(unittest.TestCase):
+    """Each path once first (1 request x n=25), then ab -n 20 on it at n=25: the deltas are of the 20 requests."""
+
     def test_rest_unary_deltas(self):
-        side = server_metrics.server_side(paths.ALL["rest/unary"],
-                                          pages(aggregator="aggregator-0", rest="square-rest-0"),
-                                          pages(aggregator="aggregator-1", rest="square-rest-1"))
+        side = server_metrics.server_side(
+            paths.ALL["rest/unary"],
+            {AGGREGATOR: parse(page(AGGREGATOR, 1, 0.25, calls=25, call_seconds=1.0, of="rest_unary")),
+             SQUARE_REST: parse(page(SQUARE_REST, 25, 0.15))},
+            {AGGREGATOR: parse(page(AGGREGATOR, 21, 3.25, calls=525, call_seconds=38.5, of="rest_unary")),
+             SQUARE_REST: parse(page(SQUARE_REST, 525, 3.15))})
 
         # 20 requests x n = 25: every square served by square-rest-service came from its own call.
-        self.assertEqual(side, {"aggregator_requests": 20, "aggregator_ms_per_request": 151.93,
-                                "downstream_calls": 500, "client_us_per_call": 75551.446,
-                                "square_service": SQUARE_REST, "square_calls": 500, "square_us_per_call": 6008.278})
+        self.assertEqual(side, {"aggregator_requests": 20, "aggregator_ms_per_request": 150.0,
+                                "downstream_calls": 500, "client_us_per_call": 75000.0,
+                                "square_service": SQUARE_REST, "square_calls": 500, "square_us_per_call": 6000.0})
 
     def test_grpc_unary_deltas(self):
-        side = server_metrics.server_side(paths.ALL["grpc/unary"],
-                                          pages(aggregator="aggregator-1", grpc="square-grpc-1"),
-                                          pages(aggregator="aggregator-2", grpc="square-grpc-2"))
+        side = server_metrics.server_side(
+            paths.ALL["grpc/unary"],
+            {AGGREGATOR: parse(page(AGGREGATOR, 1, 0.2, calls=25, call_seconds=2.5, of="grpc_unary")),
+             SQUARE_GRPC: parse(page(SQUARE_GRPC, 25, 1.0, of=UNARY))},
+            {AGGREGATOR: parse(page(AGGREGATOR, 21, 2.2, calls=525, call_seconds=62.5, of="grpc_unary")),
+             SQUARE_GRPC: parse(page(SQUARE_GRPC, 525, 21.0, of=UNARY))})
 
-        self.assertEqual(side, {"aggregator_requests": 20, "aggregator_ms_per_request": 148.162,
-                                "downstream_calls": 500, "client_us_per_call": 119489.268,
-                                "square_service": SQUARE_GRPC, "square_calls": 500, "square_us_per_call": 42224.795})
+        self.assertEqual(side, {"aggregator_requests": 20, "aggregator_ms_per_request": 100.0,
+                                "downstream_calls": 500, "client_us_per_call": 120000.0,
+                                "square_service": SQUARE_GRPC, "square_calls": 500, "square_us_per_call": 40000.0})
 
     def test_grpc_stream_deltas_name_the_server_time_an_upper_bound(self):
         side = server_metrics.server_side(paths.ALL["grpc/stream"],
-                                          pages(aggregator="aggregator-2", grpc="square-grpc-2"),
-                                          pages(aggregator="aggregator-3", grpc="square-grpc-3"))
+                                          {name: parse(text) for name, text in _stream_pages(before=True).items()},
+                                          {name: parse(text) for name, text in _stream_pages(before=False).items()})
 
-        self.assertEqual(side, {"aggregator_requests": 20, "aggregator_ms_per_request": 27.264,
-                                "downstream_calls": 500, "client_us_per_call": 20092.197,
+        # 20 streams of 25 messages: square-grpc-service times whole streams, 0.3 s in all over 500 messages.
+        self.assertEqual(side, {"aggregator_requests": 20, "aggregator_ms_per_request": 30.0,
+                                "downstream_calls": 500, "client_us_per_call": 20000.0,
                                 "square_service": SQUARE_GRPC, "square_calls": 500, "square_streams": 20,
-                                "square_us_per_call": None, "square_us_per_call_upper_bound": 672.67})
+                                "square_us_per_call": None, "square_us_per_call_upper_bound": 600.0})
 
     def test_the_baseline_has_no_aggregator_figures(self):
-        side = server_metrics.server_side(paths.ALL["rest/square"], pages(rest="square-rest-3"),
-                                          pages(rest="square-rest-4"))
+        # ab -n 30 straight at square-rest-service's square endpoint.
+        side = server_metrics.server_side(paths.ALL["rest/square"], {SQUARE_REST: parse(page(SQUARE_REST, 525, 3.15))},
+                                          {SQUARE_REST: parse(page(SQUARE_REST, 555, 3.21))})
 
         self.assertEqual(side, {"aggregator_requests": None, "aggregator_ms_per_request": None,
                                 "downstream_calls": None, "client_us_per_call": None,
-                                "square_service": SQUARE_REST, "square_calls": 30, "square_us_per_call": 2111.164})
+                                "square_service": SQUARE_REST, "square_calls": 30, "square_us_per_call": 2000.0})
+
+
+def _stream_pages(before):
+    """The pages of the grpc/stream path before and after its 20 requests x n=25."""
+    if before:
+        return {AGGREGATOR: page(AGGREGATOR, 1, 0.03, calls=25, call_seconds=0.5, of="grpc_stream"),
+                SQUARE_GRPC: page(SQUARE_GRPC, 1, 0.02, calls=25, of=STREAM)}
+    return {AGGREGATOR: page(AGGREGATOR, 21, 0.63, calls=525, call_seconds=10.5, of="grpc_stream"),
+            SQUARE_GRPC: page(SQUARE_GRPC, 21, 0.32, calls=525, of=STREAM)}
 
 
 class _Pages(http.server.BaseHTTPRequestHandler):
@@ -130,7 +198,7 @@ class _Pages(http.server.BaseHTTPRequestHandler):
 
 
 class ScrapeOverHttpTests(unittest.TestCase):
-    """What bench does around a measured run, against real pages served over HTTP on loopback."""
+    """What bench does around a measured run, against pages served over HTTP on loopback."""
 
     @classmethod
     def setUpClass(cls):
@@ -142,12 +210,9 @@ class ScrapeOverHttpTests(unittest.TestCase):
         cls.server.close()
 
     def test_before_and_after_the_run(self):
-        _Pages.served = {
-            "/agg/actuator/prometheus":
-                [fixture("metrics/aggregator-2.txt")] * 3 + [fixture("metrics/aggregator-3.txt")],
-            "/grpc/actuator/prometheus":
-                [fixture("metrics/square-grpc-2.txt")] * 3 + [fixture("metrics/square-grpc-3.txt")],
-        }
+        before, after = _stream_pages(before=True), _stream_pages(before=False)
+        _Pages.served = {"/agg/actuator/prometheus": [before[AGGREGATOR]] * 3 + [after[AGGREGATOR]],
+                         "/grpc/actuator/prometheus": [before[SQUARE_GRPC]] * 3 + [after[SQUARE_GRPC]]}
         urls = {AGGREGATOR: self.base + "/agg/actuator/prometheus",
                 SQUARE_GRPC: self.base + "/grpc/actuator/prometheus"}
         path = paths.ALL["grpc/stream"]
@@ -159,7 +224,8 @@ class ScrapeOverHttpTests(unittest.TestCase):
         self.assertEqual((side["aggregator_requests"], side["downstream_calls"], side["square_calls"]), (20, 500, 500))
 
     def test_an_unreadable_page_or_a_missing_url_gives_an_error_not_figures(self):
-        _Pages.served = {"/agg/actuator/prometheus": [fixture("metrics/aggregator-1.txt")]}
+        _Pages.served = {"/agg/actuator/prometheus": [page(AGGREGATOR, 21, 2.2, calls=525, call_seconds=62.5,
+                                                           of="grpc_unary")]}
         path = paths.ALL["grpc/unary"]
         missing = {AGGREGATOR: self.base + "/agg/actuator/prometheus", SQUARE_GRPC: self.base + "/nothing"}
 
@@ -169,7 +235,6 @@ class ScrapeOverHttpTests(unittest.TestCase):
                          r"^no server-side figures: cannot read http://127\.0\.0\.1:\d+/nothing: ")
         self.assertEqual(bench._scrape({AGGREGATOR: self.base}, path),
                          (None, "no metrics URL for square-grpc-service"))
-
 
     def test_after_a_warm_up_the_measured_run_waits_until_the_aggregator_holds_no_request(self):
         busy = "# TYPE aggregator_admission_squares gauge\naggregator_admission_squares{application=\"a\"} 3000.0\n"
@@ -190,11 +255,9 @@ class SettleTests(unittest.TestCase):
 
     def test_scrapes_again_until_the_last_calls_are_recorded(self):
         path = paths.ALL["rest/square"]
-        page = 'http_server_requests_seconds_count{method="GET",uri="/rest/square/unary/{number}"} %d\n' \
-               'http_server_requests_seconds_sum{method="GET",uri="/rest/square/unary/{number}"} %f\n'
-        before = {paths.SQUARE_REST: parse(page % (10, 1.0))}
+        before = {paths.SQUARE_REST: parse(page(SQUARE_REST, 10, 1.0))}
         # The last call's metrics land a moment after ab got its answer.
-        pages = iter([page % (59, 1.5), page % (60, 1.5), page % (60, 1.5)])
+        pages = iter([page(SQUARE_REST, 59, 1.5), page(SQUARE_REST, 60, 1.5), page(SQUARE_REST, 60, 1.5)])
 
         after, record = server_metrics.settle(path, before, lambda: {paths.SQUARE_REST: parse(next(pages))},
                                               sleep=lambda _: None)
