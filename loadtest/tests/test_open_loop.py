@@ -1,0 +1,288 @@
+"""The open loop: Vegeta's results read into counts and coordinated-omission-corrected latencies (on hand-made lines in
+the format of `vegeta encode --to json`), and real Vegeta runs against small Python servers on 127.0.0.1."""
+
+import base64
+import datetime
+import http.server
+import json
+import os
+import stat
+import tempfile
+import threading
+import time
+import unittest
+
+from lab import open_loop
+from lab.settings import LabError
+
+from tests import support
+
+URL = "http://127.0.0.1:8080/rest/unary/3"
+BODY = '[{"1":1},{"2":4},{"3":9}]'
+# 2026-11-21T10:13:20Z: results' times are offsets from it.
+EPOCH_S = 1_795_256_000
+
+
+def result_line(seq, sent_us, latency_us, code=200, body=BODY, error=""):
+    """One result as `vegeta encode --to json` writes it (v12.13.0): every field, the timestamp in Go's RFC 3339 with
+    its trailing zeros trimmed, the latency in ns, the body in base64 (null when there is none)."""
+    sent_ns = EPOCH_S * 10 ** 9 + sent_us * 1000
+    when = datetime.datetime.fromtimestamp(sent_ns // 10 ** 9, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+    fraction = ("%09d" % (sent_ns % 10 ** 9)).rstrip("0")
+    data = body.encode() if body is not None else b""
+    if code == 0:
+        data = None
+    elif code != 200 and not error:
+        error = "%d %s" % (code, http.HTTPStatus(code).phrase)
+    return json.dumps({
+        "attack": "", "seq": seq, "code": code, "timestamp": when + ("." + fraction if fraction else "") + "Z",
+        "latency": latency_us * 1000, "bytes_out": 0, "bytes_in": len(data or b""), "error": error,
+        "body": base64.b64encode(data).decode() if data is not None else None, "method": "GET", "url": URL,
+        "headers": {"Content-Type": ["application/json"]} if code else None})
+
+
+class ReadResultsTests(unittest.TestCase):
+
+    def test_counts_every_kind_of_answer_and_error(self):
+        # At 10 requests a second, each on time and answered in 1 ms.
+        answers = [(200, BODY, ""), (200, BODY, ""), (200, BODY, ""), (200, "[]", ""), (200, "", ""),
+                   (503, "{}", ""), (503, "{}", ""), (404, "no", ""), (500, "{}", ""), (204, "", ""),
+                   (0, None, 'Get "%s": context deadline exceeded (Client.Timeout exceeded while awaiting headers)'
+                    % URL),
+                   (0, None, 'Get "%s": dial tcp 0.0.0.0:0->127.0.0.1:8080: connect: connection refused' % URL),
+                   (0, None, 'Get "%s": EOF' % URL),
+                   (0, None, 'Get "%s": read tcp 127.0.0.1:4242->127.0.0.1:8080: read: connection reset by peer'
+                    % URL),
+                   (0, None, 'Get "http://nowhere.invalid/": dial tcp: lookup nowhere.invalid: no such host')]
+        lines = [result_line(seq, seq * 100_000, 1000, code, body, error)
+                 for seq, (code, body, error) in enumerate(answers)]
+
+        record = open_loop.read_results(lines, BODY, rate=10, duration_s=1.4)
+
+        self.assertEqual(record["errors"], {"wrong_answer": 2, "shed_503": 2, "http_404": 1, "http_500": 1,
+                                            "http_204": 1, "timeout": 1, "connection": 3, "other": 1})
+        self.assertEqual((record["sent"], record["completed"], record["ok"]), (15, 10, 3))
+        # Failed: the 5 transport errors and the 2 wrong answers; non-2xx: the 503s, the 404 and the 500.
+        self.assertEqual((record["failed"], record["non2xx"]), (7, 4))
+        self.assertEqual((record["rps"], record["sent_rate"]), (2.14, 10.71))
+        self.assertEqual(record["verified"], {"check": "exact body", "expected_bytes": 25, "checked": 5, "passed": 3})
+        self.assertEqual((record["load"], record["rate"], record["duration_s"]), ("open", 10, 1.4))
+        self.assertEqual(record["max_schedule_lag_ms"], 0.0)
+
+    def test_latencies_are_of_ok_answers_only_at_the_histograms_exact_percentiles(self):
+        # 10 ok answers of 100 .. 1000 µs, and a fast 503 and a fast wrong answer that must not count.
+        lines = [result_line(seq, seq * 100_000, (seq + 1) * 100) for seq in range(10)]
+        lines += [result_line(10, 1_000_000, 7, code=503, body="{}"), result_line(11, 1_100_000, 5, body="[]"), ""]
+
+        record = open_loop.read_results(lines, BODY, rate=10, duration_s=1.2)
+
+        # Of 10 values the 50th percentile is the 5th, the 90th the 9th, the 99th and 99.9th the 10th; below 2048 µs
+        # the histogram keeps every µs.
+        expected = {"mean": 0.55, "p50": 0.5, "p90": 0.9, "p99": 1.0, "p99_9": 1.0, "max": 1.0}
+        self.assertEqual(record["latency_ms"], expected)
+        self.assertEqual(record["latency_uncorrected_ms"], expected)
+        self.assertEqual((record["ok"], record["errors"]), (10, {"shed_503": 1, "wrong_answer": 1}))
+
+    def test_a_stalled_generator_s_lag_is_added_to_the_corrected_latency_only(self):
+        # 10 requests a second: request k is due k * 100 ms after the first on-time one. Request 0 left 2 ms late;
+        # then the generator stalled: requests 3 and 4, due at 300 and 400 ms, left at 500 ms with request 5.
+        sends_us = [2_000, 100_000, 200_000, 500_000, 500_010, 500_020, 600_000, 700_000, 800_000, 900_000]
+        latencies_us = [301, 400, 200, 63, 21, 500, 700, 800, 900, 1085]
+        lines = [result_line(seq, sent, latency) for seq, (sent, latency) in enumerate(zip(sends_us, latencies_us))]
+
+        record = open_loop.read_results(lines, BODY, rate=10, duration_s=1.0)
+
+        # Corrected, lag + latency: 2000 + 301, 400, 200, 200000 + 63, 100010 + 21, 20 + 500, 700, 800, 900, 1085 µs.
+        # Their sorted 5th is 800, 9th 100031 and 10th 200063 (both kept exactly: the histogram's unit there is 64
+        # and 128 µs, and these are the top of their units); the mean is 307000 / 10 µs.
+        self.assertEqual(record["latency_ms"],
+                         {"mean": 30.7, "p50": 0.8, "p90": 100.031, "p99": 200.063, "p99_9": 200.063, "max": 200.063})
+        # Uncorrected, Vegeta's own: the stall does not show at all.
+        self.assertEqual(record["latency_uncorrected_ms"],
+                         {"mean": 0.497, "p50": 0.4, "p90": 0.9, "p99": 1.085, "p99_9": 1.085, "max": 1.085})
+        self.assertEqual(record["max_schedule_lag_ms"], 200.0)
+
+    def test_no_ok_answer_leaves_no_latency(self):
+        lines = [result_line(0, 0, 30, code=503, body="{}"),
+                 result_line(1, 20_000, 400, code=0, error='Get "%s": EOF' % URL)]
+
+        record = open_loop.read_results(lines, BODY, rate=50, duration_s=0.04)
+
+        none = dict.fromkeys(("mean", "p50", "p90", "p99", "p99_9", "max"))
+        self.assertEqual((record["latency_ms"], record["latency_uncorrected_ms"]), (none, none))
+        self.assertEqual((record["ok"], record["rps"], record["failed"], record["non2xx"]), (0, 0.0, 1, 1))
+
+    def test_no_result_at_all(self):
+        record = open_loop.read_results([], BODY, rate=50, duration_s=1.0)
+
+        self.assertEqual((record["sent"], record["errors"], record["max_schedule_lag_ms"]), (0, {}, None))
+
+    def test_a_line_that_is_not_a_result_is_an_error(self):
+        with self.assertRaisesRegex(open_loop.VegetaOutputError, "result 2"):
+            open_loop.read_results([result_line(0, 0, 10), '{"seq": 1}'], BODY, rate=1, duration_s=1.0)
+
+
+class PiecesTests(unittest.TestCase):
+
+    def test_timestamps_keep_nanoseconds_and_their_zone(self):
+        self.assertEqual(open_loop.timestamp_ns("2026-11-23T12:37:04.349344165Z"), 1795437424349344165)
+        self.assertEqual(open_loop.timestamp_ns("2026-11-23T13:37:04.34934416+01:00"), 1795437424349344160)
+        self.assertEqual(open_loop.timestamp_ns("2026-11-23T12:37:04Z"), 1795437424000000000)
+
+    def test_transport_errors_by_kind(self):
+        kinds = {"dial tcp 127.0.0.1:1: i/o timeout": "timeout",
+                 "context deadline exceeded": "timeout",
+                 "write tcp 127.0.0.1:2->127.0.0.1:1: write: broken pipe": "connection",
+                 "unexpected EOF": "connection",
+                 "http: server gave HTTP response to HTTPS client": "other"}
+        for error, kind in kinds.items():
+            self.assertEqual(open_loop.classify(0, b"", error, b"x"), kind, error)
+
+    def test_the_version_vegeta_reports(self):
+        release = "Version: v12.13.0\nCommit: 0123abc\nRuntime: go1.26.8 linux/amd64\nDate: 2026-01-01T00:00:00Z\n"
+        self.assertEqual(open_loop.version_of(release), "v12.13.0")
+        # What a plain `go install` builds says: no version stamped in.
+        self.assertEqual(open_loop.version_of("Version: \nCommit: \nRuntime: go1.26.8 linux/amd64\nDate: \n"), "")
+
+    def test_a_binary_of_the_pinned_version_is_used_as_it_is(self):
+        with tempfile.TemporaryDirectory() as tools:
+            binary = self._fake_vegeta(tools, "v12.13.0")
+
+            self.assertEqual(open_loop.ensure_vegeta(tools, find_go=lambda: None, log=self.fail), binary)
+
+    def test_without_go_the_error_says_how_to_get_it_and_that_ab_needs_none(self):
+        with tempfile.TemporaryDirectory() as tools:
+            self._fake_vegeta(tools, "")
+
+            with self.assertRaises(LabError) as caught:
+                open_loop.ensure_vegeta(tools, find_go=lambda: None, log=self.fail)
+
+        message = str(caught.exception)
+        for part in ("Go is needed for LOAD=open", "apt-get install -y golang", "https://go.dev/dl",
+                     "LOAD=closed (ab) needs no Go"):
+            self.assertIn(part, message)
+
+    @staticmethod
+    def _fake_vegeta(folder, version):
+        binary = os.path.join(folder, "vegeta")
+        with open(binary, "w") as handle:
+            handle.write("#!/bin/sh\nprintf 'Version: %s\\nCommit: \\n'\n" % version)
+        os.chmod(binary, os.stat(binary).st_mode | stat.S_IXUSR)
+        return binary
+
+
+class _Answers(http.server.BaseHTTPRequestHandler):
+    """BODY to every request; subclasses answer some of them otherwise, by their order of arrival (from 1)."""
+
+    lock = threading.Lock()
+    count = 0
+
+    def do_GET(self):
+        with self.lock:
+            type(self).count += 1
+            number = type(self).count
+        status, body = self.answer(number)
+        data = body.encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def answer(self, number):
+        return 200, BODY
+
+    def log_message(self, *args):
+        pass
+
+
+class _Mixed(_Answers):
+    """A 503 to every 5th request, a wrong body to every 7th that is not a 5th."""
+
+    def answer(self, number):
+        if number % 5 == 0:
+            return 503, '{"status":503}'
+        return (200, '[{"1":1}]') if number % 7 == 0 else (200, BODY)
+
+
+class _Stalling(_Answers):
+    """Stalls 0.5 s on the 20th request; served one at a time, the requests due meanwhile wait in the queue."""
+
+    def answer(self, number):
+        if number == 20:
+            time.sleep(0.5)
+        return 200, BODY
+
+
+class _OneAtATime(http.server.HTTPServer):
+    # Room in the listen queue for every request due during the stall: a full one would drop connection attempts.
+    request_queue_size = 128
+
+
+class VegetaRunTests(unittest.TestCase):
+    """Real Vegeta runs, a few seconds at <= 50 requests a second to 127.0.0.1. ensure_vegeta() installs Vegeta when
+    it is missing; without Go it raises the LabError that says so, and these tests fail with it."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.vegeta = open_loop.ensure_vegeta()
+
+    def setUp(self):
+        folder = tempfile.TemporaryDirectory()
+        self.addCleanup(folder.cleanup)
+        self.raw_dir = folder.name
+
+    def attack(self, handler, rate, duration_s, server=None):
+        handler.count = 0
+        if server is None:
+            server = support.LoopbackServer(handler)
+            self.addCleanup(server.close)
+            base = server.base
+        else:
+            base = "http://127.0.0.1:%d" % server.server_address[1]
+        return open_loop.run(self.vegeta, base + "/rest/unary/3", BODY, rate, duration_s, 5, self.raw_dir, "run_1")
+
+    def test_every_request_answered_right(self):
+        record = self.attack(_Answers, rate=50, duration_s=1)
+
+        self.assertNotIn("error", record)
+        self.assertEqual((record["sent"], record["ok"], record["errors"]), (50, 50, {}))
+        self.assertEqual(record["verified"], {"check": "exact body", "expected_bytes": 25, "checked": 50, "passed": 50})
+        self.assertEqual(sorted(os.listdir(self.raw_dir)), ["run_1.txt"])
+        with open(os.path.join(self.raw_dir, "run_1.txt")) as handle:
+            self.assertIn("Status Codes  [code:count]                      200:50", handle.read())
+
+    def test_shed_and_wrong_answers_are_counted_exactly(self):
+        record = self.attack(_Mixed, rate=50, duration_s=1)
+
+        # Of 50: 503 to 5, 10, .. 50; a wrong body to 7, 14, 21, 28, 42 and 49 (35 had a 503).
+        self.assertEqual((record["sent"], record["ok"], record["errors"]),
+                         (50, 34, {"shed_503": 10, "wrong_answer": 6}))
+        self.assertEqual((record["failed"], record["non2xx"], record["verified"]["checked"]), (6, 10, 40))
+        self.assertEqual(record["rps"], 34.0)
+
+    def test_a_stall_shows_in_the_tail(self):
+        server = _OneAtATime(("127.0.0.1", 0), _Stalling)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        self.addCleanup(server.server_close)
+        self.addCleanup(server.shutdown)
+
+        record = self.attack(_Stalling, rate=40, duration_s=2, server=server)
+
+        self.assertEqual((record["ok"], record["errors"]), (record["sent"], {}))
+        latency = record["latency_ms"]
+        # The stalled request took >= 500 ms, and the ~20 due during it waited up to that long: the slowest 1 % are
+        # far above the 1 or 2 ms of an unstalled run.
+        self.assertGreaterEqual(latency["max"], 500)
+        self.assertGreater(latency["p99"], 300)
+        self.assertLess(latency["p50"], 300)
+
+    def test_a_vegeta_that_fails_gives_an_error_record(self):
+        record = open_loop.run(self.vegeta, "://nowhere", BODY, 10, 1, 5, self.raw_dir, "bad_1")
+
+        self.assertRegex(record["error"], r"^vegeta exited with code 1: bad URL: ://nowhere")
+        self.assertEqual(sorted(os.listdir(self.raw_dir)), ["bad_1.txt"])
+
+
+if __name__ == "__main__":
+    unittest.main()
