@@ -1,12 +1,13 @@
-"""One measured run: warm up and discard, then run ab with the CPU counters read right around it."""
+"""One measured run: warm up and discard, then run ab (or Vegeta) with the CPU counters read right around it."""
 
+import datetime
 import os
 import subprocess
 import time
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
-from . import ab_output, cpu, server_metrics
+from . import ab_output, cpu, open_loop, server_metrics
 from .paths import AGGREGATOR, Path
 from .settings import LabError, Settings
 
@@ -29,27 +30,42 @@ class Service:
     metrics_urls: List[str] = field(default_factory=list)
 
 
-def run_slug(path: str, n: int, concurrency: int) -> str:
-    """The file-name stem of a run's raw outputs, e.g. rest-unary_n1000_c100."""
-    return "%s_n%d_c%d" % (path.replace("/", "-"), n, concurrency)
+def run_slug(path: str, n: int, point: int, open_loop: bool = False) -> str:
+    """The file-name stem of a run's raw outputs, e.g. rest-unary_n1000_c100 (or _r50, 50 requests a second)."""
+    return "%s_n%d_%s%d" % (path.replace("/", "-"), n, "r" if open_loop else "c", point)
 
 
-def measure(path: Path, n: int, concurrency: int, settings: Settings, services: List[Service],
-            raw_dir: str, log=print) -> Dict:
-    """Warms the path up, measures it once and returns the run's record for results.json."""
-    base_urls = {s.name: s.base_url for s in services if s.base_url}
-    url = path.url(base_urls, n)
-    slug = run_slug(path.name, n, concurrency)
-    if settings.warmup_s:
-        # Time, not a count of requests: the JIT needs seconds of steady load, whatever a path's pace.
-        log("  warm-up: %gs at %d at a time (discarded)" % (settings.warmup_s, concurrency))
-        done = _run_ab(ab_output.ab_command(url, WARMUP_MAX_REQUESTS, concurrency, settings.ab_timeout_s, None,
+def warm_up(path: Path, n: int, point: int, settings: Settings, services: List[Service], raw_dir: str,
+            log=print, vegeta: Optional[str] = None) -> None:
+    """WARMUP_SECONDS of the measured load (concurrency, or rate), discarded: time, not a count of requests, because
+    the JIT needs seconds of steady load whatever a path's pace. Then waits until the aggregator is idle."""
+    if not settings.warmup_s:
+        return
+    url = path.url({s.name: s.base_url for s in services if s.base_url}, n)
+    slug = run_slug(path.name, n, point, settings.open_loop) + "-warmup"
+    if settings.open_loop:
+        log("  warm-up: %gs at %d requests a second (discarded)" % (settings.warmup_s, point))
+        outcome = open_loop.run(vegeta, url, path.expected_body(n), point, settings.warmup_s, settings.ab_timeout_s,
+                                raw_dir, slug)
+        if "error" in outcome:
+            log("  warning: the warm-up failed: %s" % outcome["error"])
+    else:
+        log("  warm-up: %gs at %d at a time (discarded)" % (settings.warmup_s, point))
+        done = _run_ab(ab_output.ab_command(url, WARMUP_MAX_REQUESTS, point, settings.ab_timeout_s, None,
                                             seconds=settings.warmup_s),
-                       os.path.join(raw_dir, slug + "-warmup.txt"))
+                       os.path.join(raw_dir, slug + ".txt"))
         if done.returncode != 0:
-            log("  warning: the warm-up ended with ab exit code %d (see raw/%s-warmup.txt)" % (done.returncode, slug))
-        _await_idle(path, services, settings.ab_timeout_s, log)
+            log("  warning: the warm-up ended with ab exit code %d (see raw/%s.txt)" % (done.returncode, slug))
+    _await_idle(path, services, settings.ab_timeout_s, log)
 
+
+def measure(path: Path, n: int, point: int, settings: Settings, services: List[Service], raw_dir: str,
+            repeat: int = 1, log=print, vegeta: Optional[str] = None) -> Dict:
+    """Measures one repeat of a combination (warm already) and returns its full record.
+
+    point is the concurrency of a closed loop (ab) or the rate of an open one (Vegeta, settings.open_loop)."""
+    url = path.url({s.name: s.base_url for s in services if s.base_url}, n)
+    slug = "%s_%d" % (run_slug(path.name, n, point, settings.open_loop), repeat)
     # The services' metrics are read right around the measured run: after the warm-up, so that the deltas hold
     # the measured requests alone, and just outside the CPU and peak-RSS window, so that the reads cost it nothing.
     metrics_urls = {s.name: s.metrics_urls for s in services if s.name in path.services and s.metrics_urls}
@@ -58,24 +74,44 @@ def measure(path: Path, n: int, concurrency: int, settings: Settings, services: 
     rss_scope = "run" if all([cpu.reset_peak_rss(pid) for some in pids.values() for pid in some]) else "since start"
     load_before = cpu.load_average()
     csv_path = os.path.join(raw_dir, slug + ".csv")
-    log("  measuring: %d requests, %d at a time" % (settings.requests, concurrency))
+    started_at = now()
+    if settings.open_loop:
+        log("  measuring: %d requests a second for %gs (repeat %d)" % (point, settings.duration_s, repeat))
+    else:
+        log("  measuring: %d requests, %d at a time (repeat %d)" % (settings.requests, point, repeat))
     before = cpu.take_sample(pids)
-    done = _run_ab(ab_output.ab_command(url, settings.requests, concurrency, settings.ab_timeout_s, csv_path),
-                   os.path.join(raw_dir, slug + ".txt"))
+    samples = []
+    if settings.open_loop:
+        # Sampled as the attack ends, before Vegeta reads its results back: that reading is not the load's CPU.
+        outcome = open_loop.run(vegeta, url, path.expected_body(n), point, settings.duration_s, settings.ab_timeout_s,
+                                raw_dir, slug, after_attack=lambda: samples.append(_sample(pids)))
+    else:
+        done = _run_ab(ab_output.ab_command(url, settings.requests, point, settings.ab_timeout_s, csv_path),
+                       os.path.join(raw_dir, slug + ".txt"))
     try:
-        after = cpu.take_sample(pids)
+        after = samples[0] if samples else cpu.take_sample(pids)
+        if isinstance(after, Exception):
+            raise after
         rss_mb = {name: cpu.peak_rss_mib(some) for name, some in pids.items()}
     except (OSError, ValueError):
         # A process that exited has no counters left (an exited child's status has no VmHWM).
-        raise ServiceExited("a service exited during the measured run of %s n=%d c=%d: see its log in logs/"
-                            % (path.name, n, concurrency)) from None
+        raise ServiceExited("a service exited during the measured run of %s n=%d %s=%d: see its log in logs/"
+                            % (path.name, n, "rate" if settings.open_loop else "c", point)) from None
     server_side = _server_side(path, metrics_urls, metrics_before, metrics_error)
 
     # The lab measures only after every path passed the pre-check against the exact expected answer.
-    record = {"path": path.name, "n": n, "concurrency": concurrency, "requests": settings.requests, "url": url,
-              "services": path.services, "verified": {"pre_check": "exact body"},
-              "raw": {"report": "raw/%s.txt" % slug, "csv": "raw/%s.csv" % slug},
-              "load_average_before": load_before, "rss_scope": rss_scope, "server_side": server_side}
+    record = {"path": path.name, "n": n, "concurrency": None if settings.open_loop else point,
+              "requests": None if settings.open_loop else settings.requests, "url": url, "services": path.services,
+              "started_at": started_at, "verified": {"pre_check": "exact body"},
+              "raw": {"report": "raw/%s.txt" % slug}, "load_average_before": load_before, "rss_scope": rss_scope,
+              "server_side": server_side}
+    if settings.open_loop:
+        record.update(outcome, verified=dict(record["verified"], **outcome.get("verified", {})))
+        if "error" not in outcome:
+            record.update(resources(path, n, outcome["ok"], cpu.cpu_between(before, after, generator="vegeta"),
+                                    rss_mb))
+        return record
+    record["raw"]["csv"] = "raw/%s.csv" % slug
     if done.returncode != 0:
         record["error"] = "ab exited with code %d: %s" % (done.returncode, _last_line(done.stderr))
         return record
@@ -87,6 +123,26 @@ def measure(path: Path, n: int, concurrency: int, settings: Settings, services: 
         return record
     record.update(figures(path, n, report, curve, cpu.cpu_between(before, after), rss_mb))
     return record
+
+
+def repeat_summary(record: Dict) -> Dict:
+    """What results.json keeps of one repeat beside the run's medians."""
+    services = record.get("services") or []
+    cpu_usage = record.get("cpu") or {}
+
+    def path_cpu(field: str) -> Optional[float]:
+        values = [(cpu_usage.get(name) or {}).get(field) for name in services]
+        return round(sum(values), 3) if values and None not in values else None
+
+    summary = {"started_at": record.get("started_at"), "rps": record.get("rps"),
+               "latency_ms": record.get("latency_ms"), "cpu_us_per_call": path_cpu("us_per_call"),
+               "cpu_ms_per_request": path_cpu("ms_per_request"),
+               "steal_percent": (cpu_usage.get("steal") or {}).get("percent"),
+               "load_average_1m": (record.get("load_average_before") or [None])[0], "raw": record.get("raw")}
+    for key in ("completed", "failed", "non2xx", "sent", "ok", "errors", "error"):
+        if key in record:
+            summary[key] = record[key]
+    return summary
 
 
 def _await_idle(path: Path, services: List[Service], timeout_s: float, log, sleep=time.sleep) -> None:
@@ -132,7 +188,6 @@ def _server_side(path: Path, urls: Dict[str, List[str]], before, error: Optional
 def figures(path: Path, n: int, report: ab_output.AbReport, curve: Optional[List[float]],
             usage: Dict[str, Dict], rss_mb: Dict[str, float]) -> Dict:
     """The measured part of a run's record: counts, throughput, latency, CPU and memory."""
-    calls = report.completed * path.calls_per_request(n)
     expected_bytes = len(path.expected_body(n).encode())
     # The pre-check compared one answer with the exact expected body; during the run ab compares every
     # response's length with the first one's (a mismatch is a failed request), and the first one's with the
@@ -141,13 +196,7 @@ def figures(path: Path, n: int, report: ab_output.AbReport, curve: Optional[List
                 "length_checked": report.completed, "length_mismatches": report.failed_breakdown["length"],
                 "passed": (report.completed - report.failed_breakdown["length"] - report.non2xx
                            if report.document_length == expected_bytes else 0)}
-    cpu_usage = {}
-    for name, entry in usage.items():
-        entry = dict(entry)
-        entry["ms_per_request"] = _per(entry["seconds"] * 1e3, report.completed)
-        entry["us_per_call"] = _per(entry["seconds"] * 1e6, calls)
-        cpu_usage[name] = entry
-    return {
+    return dict(resources(path, n, report.completed, usage, rss_mb), **{
         "verified": verified,
         "completed": report.completed,
         "failed": report.failed,
@@ -155,13 +204,22 @@ def figures(path: Path, n: int, report: ab_output.AbReport, curve: Optional[List
         "non2xx": report.non2xx,
         "rps": report.rps,
         "time_taken_s": report.time_taken_s,
-        "downstream_calls": calls,
         "latency_ms": latency(report, curve),
         "latency_table_ms": {str(k): v for k, v in report.percentile_table_ms.items()},
         "latency_curve_ms": curve,
-        "cpu": cpu_usage,
-        "rss_mb": rss_mb,
-    }
+    })
+
+
+def resources(path: Path, n: int, requests: int, usage: Dict[str, Dict], rss_mb: Dict[str, float]) -> Dict:
+    """CPU (with its share per request and per downstream call, over the requests answered) and peak RSS."""
+    calls = requests * path.calls_per_request(n)
+    cpu_usage = {}
+    for name, entry in usage.items():
+        entry = dict(entry)
+        entry["ms_per_request"] = _per(entry["seconds"] * 1e3, requests)
+        entry["us_per_call"] = _per(entry["seconds"] * 1e6, calls)
+        cpu_usage[name] = entry
+    return {"downstream_calls": calls, "cpu": cpu_usage, "rss_mb": rss_mb}
 
 
 def latency(report: ab_output.AbReport, curve: Optional[List[float]]) -> Dict[str, Optional[float]]:
@@ -198,6 +256,18 @@ def _per(amount: float, count: int) -> Optional[float]:
     return round(amount / count, 3) if count else None
 
 
+def now() -> str:
+    return datetime.datetime.now().astimezone().isoformat(timespec="seconds")
+
+
 def _last_line(text: str) -> str:
     lines = [line for line in text.strip().splitlines() if line.strip()]
     return lines[-1] if lines else "(no message)"
+
+
+def _sample(pids: Dict[str, List[int]]):
+    """cpu.take_sample, or the error it raised (a service gone), for the caller to raise in its own place."""
+    try:
+        return cpu.take_sample(pids)
+    except (OSError, ValueError) as error:
+        return error

@@ -18,30 +18,40 @@ def problems(data: Dict) -> List[str]:
     """Every reason the results are not a clean, complete lab run; empty when they are."""
     found = []
     settings = data["settings"]
-    expected = {(p, n, c) for p in settings["paths"] for n in settings["n"] for c in settings["concurrency"]}
-    present = {(run["path"], run["n"], run["concurrency"]) for run in data["runs"]}
+    open_loop = settings.get("load") == "open"
+    points = settings["rate"] if open_loop else settings["concurrency"]
+    expected = {(p, n, point) for p in settings["paths"] for n in settings["n"] for point in points}
+    present = {(run["path"], run["n"], results.point(run)) for run in data["runs"]}
     for missing in sorted(expected - present):
-        found.append("no run for path %s n=%d concurrency=%d" % missing)
+        found.append(("no run for path %s n=%d rate=%d" if open_loop else "no run for path %s n=%d concurrency=%d")
+                     % missing)
     if not data.get("finished_at"):
         found.append("the lab did not finish (finished_at is empty)")
     for run in data["runs"]:
-        found += ["%s n=%d c=%d: %s" % (run["path"], run["n"], run["concurrency"], problem)
-                  for problem in run_problems(run)]
+        found += ["%s: %s" % (results.run_name(run), problem)
+                  for problem in run_problems(run, settings.get("repeats", 1))]
     found += floor_check(data)
     return found
 
 
-def run_problems(run: Dict) -> List[str]:
+def run_problems(run: Dict, repeats: int = 1) -> List[str]:
     found = results.problems(run)
     if "error" in run:
         return found
-    if run["completed"] != run["requests"]:
-        found.append("completed %d of %d requests" % (run["completed"], run["requests"]))
+    measured = len(run.get("repeats") or [None])
+    if measured != repeats:
+        found.append("%d repeats, REPEATS=%d" % (measured, repeats))
     verified = run.get("verified")
-    if isinstance(verified, dict) and verified.get("passed", run["completed"]) != run["completed"]:
-        found.append("%s of %d responses had the expected answer's length" % (verified["passed"], run["completed"]))
+    if run.get("load") == "open":
+        found += _open_loop_problems(run, measured)
+    else:
+        if run["completed"] != run["requests"] * measured:
+            found.append("completed %d of %d requests" % (run["completed"], run["requests"] * measured))
+        if isinstance(verified, dict) and verified.get("passed", run["completed"]) != run["completed"]:
+            found.append("%s of %d responses had the expected answer's length"
+                         % (verified["passed"], run["completed"]))
     latency = run["latency_ms"]
-    order = [latency[key] for key in ("p50", "p90", "p99", "max")]
+    order = [latency.get(key) for key in ("p50", "p90", "p99", "p99_9", "max") if key in latency]
     if None in order or order != sorted(order):
         found.append("percentiles out of order: p50, p90, p99, max = %s" % order)
     if not run["rps"] > 0:
@@ -53,6 +63,21 @@ def run_problems(run: Dict) -> List[str]:
         if not run["rss_mb"].get(service):
             found.append("no peak RSS recorded for %s" % service)
     found += server_side_check(run)[0]
+    return found
+
+
+def _open_loop_problems(run: Dict, repeats: int) -> List[str]:
+    """An open-loop run sent its whole schedule, every answer it counts was the exact expected body, and its
+    counts add up."""
+    found = []
+    scheduled = round(run["rate"] * run["duration_s"]) * repeats
+    if run["sent"] != scheduled:
+        found.append("sent %d requests, the schedule had %d (rate x duration x repeats)" % (run["sent"], scheduled))
+    verified = run.get("verified") or {}
+    if verified.get("passed") != run["ok"]:
+        found.append("%s answers passed the body check, %d were counted ok" % (verified.get("passed"), run["ok"]))
+    if run["ok"] + sum((run.get("errors") or {}).values()) != run["sent"]:
+        found.append("ok %d and errors %s do not add up to the %d sent" % (run["ok"], run.get("errors"), run["sent"]))
     return found
 
 
@@ -132,7 +157,7 @@ def floor_check(data: Dict) -> List[str]:
         window = by_combination.get((run["path"], run["n"], run["concurrency"]))
         if window is None or "error" in run:
             continue
-        found += ["%s n=%d c=%d: %s" % (run["path"], run["n"], run["concurrency"], problem)
+        found += ["%s: %s" % (results.run_name(run), problem)
                   for problem in _path_floor_problems(run, window, by_window.get(window))]
     return found
 
@@ -175,13 +200,12 @@ def notes(data: Dict) -> List[str]:
         if record.get("fraction", 0) > 1:
             # A path cannot beat its bare transport on the same machine: the floor was not warm or not alone
             # (the Maven build's two-second floor runs are a check of the chain, not of the numbers).
-            found.append("%s n=%d c=%d: %.0f %% of its floor, more than the bare transport did: that floor is "
+            found.append("%s: %.0f %% of its floor, more than the bare transport did: that floor is "
                          "not a floor (too short a warm-up, or a busy machine)"
-                         % (run["path"], run["n"], run["concurrency"], 100 * record["fraction"]))
+                         % (results.run_name(run), 100 * record["fraction"]))
         skipped = server_side_check(run)[1]
         if skipped:
-            found.append("%s n=%d c=%d: server-side count check skipped: %s"
-                         % (run["path"], run["n"], run["concurrency"], skipped))
+            found.append("%s: server-side count check skipped: %s" % (results.run_name(run), skipped))
     return found
 
 

@@ -34,6 +34,15 @@ def machine_cpu_ticks(proc_stat_text: str) -> Tuple[int, int]:
     raise ValueError("/proc/stat has no 'cpu ' line")
 
 
+def machine_steal_ticks(proc_stat_text: str) -> int:
+    """Steal ticks of all cores from /proc/stat: time this VM's cores wanted to run and the hypervisor ran another
+    guest. A noisy neighbour shows here, not as our CPU."""
+    for line in proc_stat_text.splitlines():
+        if line.startswith("cpu "):
+            return int(line.split()[8])
+    raise ValueError("/proc/stat has no 'cpu ' line")
+
+
 def peak_rss_kib(status_text: str) -> int:
     """VmHWM (the peak resident set size) in KiB from the text of /proc/<pid>/status."""
     for line in status_text.splitlines():
@@ -51,24 +60,29 @@ class Sample:
     machine_busy_ticks: int
     # CPU seconds of this Python process's finished children, i.e. of ab, from getrusage.
     children_cpu_s: float
+    machine_steal_ticks: int = 0
 
 
 def take_sample(pids: Dict[str, Union[int, List[int]]]) -> Sample:
     """Reads the counters of the named processes (a name's replicas added up) and of the machine, now."""
+    machine = _read("/proc/stat")
     return Sample(
         wall_s=time.monotonic(),
         process_ticks={name: sum(process_cpu_ticks(_read(f"/proc/{pid}/stat")) for pid in _listed(some))
                        for name, some in pids.items()},
-        machine_busy_ticks=machine_cpu_ticks(_read("/proc/stat"))[0],
+        machine_busy_ticks=machine_cpu_ticks(machine)[0],
         children_cpu_s=_children_cpu_seconds(),
+        machine_steal_ticks=machine_steal_ticks(machine),
     )
 
 
-def cpu_between(before: Sample, after: Sample, ticks_per_second: int = CLOCK_TICKS) -> Dict[str, Dict]:
+def cpu_between(before: Sample, after: Sample, ticks_per_second: int = CLOCK_TICKS,
+                generator: str = "ab") -> Dict[str, Dict]:
     """CPU seconds and percent (of one core: 200 % = two cores busy) of each process over the window.
 
-    Besides the named processes: "ab" (the load generator, on the same box), "machine" (all cores) and
-    "other" (machine minus the named processes and ab: the lab's own Python and anything else running).
+    Besides the named processes: "ab" (the load generator, on the same box; `generator` names it), "machine" (all
+    cores), "steal" (time the hypervisor gave another guest, counted busy by the machine but not ours) and "other"
+    (machine minus the named processes, the load generator and steal: the lab's own Python and anything else).
     """
     wall = after.wall_s - before.wall_s
 
@@ -81,11 +95,13 @@ def cpu_between(before: Sample, after: Sample, ticks_per_second: int = CLOCK_TIC
     ab_seconds = after.children_cpu_s - before.children_cpu_s
     machine_seconds = (after.machine_busy_ticks - before.machine_busy_ticks) / ticks_per_second
     services_seconds = sum(u["seconds"] for u in usage.values())
-    usage["ab"] = entry(ab_seconds)
+    steal_seconds = (after.machine_steal_ticks - before.machine_steal_ticks) / ticks_per_second
+    usage[generator] = entry(ab_seconds)
     usage["machine"] = entry(machine_seconds)
+    usage["steal"] = entry(steal_seconds)
     # Tick counters of processes and of the machine are sampled at slightly different moments, so a quiet
     # machine can come out a few ticks below zero here: that is noise, not negative load.
-    usage["other"] = entry(max(0.0, machine_seconds - services_seconds - ab_seconds))
+    usage["other"] = entry(max(0.0, machine_seconds - services_seconds - ab_seconds - steal_seconds))
     return usage
 
 

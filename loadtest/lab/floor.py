@@ -28,6 +28,7 @@ from dataclasses import asdict, dataclass
 from typing import Callable, Dict, List, Optional, Tuple
 
 from . import cpu, paths
+from . import repeats as repeats_of
 from .processes import Processes
 from .settings import LabError
 
@@ -232,14 +233,15 @@ def _run_client(window: Window, folder: str, jvm: Jvm, port: int, server_pid: in
     output: List[str] = []
     reader = threading.Thread(target=lambda: output.append(client.stdout.read()), daemon=True)
     reader.start()
-    marks: Dict[str, Tuple[int, Optional[float]]] = {}
+    marks: Dict[str, Tuple[int, Optional[float], cpu.Sample]] = {}
     try:
         with open(os.path.join(folder, "client.log"), "w") as log:
             for line in client.stderr:
                 log.write(line)
                 for mark in ("floor: measuring", "floor: measured"):
                     if line.startswith(mark) and mark not in marks:
-                        marks[mark] = (cpu.process_ticks(server_pid), (cpu.load_average() or (None,))[0])
+                        marks[mark] = (cpu.process_ticks(server_pid), (cpu.load_average() or (None,))[0],
+                                       cpu.take_sample({}))
         status = client.wait()
     finally:
         timer.cancel()
@@ -262,31 +264,65 @@ def _run_client(window: Window, folder: str, jvm: Jvm, port: int, server_pid: in
     except ValueError:
         raise FloorError("the %s client printed no JSON object: %r"
                          % (window.transport, "".join(output)[:200])) from None
-    (opened, load), (closed, _) = marks["floor: measuring"], marks["floor: measured"]
+    (opened, load, machine_before), (closed, _, machine_after) = marks["floor: measuring"], marks["floor: measured"]
     run["server_cpu_seconds"] = round((closed - opened) / cpu.CLOCK_TICKS, 3)
     run["load_average_1m"] = load
+    run["machine_cpu"] = machine_cpu(machine_before, machine_after, run.get("client_cpu_seconds"),
+                                     run["server_cpu_seconds"])
     return run
 
 
+def machine_cpu(before: cpu.Sample, after: cpu.Sample, client_s: Optional[float], server_s: float) -> Dict:
+    """The machine over the floor's measured window, in % of one core: all of it busy, steal (another guest's), and
+    everything else besides the floor's client and server."""
+    usage = cpu.cpu_between(before, after, generator="floor client")
+    other = usage["machine"]["seconds"] - usage["steal"]["seconds"] - (client_s or 0) - server_s
+    wall = after.wall_s - before.wall_s
+    return {"machine_percent": usage["machine"]["percent"], "steal_percent": usage["steal"]["percent"],
+            "other_percent": round(max(0.0, other) / wall * 100, 1) if wall > 0 else None}
+
+
+# The figures whose spread a floor run records, read from one repeat's summary.
+SPREAD_OF = {
+    "calls_per_second": lambda repeat: repeat.get("calls_per_second"),
+    "p50": lambda repeat: (repeat.get("latency_us") or {}).get("p50"),
+    "p99": lambda repeat: (repeat.get("latency_us") or {}).get("p99"),
+    "cpu_us_per_call": lambda repeat: repeat.get("cpu_us_per_call"),
+}
+
+
 def measure(results_dir: str, data: Dict, jvm: Jvm, warmup_s: float, duration_s: float, processes: Processes,
-            log: Callable[[str], None] = print) -> List[Dict]:
-    """Runs the floor for every distinct window of the measured paths, one after the other."""
+            repeats: int = 1, log: Callable[[str], None] = print) -> List[Dict]:
+    """Runs the floor for every distinct window of the measured paths, REPEATS times interleaved as the paths are;
+    each window's record is the median of its repeats (lab.repeats)."""
     windows, _ = plan(data["settings"])
-    records = []
-    for index, window in enumerate(windows, 1):
-        log("[lab] floor %d/%d: %s, %s (logs: floor/%s/)" % (index, len(windows), window.transport,
-                                                             window.describe(), window.slug()))
-        record = run_window(window, os.path.join(results_dir, "floor", window.slug()), jvm, warmup_s, duration_s,
-                            processes)
-        records.append(record)
-        if "error" in record:
-            log("  ERROR: " + record["error"])
-        else:
-            log("  %.0f calls/s, p50 %.0f µs; CPU client %.2f s, server %.2f s; load average %s"
-                % (record["calls_per_second"], (record.get("latency_us") or {}).get("p50") or 0,
-                   record.get("client_cpu_seconds") or 0, record.get("server_cpu_seconds") or 0,
-                   record.get("load_average_1m")))
-    return records
+    measured: Dict[Window, List[Dict]] = {window: [] for window in windows}
+    for repeat in range(1, repeats + 1):
+        for index, window in enumerate(windows, 1):
+            slug = "%s-%d" % (window.slug(), repeat)
+            log("[lab] floor round %d/%d, %d/%d: %s, %s (logs: floor/%s/)" % (
+                repeat, repeats, index, len(windows), window.transport, window.describe(), slug))
+            record = run_window(window, os.path.join(results_dir, "floor", slug), jvm, warmup_s, duration_s,
+                                processes)
+            measured[window].append(record)
+            if "error" in record:
+                log("  ERROR: " + record["error"])
+            else:
+                log("  %.0f calls/s, p50 %.0f µs; CPU client %.2f s, server %.2f s; load average %s"
+                    % (record["calls_per_second"], (record.get("latency_us") or {}).get("p50") or 0,
+                       record.get("client_cpu_seconds") or 0, record.get("server_cpu_seconds") or 0,
+                       record.get("load_average_1m")))
+    return [repeats_of.combine(records, repeat_summary, SPREAD_OF) for records in measured.values()]
+
+
+def repeat_summary(record: Dict) -> Dict:
+    """What results.json keeps of one floor repeat beside the window's medians."""
+    summary = {key: record.get(key) for key in ("calls_per_second", "latency_us", "load_average_1m",
+                                                "machine_cpu", "folder")}
+    summary["cpu_us_per_call"] = cpu_us_per_call(record)
+    if "error" in record:
+        summary["error"] = record["error"]
+    return summary
 
 
 def cpu_us_per_call(floor_run: Dict) -> Optional[float]:

@@ -103,14 +103,15 @@ def version_of(version_output: str) -> Optional[str]:
 
 
 def run(vegeta: str, url: str, expected_body: str, rate: int, duration_s: float, timeout_s: int, raw_dir: str,
-        slug: str) -> Dict:
+        slug: str, after_attack: Optional[Callable[[], None]] = None) -> Dict:
     """Sends `GET url` rate times a second for duration_s seconds and returns the run's record (read_results).
 
     Vegeta keeps connections alive (its default, -keepalive=true, over HTTP/1.1 on plain http), so a request reuses
     an idle connection, and opens another when none is idle. The attack ends once the last scheduled request was
     sent and every request in flight answered or reached timeout_s. raw/<slug>.txt gets `vegeta report`, for humans.
     It runs with subprocess.run, so its CPU lands in this process's RUSAGE_CHILDREN: lab.cpu reads that as the load
-    generator's. So does the CPU of `vegeta report` and `vegeta encode`, which read the results afterwards.
+    generator's. So would the CPU of `vegeta report` and `vegeta encode`, which read the results afterwards: the
+    caller's after_attack runs between the two, to read its counters over the attack alone.
     """
     results_path = os.path.join(raw_dir, slug + ".gob")
     report_path = os.path.join(raw_dir, slug + ".txt")
@@ -118,6 +119,8 @@ def run(vegeta: str, url: str, expected_body: str, rate: int, duration_s: float,
         # subprocess.run kills Vegeta if the lab is interrupted while it waits, so no Vegeta outlives the lab.
         done = subprocess.run(attack_command(vegeta, rate, duration_s, timeout_s, results_path),
                               input="GET %s\n" % url, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if after_attack:
+            after_attack()
         if done.returncode != 0:
             _write(report_path, "--- vegeta attack stderr ---\n" + done.stderr)
             return _failed(rate, duration_s, "vegeta exited with code %d: %s"

@@ -35,11 +35,27 @@ def problems(run: Dict) -> List[str]:
     elif isinstance(verified, dict) and verified.get("response_bytes") not in (None, verified.get("expected_bytes")):
         found.append("responses of %s bytes where the expected answer has %s" % (verified["response_bytes"],
                                                                                 verified["expected_bytes"]))
+    if run.get("load") == "open":
+        # Past its saturation a path sheds (503) or times out: the rate sweep's finding, not a broken run. A wrong
+        # answer is never that.
+        wrong = (run.get("errors") or {}).get("wrong_answer")
+        return found + (["%d wrong answers" % wrong] if wrong else [])
     if run["failed"]:
         found.append("%d failed requests" % run["failed"])
     if run["non2xx"]:
         found.append("%d non-2xx responses" % run["non2xx"])
     return found
+
+
+def point(run: Dict) -> int:
+    """What a run's load was set to: its concurrency (closed loop, ab) or its rate (open loop, Vegeta)."""
+    return run["rate"] if run.get("load") == "open" else run["concurrency"]
+
+
+def run_name(run: Dict) -> str:
+    """A run's path and setting, as messages name it: rest/unary n=1000 c=100, or ... rate=50/s."""
+    setting = "rate=%d/s" % run["rate"] if run.get("load") == "open" else "c=%d" % run["concurrency"]
+    return "%s n=%d %s" % (run["path"], run["n"], setting)
 
 
 def services_in(results: Dict) -> List[str]:
@@ -94,11 +110,9 @@ def summary_markdown(results: Dict) -> str:
         "",
         "%s, on %s." % (results.get("finished_at") or results.get("started_at"), machine_line(env)),
         "",
-        "Each run: `%s`, after a discarded warm-up of %gs at the same concurrency. ab speaks HTTP/1.0 without "
-        "keep-alive (a new connection per request), as in the article. Everything runs on this one machine; "
-        "CPU %% is of one core (%d cores = %d %%), CPU seconds cover exactly the measured run."
-        % (settings["ab_command"], settings["warmup_s"], env["cores"] or 0, (env["cores"] or 0) * 100)
-        + replicas_sentence(settings.get("replicas", 1)),
+        load_sentence(settings) + " Everything runs on this one machine; CPU %% is of one core (%d cores = %d %%), "
+        "CPU seconds cover exactly the measured run." % (env["cores"] or 0, (env["cores"] or 0) * 100)
+        + repeats_sentence(settings.get("repeats", 1)) + replicas_sentence(settings.get("replicas", 1)),
         "",
         markdown(tables["runs"]),
         "## CPU and memory",
@@ -125,10 +139,28 @@ def summary_markdown(results: Dict) -> str:
     if troubled:
         lines.append("**Runs whose figures cannot be trusted:**")
         lines.append("")
-        lines += ["- %s n=%d c=%d: %s" % (run["path"], run["n"], run["concurrency"], "; ".join(found))
+        lines += ["- %s: %s" % (run_name(run), "; ".join(found))
                   for run, found in troubled]
         lines.append("")
     return "\n".join(lines)
+
+
+def load_sentence(settings: Dict) -> str:
+    """How each run sent its load."""
+    if settings.get("load") == "open":
+        return ("Each run: `%s` (an open loop: requests leave on schedule whatever the answers; latency from each "
+                "request's intended send time), after a discarded warm-up of %gs at the same rate; req/s is the "
+                "goodput, correct answers per second." % (settings["vegeta_command"], settings["warmup_s"]))
+    return ("Each run: `%s`, after a discarded warm-up of %gs at the same concurrency. ab speaks HTTP/1.0 without "
+            "keep-alive (a new connection per request), as in the article." % (settings["ab_command"],
+                                                                              settings["warmup_s"]))
+
+
+def repeats_sentence(repeated: int) -> str:
+    if repeated <= 1:
+        return ""
+    return (" Every combination ran %d times, interleaved; each figure is the median of its repeats, with their "
+            "range, and a run whose req/s spread ((max - min) / median) is above 10 %% is in bold." % repeated)
 
 
 def replicas_sentence(replicas: int) -> str:
@@ -148,7 +180,8 @@ def write_summary(results_dir: str, results: Dict) -> str:
 
 def machine_line(env: Dict) -> str:
     parts = [env.get("cpu_model") or "unknown CPU", "%s cores" % env.get("cores"),
-             "%s GiB" % env.get("memory_gib"), env.get("os"), env.get("jdk"), env.get("ab")]
+             "%s GiB" % env.get("memory_gib"), env.get("os"), env.get("jdk"),
+             env.get("load_generator") or env.get("ab")]
     return ", ".join(str(p) for p in parts if p)
 
 

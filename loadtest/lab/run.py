@@ -17,7 +17,7 @@ import urllib.parse
 import urllib.request
 from typing import Dict, List
 
-from . import bench, environment, floor, http_check, paths, report, results, services, view
+from . import bench, environment, floor, http_check, open_loop, paths, repeats, report, results, services, view
 from .processes import Processes, raise_on_term
 from .settings import LabError, Settings
 
@@ -203,9 +203,7 @@ def measure(results_dir: str, settings: Settings, instances: List[services.Insta
         "settings": dict(settings.as_dict(),
                          aggregator=aggregator_settings(instances),
                          aggregator_args=" ".join(services.aggregator_arguments(settings)),
-                         ab_command="ab -n %d -c <concurrency> -s %d -q -r -e <csv> <url>"
-                                    % (settings.requests, settings.ab_timeout_s),
-                         keep_alive=False,
+                         **load_command(settings),
                          endpoints={s.name: s.base_url for s in started if s.base_url},
                          metrics_endpoints={s.name: ",".join(s.metrics_urls) for s in started},
                          prometheus_url=prometheus_url),
@@ -213,21 +211,34 @@ def measure(results_dir: str, settings: Settings, instances: List[services.Insta
         "finished_at": None,
         "runs": [],
     }
-    os.makedirs(os.path.join(results_dir, "raw"), exist_ok=True)
+    if settings.open_loop:
+        run_results["environment"]["load_generator"] = "Vegeta %s" % open_loop.VEGETA_VERSION
+    raw_dir = os.path.join(results_dir, "raw")
+    os.makedirs(raw_dir, exist_ok=True)
     results.write_json(results_dir, run_results)
     wrong = _verify(settings, started)
     if wrong:
         raise LabError("a path answers wrongly, so the lab measures nothing:\n  " + "\n  ".join(wrong))
 
     combos = settings.combinations()
-    for index, (name, n, concurrency) in enumerate(combos, 1):
-        print("[lab] run %d/%d: %s n=%d concurrency=%d" % (index, len(combos), name, n, concurrency), flush=True)
-        run = bench.measure(paths.ALL[name], n, concurrency, settings, started,
-                            os.path.join(results_dir, "raw"), log=_log)
-        run_results["runs"].append(run)
-        _print_outcome(run)
-        # Rewritten after every run: an interrupted lab still leaves the runs it finished.
-        results.write_json(results_dir, run_results)
+    vegeta = open_loop.ensure_vegeta() if settings.open_loop else None
+    measured: Dict[tuple, List[Dict]] = {combo: [] for combo in combos}
+    point_name = "rate" if settings.open_loop else "concurrency"
+    # Interleaved: round r measures every combination once, so that the machine's drift hits all of them alike.
+    for repeat in range(1, settings.repeats + 1):
+        for index, (name, n, point) in enumerate(combos, 1):
+            print("[lab] round %d/%d, run %d/%d: %s n=%d %s=%d" % (
+                repeat, settings.repeats, index, len(combos), name, n, point_name, point), flush=True)
+            if repeat == 1:
+                bench.warm_up(paths.ALL[name], n, point, settings, started, raw_dir, log=_log, vegeta=vegeta)
+            record = bench.measure(paths.ALL[name], n, point, settings, started, raw_dir, repeat, log=_log,
+                                   vegeta=vegeta)
+            measured[(name, n, point)].append(record)
+            _print_outcome(record)
+            # Rewritten after every repeat: an interrupted lab still leaves the runs it measured so far.
+            run_results["runs"] = [repeats.combine(records, bench.repeat_summary)
+                                   for records in measured.values() if records]
+            results.write_json(results_dir, run_results)
     run_results["finished_at"] = _now()
     results.write_json(results_dir, run_results)
     results.write_summary(results_dir, run_results)
@@ -255,7 +266,8 @@ def run_floor(results_dir: str, jvm: floor.Jvm, settings: Settings, processes: P
         print("[lab] floor: no measured path has a bare transport to compare with (rest/square is a baseline, "
               "and n=0 makes no downstream call)", flush=True)
     started = _now()
-    records = floor.measure(results_dir, data, jvm, settings.warmup_s, settings.floor_duration_s, processes)
+    records = floor.measure(results_dir, data, jvm, settings.warmup_s, settings.floor_duration_s, processes,
+                            settings.repeats)
     floor.attach(data, records, extra={"started_at": started, "finished_at": _now(), "java_opts": jvm.java_opts,
                                        "jar": jvm.jar})
     results.write_json(results_dir, data)
@@ -288,15 +300,24 @@ def _verify(settings: Settings, started: List[bench.Service]) -> List[str]:
     return wrong
 
 
+def load_command(settings: Settings) -> Dict:
+    """How each measured run sends its load, as results.json records it."""
+    if settings.open_loop:
+        return {"vegeta_command": "echo 'GET <url>' | vegeta attack -rate=<rate>/1s -duration=%gs -timeout=%ds"
+                                  % (settings.duration_s, settings.ab_timeout_s), "keep_alive": True}
+    return {"ab_command": "ab -n %d -c <concurrency> -s %d -q -r -e <csv> <url>"
+                          % (settings.requests, settings.ab_timeout_s), "keep_alive": False}
+
+
 def _print_outcome(run) -> None:
     found = results.problems(run)
     if "error" in run:
         _log("ERROR: " + run["error"])
         return
     latency = run["latency_ms"]
-    _log("%.2f req/s, p50 %.1f ms, p90 %.1f ms, failed %d%s" % (
-        run["rps"], latency["p50"] or 0, latency["p90"] or 0, run["failed"],
-        "  <- " + "; ".join(found) if found else ""))
+    _log("%.2f req/s, p50 %s ms, p99 %s ms, failed %d%s%s" % (
+        run["rps"], latency["p50"], latency["p99"], run["failed"],
+        ", errors %s" % run["errors"] if run.get("errors") else "", "  <- " + "; ".join(found) if found else ""))
     side = run.get("server_side") or {}
     if "error" in side:
         _log("warning: " + side["error"])

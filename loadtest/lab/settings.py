@@ -4,7 +4,7 @@ KNOBS is the one place each knob's default and meaning are written; `loadtest/ru
 """
 
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Dict, List, Mapping, Optional
 
 from . import paths
@@ -16,6 +16,13 @@ KNOBS = (
     ("CONCURRENCY", "100", "concurrent ab clients; a space-separated list sweeps"),
     ("N", "1000", "squares per request; a space-separated list sweeps"),
     ("PATHS", paths.DEFAULT, "paths to measure (also: rest/square, a baseline)"),
+    ("REPEATS", "3", "times each combination is measured, interleaved (round 1 runs every combination once, then "
+                     "round 2...); a run reports the median of its repeats and their spread"),
+    ("LOAD", "closed", "closed: ab, CONCURRENCY clients each waiting for its answer (the article's way); open: "
+                       "Vegeta sends RATE requests a second whatever the answers, latency from each request's "
+                       "intended send time"),
+    ("RATE", "50", "LOAD=open: requests per second; a space-separated list sweeps"),
+    ("DURATION", "30", "LOAD=open: seconds each measured run sends for"),
     ("WARMUP_SECONDS", "10", "seconds of load at the measured concurrency before each measured run, discarded, and "
                              "before each floor run: both measured warm (0: none)"),
     ("AB_TIMEOUT", "120", "seconds ab waits for one response"),
@@ -34,8 +41,9 @@ KNOBS = (
     ("PROMETHEUS", "0", "1: also run a real Prometheus beside the lab (monitoring/run-prometheus.sh), to browse "
                         "the services' metrics live while the lab runs"),
     ("PROMETHEUS_PORT", "9090", "its port on 127.0.0.1"),
-    ("FLOOR", "1", "1: after the paths, with the services stopped, run the bare transports (transport-floor) with "
-                   "the aggregator's window and JAVA_OPTS; the report shows each path's fraction of its floor"),
+    ("FLOOR", "1", "1 (LOAD=closed only): after the paths, with the services stopped, run the bare transports "
+                   "(transport-floor) with the aggregator's window and JAVA_OPTS, REPEATS times; the report shows each "
+                   "path's fraction of its floor"),
     ("FLOOR_DURATION", "10", "seconds each floor run measures"),
 )
 DEFAULTS = {name: default for name, default, _ in KNOBS}
@@ -60,6 +68,10 @@ class Settings:
     paths: List[str]
     warmup_s: float
     ab_timeout_s: int
+    repeats: int = 3
+    load: str = "closed"
+    rate: List[int] = field(default_factory=lambda: [50])
+    duration_s: float = 30.0
     floor: bool = True
     floor_duration_s: float = 10.0
     replicas: int = 1
@@ -88,6 +100,10 @@ class Settings:
             paths=[p.name for p in _paths(knob("PATHS"))],
             warmup_s=_seconds(knob("WARMUP_SECONDS"), "WARMUP_SECONDS", positive=False),
             ab_timeout_s=_positive(knob("AB_TIMEOUT"), "AB_TIMEOUT"),
+            repeats=_positive(knob("REPEATS"), "REPEATS"),
+            load=_choice(knob("LOAD"), "LOAD", ("closed", "open")),
+            rate=[_positive(v, "RATE") for v in knob("RATE").split()],
+            duration_s=_seconds(knob("DURATION"), "DURATION", positive=True),
             floor=_switch(knob("FLOOR"), "FLOOR"),
             floor_duration_s=_seconds(knob("FLOOR_DURATION"), "FLOOR_DURATION", positive=True),
             replicas=_positive(knob("REPLICAS"), "REPLICAS"),
@@ -109,17 +125,31 @@ class Settings:
         settings._check_combinations()
         return settings
 
+    @property
+    def open_loop(self) -> bool:
+        return self.load == "open"
+
     def combinations(self):
-        """(path, n, concurrency) of every run, in the order they run."""
-        return [(p, n, c) for p in self.paths for n in self.n for c in self.concurrency]
+        """(path, n, concurrency or rate) of every run, in the order one round runs them."""
+        points = self.rate if self.open_loop else self.concurrency
+        return [(p, n, point) for p in self.paths for n in self.n for point in points]
 
     def as_dict(self) -> Dict:
         """What results.json records of them: the measuring knobs, not where the services listened."""
         recorded = ("requests", "concurrency", "n", "paths", "warmup_s", "ab_timeout_s", "floor", "floor_duration_s",
-                    "replicas", "java_opts", "aggregator_args")
-        return {key: value for key, value in asdict(self).items() if key in recorded}
+                    "replicas", "java_opts", "aggregator_args", "repeats", "load")
+        found = {key: value for key, value in asdict(self).items() if key in recorded}
+        if self.open_loop:
+            # An open loop has no fixed number of requests or clients: a rate and a duration instead.
+            found.update(rate=self.rate, duration_s=self.duration_s, requests=None, concurrency=[])
+        return found
 
     def _check_combinations(self) -> None:
+        if len(set(self.rate)) != len(self.rate):
+            raise SettingsError("RATE must not repeat a value")
+        if self.open_loop and self.floor:
+            # The floor keeps the aggregator's window of a closed loop in flight; an open loop has no fixed one.
+            self.floor = False
         too_many = [c for c in self.concurrency if c > self.requests]
         if too_many:
             raise SettingsError("CONCURRENCY %s is above REQUESTS=%d: ab needs at least one request per client"
@@ -168,6 +198,12 @@ def _port(value: str, name: str) -> int:
     if number > 65535:
         raise SettingsError("%s must be a port number up to 65535, got %d" % (name, number))
     return number
+
+
+def _choice(value: str, name: str, choices) -> str:
+    if value not in choices:
+        raise SettingsError("%s must be one of %s, got %r" % (name, ", ".join(choices), value))
+    return value
 
 
 def _switch(value: str, name: str) -> bool:

@@ -8,14 +8,16 @@ A table is {"heads": [...], "rows": [{"cells": [...], "class", "title", "swatch"
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Dict, List, Optional
 
-from . import floor, results
+from . import floor, repeats, results
 
 DASH = "–"
 
 
 def view(data: Dict) -> Dict:
     settings, runs = data["settings"], data["runs"]
-    sweep = len(settings["concurrency"]) > 1 or len(settings["n"]) > 1
+    open_loop = settings.get("load") == "open"
+    points = settings["rate"] if open_loop else settings["concurrency"]
+    sweep = len(points) > 1 or len(settings["n"]) > 1
     labels = [run_label(run, sweep) for run in runs]
     services = results.services_in(data)
     cores = data["environment"].get("cores") or 1
@@ -23,10 +25,13 @@ def view(data: Dict) -> Dict:
         "sweep": sweep,
         "run_labels": labels,
         "services": services,
-        "combos": [{"n": n, "c": c, "label": combo_label(n, c)}
-                   for n in settings["n"] for c in settings["concurrency"]],
-        "sweep_lines": [{"path": path, "n": n, "label": "%s n=%d" % (path, n)}
-                        for path in settings["paths"] for n in settings["n"]],
+        "combos": [{"n": n, "c": point, "label": combo_label(n, point, open_loop)}
+                   for n in settings["n"] for point in points],
+        "points": [results.point(run) for run in runs],
+        "curves": [latency_curve(run) for run in runs],
+        "ranges": [{figure: repeats.value_range(run, figure) for figure in ("rps", "p99")} for run in runs],
+        "load_generator": "vegeta" if open_loop else "ab",
+        "sweep_axis": sweep_axis(data, points, open_loop),
         "subtitle": subtitle(data),
         "machine": machine(data["environment"]),
         "alerts": alerts(data, labels),
@@ -52,11 +57,68 @@ def view(data: Dict) -> Dict:
 
 
 def run_label(run: Dict, sweep: bool) -> str:
-    return "%s %s" % (run["path"], combo_label(run["n"], run["concurrency"])) if sweep else run["path"]
+    label = combo_label(run["n"], results.point(run), run.get("load") == "open")
+    return "%s %s" % (run["path"], label) if sweep else run["path"]
 
 
-def combo_label(n: int, concurrency: int) -> str:
-    return "n=%d, c=%d" % (n, concurrency)
+def combo_label(n: int, point: int, open_loop: bool = False) -> str:
+    return ("n=%d, %d/s" if open_loop else "n=%d, c=%d") % (n, point)
+
+
+def latency_curve(run: Dict) -> Optional[List[List[float]]]:
+    """[percentile, ms] points of a run's latency: ab's whole -e curve, or an open loop's HdrHistogram percentiles."""
+    if "error" in run:
+        return None
+    if run.get("latency_curve_ms"):
+        return [[percent, millis] for percent, millis in enumerate(run["latency_curve_ms"])]
+    points = [[percent, run["latency_ms"].get(key)] for percent, key in ((50, "p50"), (90, "p90"), (99, "p99"),
+                                                                         (99.9, "p99_9"), (100, "max"))]
+    points = [point for point in points if point[1] is not None]
+    return points or None
+
+
+def sweep_axis(data: Dict, points: List[int], open_loop: bool) -> Optional[Dict]:
+    """The sweep charts' x axis (concurrency, or offered rate), and per path and n its series; None without a sweep."""
+    if len(points) < 2:
+        return None
+    values = sorted(points)
+    by_point = {(run["path"], run["n"], results.point(run)): run for run in data["runs"] if "error" not in run}
+
+    def series(path: str, n: int, read) -> List:
+        return [read(by_point[(path, n, point)]) if (path, n, point) in by_point else None for point in values]
+
+    lines = []
+    for path in data["settings"]["paths"]:
+        for n in data["settings"]["n"]:
+            line = {"path": path, "n": n, "label": "%s n=%d" % (path, n),
+                    "rps": series(path, n, lambda run: run["rps"]),
+                    "rps_ranges": series(path, n, lambda run: repeats.value_range(run, "rps")),
+                    "latency": {key: series(path, n, lambda run, key=key: run["latency_ms"].get(key))
+                                for key in ("p50", "p90", "p99")}}
+            if open_loop:
+                line["error_percent"] = series(path, n, lambda run: round(
+                    100 * sum((run.get("errors") or {}).values()) / run["sent"], 2) if run.get("sent") else None)
+            lines.append(line)
+    if open_loop:
+        text = {"sweep-title": "Against offered rate (rate sweep)",
+                "sweep-throughput-caption": "Goodput against offered rate",
+                "sweep-throughput-hint": "Correct answers per second at each offered rate (whiskers: the range over "
+                                         "the repeats); the grey line is every request answered. Where a path leaves "
+                                         "it, the path is saturated.",
+                "sweep-latency-caption": "Latency against offered rate",
+                "sweep-latency-hint": "p50 (solid) and p99 (dashed) of the correct answers, from each request's "
+                                      "intended send time (coordinated omission corrected)."}
+    else:
+        text = {"sweep-title": "Against concurrency (sweep)",
+                "sweep-throughput-caption": "Throughput against concurrency",
+                "sweep-throughput-hint": "Requests per second at each number of concurrent ab clients, one line per "
+                                         "path and n (whiskers: the range over the repeats).",
+                "sweep-latency-caption": "Latency against concurrency",
+                "sweep-latency-hint": "p50 (solid) and p90 (dashed) time per request at each number of concurrent "
+                                      "ab clients."}
+    return {"values": values, "open_loop": open_loop, "lines": lines, "text": text,
+            "title": "offered rate (requests per second)" if open_loop else "concurrent ab clients",
+            "latency_keys": ["p50", "p99"] if open_loop else ["p50", "p90"]}
 
 
 def floor_name(record: Dict) -> str:
@@ -74,10 +136,16 @@ def goal_percent(data: Dict) -> int:
 def subtitle(data: Dict) -> str:
     settings = data["settings"]
     when = (data.get("finished_at") or data.get("started_at") or "").replace("T", " ", 1)
-    return ("%s · %d requests per run · concurrency %s · n = %s squares per request · "
-            "warm-up of %gs discarded"
-            % (when, settings["requests"], ", ".join(map(str, settings["concurrency"])),
-               ", ".join(map(str, settings["n"])), settings["warmup_s"]))
+    if settings.get("load") == "open":
+        load = "open loop: %s requests a second for %gs" % (", ".join(map(str, settings["rate"])),
+                                                            settings["duration_s"])
+    else:
+        load = "%d requests per run · concurrency %s" % (settings["requests"],
+                                                          ", ".join(map(str, settings["concurrency"])))
+    repeated = settings.get("repeats", 1)
+    return ("%s · %s · n = %s squares per request · %swarm-up of %gs discarded"
+            % (when, load, ", ".join(map(str, settings["n"])),
+               "median of %d interleaved repeats · " % repeated if repeated > 1 else "", settings["warmup_s"]))
 
 
 def machine(env: Dict) -> List[List[str]]:
@@ -85,7 +153,8 @@ def machine(env: Dict) -> List[List[str]]:
     return [["CPU", text(env.get("cpu_model"))], ["Cores", text(env.get("cores"))],
             ["Memory", text(env.get("memory_gib")) + " GiB"], ["OS", text(env.get("os"))],
             ["JDK", text(env.get("jdk"))],
-            ["JVM options", env.get("java_opts") or "(none)"], ["Load generator", text(env.get("ab"))],
+            ["JVM options", env.get("java_opts") or "(none)"],
+            ["Load generator", text(env.get("load_generator") or env.get("ab"))],
             ["Commit", commit[:12] + (" (dirty)" if commit.endswith("-dirty") else "")]]
 
 
@@ -95,6 +164,11 @@ def alerts(data: Dict, labels: List[str]) -> List[str]:
     if troubled:
         found.append("%d run(s) had failures, so their figures are not comparable: %s" % (
             len(troubled), ", ".join("%s (%s)" % (label, "; ".join(problems)) for label, problems in troubled)))
+    moved = [(label, run) for label, run in zip(labels, data["runs"]) if repeats.unsteady(run)]
+    if moved:
+        found.append("%d run(s) moved more than %g %% in req/s between their repeats, so read them with care: %s" % (
+            len(moved), repeats.SPREAD_LIMIT_PERCENT, ", ".join(
+                "%s (%s %%)" % (label, fmt(run["spread"]["rps"], 1)) for label, run in moved)))
     failed = [record for record in (data.get("floor") or {}).get("runs", []) if "error" in record]
     if failed:
         found.append("%d floor run(s) failed, so their paths have no fraction of floor: %s" % (
@@ -109,6 +183,9 @@ def card(run: Dict, goal: int) -> Dict:
             ["p99 / max", ms(latency["p99"]) + " / " + ms(latency["max"])],
             ["service CPU per request", fmt(path_cpu(run, "ms_per_request"), 2) + " ms"],
             ["failed", str(run["failed"] + run["non2xx"])]]
+    if run.get("spread"):
+        rows.insert(0, ["spread of %d: req/s · p99" % len(run["repeats"]), spread_text(run, "rps") + " · "
+                        + spread_text(run, "p99")] + (["below-goal"] if repeats.unsteady(run) else []))
     record = run.get("floor")
     if record:
         name = "of its floor (goal %d %%)" % goal
@@ -166,7 +243,7 @@ def run_rows(runs: List[Dict], width: int, cells_of) -> List[Dict]:
     """A row per run, its path's swatch first; a run that failed is red, with why in its tooltip."""
     rows = []
     for run in runs:
-        cells = [run["path"], str(run["n"]), str(run["concurrency"])]
+        cells = [run["path"], str(run["n"]), str(results.point(run))]
         cells += ["error: " + run["error"]] + [""] * (width - 4) if "error" in run else cells_of(run)
         row = {"cells": cells, "swatch": run["path"]}
         found = results.problems(run)
@@ -177,24 +254,51 @@ def run_rows(runs: List[Dict], width: int, cells_of) -> List[Dict]:
 
 
 def runs_table(runs: List[Dict]) -> Dict:
-    heads = ["path", "n", "concurrency", "req/s", "mean", "p50", "p90", "p99", "max", "completed", "failed", "non-2xx"]
+    """Each run's medians, with the range of req/s and the spread of req/s and p99 over its repeats (flagged above
+    the limit) when there are repeats; an open-loop run's counts of what it sent instead of ab's."""
+    open_loop = any(run.get("load") == "open" for run in runs)
+    repeated = any(len(run.get("repeats") or []) > 1 for run in runs)
+    keys = ("mean", "p50", "p90", "p99", "p99_9", "max") if open_loop else ("mean", "p50", "p90", "p99", "max")
+    heads = (["path", "n", point_head(runs), "req/s"] + (["req/s range", "spread: req/s · p99"] if repeated else [])
+             + [key.replace("_", ".") for key in keys]
+             + (["sent", "ok", "errors"] if open_loop else ["completed", "failed", "non-2xx"]))
 
     def cells(run):
         latency = run["latency_ms"]
-        return [fmt(run["rps"], 2)] + [ms(latency[key]) for key in ("mean", "p50", "p90", "p99", "max")] + [
-            str(run["completed"]), str(run["failed"]), str(run["non2xx"])]
+        head = [fmt(run["rps"], 2)]
+        if repeated:
+            rps_range = repeats.value_range(run, "rps")
+            moved = spread_text(run, "rps") + " · " + spread_text(run, "p99")
+            head += [DASH if rps_range is None else "%s – %s" % (fmt(rps_range[0], 2), fmt(rps_range[1], 2)),
+                     {"text": moved, "class": "below-goal"} if repeats.unsteady(run) else moved]
+        latencies = [ms(latency.get(key)) for key in keys]
+        if open_loop:
+            errors = run.get("errors") or {}
+            return head + latencies + [str(run["sent"]), str(run["ok"]), ", ".join(
+                "%s %d" % item for item in sorted(errors.items())) or "0"]
+        return head + latencies + [str(run["completed"]), str(run["failed"]), str(run["non2xx"])]
     return {"heads": heads, "rows": run_rows(runs, len(heads), cells)}
 
 
+def point_head(runs: List[Dict]) -> str:
+    return "rate (/s)" if any(run.get("load") == "open" for run in runs) else "concurrency"
+
+
+def spread_text(run: Dict, figure: str) -> str:
+    value = (run.get("spread") or {}).get(figure)
+    return DASH if value is None else fmt(value, 1) + " %"
+
+
 def resources_table(runs: List[Dict], services: List[str]) -> Dict:
-    heads = ["path", "n", "concurrency"] + services + [
-        "ab", "machine", "service CPU / request", "service CPU / call", "peak RSS (MiB)"]
+    generator = "vegeta" if any(run.get("load") == "open" for run in runs) else "ab"
+    heads = ["path", "n", point_head(runs)] + services + [
+        generator, "steal", "machine", "service CPU / request", "service CPU / call", "peak RSS (MiB)"]
 
     def cpu_cell(entry):
         return "%s %%\n%s s" % (fmt(entry["percent"], 0), fmt(entry["seconds"], 2)) if entry else DASH
 
     def cells(run):
-        return [cpu_cell(run["cpu"].get(name)) for name in services + ["ab", "machine"]] + [
+        return [cpu_cell(run["cpu"].get(name)) for name in services + [generator, "steal", "machine"]] + [
             fmt(path_cpu(run, "ms_per_request"), 2) + " ms", fmt(path_cpu(run, "us_per_call"), 1) + " µs",
             " / ".join(fmt(run["rss_mb"].get(name), 0) for name in services)]
     return {"heads": heads, "rows": run_rows(runs, len(heads), cells)}
@@ -204,7 +308,7 @@ def server_side_table(runs: List[Dict]) -> Optional[Dict]:
     """The services' own counts and times; None when no run has them (older results)."""
     if not any(run.get("server_side") for run in runs):
         return None
-    heads = ["path", "n", "concurrency", "aggregator requests", "aggregator ms / request", "downstream calls",
+    heads = ["path", "n", point_head(runs), "aggregator requests", "aggregator ms / request", "downstream calls",
              "client µs / call", "square calls", "square µs / call"]
 
     def cells(run):
@@ -248,8 +352,9 @@ def floor_runs_table(section: Optional[Dict]) -> Optional[Dict]:
     """The floor runs themselves; None without a floor."""
     if section is None:
         return None
-    heads = ["transport", "window", "calls/s", "p50", "p99", "client CPU", "server CPU", "CPU µs / call", "load 1m",
-             "warm-up / measured", "output"]
+    repeated = any(len(record.get("repeats") or []) > 1 for record in section["runs"])
+    heads = ["transport", "window", "calls/s"] + (["spread: calls/s · p99"] if repeated else []) + [
+        "p50", "p99", "client CPU", "server CPU", "CPU µs / call", "steal", "load 1m", "warm-up / measured", "output"]
     rows = []
     for record in section["runs"]:
         head = [record["transport"], window_text(record)]
@@ -261,11 +366,14 @@ def floor_runs_table(section: Optional[Dict]) -> Optional[Dict]:
         latency = record.get("latency_us") or {}
         cpu = record["client_cpu_seconds"] + record["server_cpu_seconds"]
         floor_settings = record.get("floor_settings") or {}
-        rows.append({"cells": head + [
-            fmt(record["calls_per_second"], 0), ms(_scaled(latency.get("p50"), 1e-3)),
+        moved = spread_text(record, "calls_per_second") + " · " + spread_text(record, "p99")
+        rows.append({"cells": head + [fmt(record["calls_per_second"], 0)] + (
+            [{"text": moved, "class": "below-goal"} if repeats.unsteady(record, "calls_per_second") else moved]
+            if repeated else []) + [
+            ms(_scaled(latency.get("p50"), 1e-3)),
             ms(_scaled(latency.get("p99"), 1e-3)), fmt(record["client_cpu_seconds"], 2) + " s",
             fmt(record["server_cpu_seconds"], 2) + " s", fmt(cpu * 1e6 / record["calls"], 1),
-            fmt(record.get("load_average_1m"), 2),
+            pct((record.get("machine_cpu") or {}).get("steal_percent"), 1), fmt(record.get("load_average_1m"), 2),
             "%gs / %gs" % (floor_settings.get("warmup_s", 0), floor_settings.get("duration_s", 0)),
             record["folder"] + "/"]})
     return {"heads": heads, "rows": rows}
@@ -296,6 +404,23 @@ def notes(data: Dict, cores: int) -> List[str]:
         "On a machine shared with other work, figures vary from run to run: \"everything else on the machine\" in the "
         "CPU chart shows how much else was running.",
     ]
+    repeated = data["settings"].get("repeats", 1)
+    if repeated > 1:
+        found.insert(1, "Every combination was measured %d times, interleaved: round 1 ran every combination once, "
+                        "then round 2, so that the machine's drift hit every path alike. Each figure is the median "
+                        "of its repeats (counts are their sum, peak RSS their largest); the range and the spread, "
+                        "(max - min) / median, say how far it moved. A spread above %g %% is flagged."
+                     % (repeated, repeats.SPREAD_LIMIT_PERCENT))
+    found.append("Steal is CPU time the hypervisor gave another guest while this machine's cores wanted to run: a "
+                 "noisy neighbour shows there, not in the services' CPU. \"Everything else\" excludes it.")
+    if data["settings"].get("load") == "open":
+        found[found.index(next(note for note in found if note.startswith("ab speaks")))] = (
+            "Open loop (LOAD=open): Vegeta sends RATE requests a second on a fixed schedule, whether or not earlier "
+            "ones have answered, over keep-alive connections (as many as the schedule needs). Each latency is "
+            "measured from the request's intended send time (coordinated omission corrected), into an HdrHistogram; "
+            "percentiles are of the correct answers only, so that a fast 503 does not flatter them. req/s is the "
+            "goodput: correct answers per second of the schedule. Every answer's body was compared with the "
+            "exact expected one.")
     if data.get("floor"):
         found.append(
             "Floor: the bare transport (transport-floor/, a plain grpc-java or Netty HTTP client and server, no "
@@ -317,12 +442,19 @@ def settings_list(data: Dict) -> List[List[str]]:
             len(section["runs"]), settings.get("floor_duration_s", "?"))
     else:
         floor_text = "(no floor in these results)"
+    if settings.get("load") == "open":
+        load = [["LOAD", "open (Vegeta)"], ["RATE", " ".join(map(str, settings["rate"])) + " requests a second"],
+                ["DURATION", "%g s" % settings["duration_s"]],
+                ["Vegeta command", settings.get("vegeta_command", "")]]
+    else:
+        load = [["LOAD", "closed (ab)"], ["REQUESTS", str(settings["requests"])],
+                ["CONCURRENCY", " ".join(map(str, settings["concurrency"]))], ["ab command", settings["ab_command"]]]
     return [
-        ["PATHS", " ".join(settings["paths"])], ["REQUESTS", str(settings["requests"])],
-        ["CONCURRENCY", " ".join(map(str, settings["concurrency"]))], ["N", " ".join(map(str, settings["n"]))],
+        ["PATHS", " ".join(settings["paths"])]] + load + [["N", " ".join(map(str, settings["n"]))],
+        ["REPEATS", "%d, interleaved; figures are medians" % settings.get("repeats", 1)],
         ["REPLICAS", "%d of each square service" % (settings.get("replicas") or 1)],
         ["WARMUP_SECONDS", "%g s" % settings["warmup_s"]], ["AB_TIMEOUT", "%s s" % settings["ab_timeout_s"]],
-        ["ab command", settings["ab_command"]], ["JAVA_OPTS", settings.get("java_opts") or "(none)"],
+        ["JAVA_OPTS", settings.get("java_opts") or "(none)"],
         ["AGGREGATOR_ARGS", settings.get("aggregator_args") or "(none)"],
         ["endpoints", ", ".join("%s %s" % item for item in (settings.get("endpoints") or {}).items())],
         ["Prometheus beside the run", settings.get("prometheus_url") or "(not run; PROMETHEUS=1 runs one)"],
@@ -350,8 +482,9 @@ def ms(value) -> str:
     return fmt(value, 2 if value < 10 else 1) + " ms"
 
 
-def pct(fraction) -> str:
-    return DASH if fraction is None else fmt(fraction * 100, 1) + " %"
+def pct(value, scale: float = 100) -> str:
+    """A fraction (or, with scale 1, a percentage) as "12.3 %"."""
+    return DASH if value is None else fmt(value * scale, 1) + " %"
 
 
 def text(value) -> str:

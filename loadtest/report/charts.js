@@ -7,6 +7,10 @@
   const view = JSON.parse(document.getElementById('lab-view').textContent);
   const runs = data.runs;
   const labelOf = new Map(runs.map((run, index) => [run, view.run_labels[index]]));
+  // A run's concurrency (closed loop) or rate (open loop), and the [min, max] of its figures over its repeats.
+  const pointOf = new Map(runs.map((run, index) => [run, view.points[index]]));
+  const rangesOf = new Map(runs.map((run, index) => [run, view.ranges[index]]));
+  const curveOf = new Map(runs.map((run, index) => [run, view.curves[index]]));
   const measured = runs.filter((run) => !run.error);
 
   // REST in warm colours, gRPC in cool ones, everywhere: paths and the services that serve them.
@@ -15,17 +19,18 @@
   };
   const PROCESS_COLOURS = {
     'aggregator-service': '#7048e8', 'square-rest-service': '#f59f00', 'square-grpc-service': '#1098ad',
-    'ab': '#adb5bd', 'other': '#dee2e6',
+    'ab': '#adb5bd', 'vegeta': '#adb5bd', 'steal': '#fa5252', 'other': '#dee2e6',
   };
   const PROCESS_LABELS = {
-    'ab': 'ab (load generator)', 'other': 'everything else on the machine',
+    'ab': 'ab (load generator)', 'vegeta': 'Vegeta (load generator)', 'steal': 'steal (another guest)',
+    'other': 'everything else on the machine',
   };
   const BAD = '#c92a2a';
   const DASHES = [[], [8, 4], [2, 3], [12, 4, 2, 4]];
 
   const colourOf = (path) => PATH_COLOURS[path] || '#495057';
   const runLabel = (run) => labelOf.get(run);
-  const findRun = (path, n, c) => measured.find((r) => r.path === path && r.n === n && r.concurrency === c);
+  const findRun = (path, n, point) => measured.find((r) => r.path === path && r.n === n && pointOf.get(r) === point);
   const el = (tag, attrs, children) => {
     const node = document.createElement(tag);
     Object.entries(attrs || {}).forEach(([key, value]) => {
@@ -37,7 +42,34 @@
   };
   const show = (id) => { document.getElementById(id).hidden = false; };
 
-  Chart.register(window['chartjs-plugin-annotation']);
+  // Error bars: a dataset with `ranges` ([min, max] per point, or null) gets a whisker over each bar or point. No
+  // error-bar plugin for Chart.js is on Maven Central, so these few lines draw them.
+  const errorBars = {
+    id: 'errorBars',
+    afterDatasetsDraw(chart) {
+      const { ctx, scales: { y } } = chart;
+      chart.data.datasets.forEach((dataset, index) => {
+        const meta = chart.getDatasetMeta(index);
+        if (!dataset.ranges || meta.hidden) return;
+        ctx.save();
+        ctx.strokeStyle = '#1f2933';
+        ctx.lineWidth = 1.5;
+        meta.data.forEach((element, at) => {
+          const range = dataset.ranges[at];
+          if (!range) return;
+          const [top, bottom] = [y.getPixelForValue(range[1]), y.getPixelForValue(range[0])];
+          const half = Math.min(6, (element.width || 12) / 4);
+          ctx.beginPath();
+          ctx.moveTo(element.x, top); ctx.lineTo(element.x, bottom);
+          ctx.moveTo(element.x - half, top); ctx.lineTo(element.x + half, top);
+          ctx.moveTo(element.x - half, bottom); ctx.lineTo(element.x + half, bottom);
+          ctx.stroke();
+        });
+        ctx.restore();
+      });
+    },
+  };
+  Chart.register(window['chartjs-plugin-annotation'], errorBars);
   Chart.defaults.animation = false;
   Chart.defaults.maintainAspectRatio = false;
   Chart.defaults.font.family = getComputedStyle(document.body).fontFamily;
@@ -81,6 +113,7 @@
         datasets: data.settings.paths.map((path) => ({
           label: path, backgroundColor: colourOf(path),
           data: view.combos.map((combo) => (findRun(path, combo.n, combo.c) || {}).rps ?? null),
+          ranges: view.combos.map((combo) => { const run = findRun(path, combo.n, combo.c); return run ? rangesOf.get(run).rps : null; }),
         })),
       },
       options: {
@@ -105,11 +138,11 @@
     const chart = draw('chart-latency-curve', {
       type: 'line',
       data: {
-        datasets: measured.filter((run) => run.latency_curve_ms).map((run) => ({
+        datasets: measured.filter((run) => curveOf.get(run)).map((run) => ({
           label: runLabel(run), borderColor: colourOf(run.path), backgroundColor: colourOf(run.path),
-          borderDash: DASHES[view.combos.findIndex((c) => c.n === run.n && c.c === run.concurrency) % DASHES.length],
+          borderDash: DASHES[view.combos.findIndex((c) => c.n === run.n && c.c === pointOf.get(run)) % DASHES.length],
           borderWidth: 2, pointRadius: 0, tension: 0,
-          data: run.latency_curve_ms.map((millis, percent) => ({ x: percent, y: millis })),
+          data: curveOf.get(run).map(([percent, millis]) => ({ x: percent, y: millis })),
         })),
       },
       options: {
@@ -146,10 +179,12 @@
   }
 
   function cpuCharts() {
-    cpuChart('chart-cpu-per-request', 'ms_per_request', 'CPU ms per request', view.services.concat(['ab']));
+    const generator = view.load_generator;
+    cpuChart('chart-cpu-per-request', 'ms_per_request', 'CPU ms per request', view.services.concat([generator]));
     const utilisation = view.cpu_utilisation;
     document.getElementById('cpu-util-hint').textContent = utilisation.hint;
-    cpuChart('chart-cpu-utilisation', 'percent', utilisation.axis, view.services.concat(['ab', 'other']), utilisation.max);
+    cpuChart('chart-cpu-utilisation', 'percent', utilisation.axis, view.services.concat([generator, 'steal', 'other']),
+      utilisation.max);
   }
 
   // The services' own view: one downstream call's mean time as the aggregator's client sees it and inside the
@@ -247,42 +282,52 @@
     });
   }
 
+  // Against concurrency (closed loop) or offered rate (open loop): throughput with its range, latency, and in an
+  // open loop the share of requests that failed (shed, timed out): where each path saturates and what follows.
   function sweepCharts() {
-    const byConcurrency = data.settings.concurrency.slice().sort((a, b) => a - b);
-    if (byConcurrency.length < 2) return;
+    const axis = view.sweep_axis;
+    if (!axis) return;
     show('sweep');
-    const lines = view.sweep_lines.map((line) => ({ ...line,
-      dash: DASHES[data.settings.n.indexOf(line.n) % DASHES.length] }));
-    const series = (line, pick) => byConcurrency.map((c) => { const run = findRun(line.path, line.n, c); return run ? pick(run) : null; });
+    ['sweep-title', 'sweep-throughput-caption', 'sweep-throughput-hint', 'sweep-latency-caption', 'sweep-latency-hint']
+      .forEach((id) => { document.getElementById(id).textContent = axis.text[id]; });
+    const dashOf = (line) => DASHES[data.settings.n.indexOf(line.n) % DASHES.length];
     const common = (yTitle) => ({
       interaction: { mode: 'nearest', axis: 'x', intersect: false },
-      scales: { x: { title: axisTitle('concurrent ab clients') }, y: { type: 'linear', title: axisTitle(yTitle) } },
+      scales: { x: { title: axisTitle(axis.title) }, y: { type: 'linear', beginAtZero: true, title: axisTitle(yTitle) } },
       plugins: { legend: lineLegend },
     });
-    draw('chart-sweep-throughput', {
-      type: 'line',
-      data: {
-        labels: byConcurrency,
-        datasets: lines.map((line) => ({
-          label: line.label, borderColor: colourOf(line.path), backgroundColor: colourOf(line.path),
-          borderDash: line.dash, data: series(line, (run) => run.rps),
-        })),
-      },
-      options: common('requests per second'),
-    });
+    const throughput = axis.lines.map((line) => ({
+      label: line.label, borderColor: colourOf(line.path), backgroundColor: colourOf(line.path),
+      borderDash: dashOf(line), data: line.rps, ranges: line.rps_ranges,
+    }));
+    if (axis.open_loop) {
+      throughput.push({ label: 'offered (every request answered)', borderColor: '#adb5bd', backgroundColor: '#adb5bd',
+        borderDash: [4, 4], borderWidth: 1.5, pointRadius: 0, data: axis.values });
+    }
+    draw('chart-sweep-throughput', { type: 'line', data: { labels: axis.values, datasets: throughput },
+      options: common(axis.open_loop ? 'correct answers per second' : 'requests per second') });
     const latency = draw('chart-sweep-latency', {
       type: 'line',
       data: {
-        labels: byConcurrency,
-        datasets: lines.flatMap((line) => ['p50', 'p90'].map((key) => ({
+        labels: axis.values,
+        datasets: axis.lines.flatMap((line) => axis.latency_keys.map((key, index) => ({
           label: line.label + ' ' + key, borderColor: colourOf(line.path), backgroundColor: colourOf(line.path),
-          borderDash: key === 'p90' ? [6, 4] : [], borderWidth: key === 'p90' ? 1.5 : 2.5,
-          data: series(line, (run) => run.latency_ms[key]),
+          borderDash: index ? [6, 4] : [], borderWidth: index ? 1.5 : 2.5, data: line.latency[key],
         }))),
       },
       options: common('time per request (ms)'),
     });
     scaleToggle('toggle-sweep-scale', latency, 'logarithmic');
+    if (!axis.open_loop) return;
+    show('figure-sweep-errors');
+    draw('chart-sweep-errors', {
+      type: 'line',
+      data: { labels: axis.values, datasets: axis.lines.map((line) => ({
+        label: line.label, borderColor: colourOf(line.path), backgroundColor: colourOf(line.path),
+        borderDash: dashOf(line), data: line.error_percent,
+      })) },
+      options: Object.assign(common('% of requests sent'), { plugins: { legend: lineLegend, tooltip: withUnit(' %') } }),
+    });
   }
 
   // A table of the view: a cell is its text, or { text, class, colspan }; a row may be marked bad, with why in its

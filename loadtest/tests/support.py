@@ -1,12 +1,14 @@
 """Shared by the tests: the real ab outputs, /proc snapshots and floor runs in fixtures/, and results built from
 them."""
 
+import base64
+import datetime
 import http.server
 import json
 import os
 import threading
 
-from lab import ab_output, bench, floor, paths
+from lab import ab_output, bench, floor, open_loop, paths, repeats
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
 # Real floor client results (client.json, with the server's CPU the lab read beside them), one folder per window
@@ -63,7 +65,7 @@ def sample_results(concurrency=(100,), n_values=(1000,)):
                 # Shares of the 2 cores over the run, as a real run has them.
                 wall = report.time_taken_s
                 shares = {"aggregator-service": 0.9 - 0.2 * index, downstream: 0.5 + 0.1 * index, "ab": 0.1,
-                          "other": 0.2}
+                          "steal": 0.05, "other": 0.2}
                 shares["machine"] = sum(shares.values())
                 usage = cpu_usage({name: round(share * wall, 3) for name, share in shares.items()}, wall_s=wall)
                 run = {"path": path_name, "n": n, "concurrency": c, "requests": report.completed,
@@ -87,6 +89,73 @@ def sample_results(concurrency=(100,), n_values=(1000,)):
         "finished_at": "2026-11-22T10:03:00+00:00",
         "runs": runs,
     }
+
+
+VEGETA_URL = "http://127.0.0.1:8080/rest/unary/3"
+VEGETA_BODY = '[{"1":1},{"2":4},{"3":9}]'
+# 2026-11-21T10:13:20Z: results' times are offsets from it.
+EPOCH_S = 1_795_256_000
+
+
+def vegeta_line(seq, sent_us, latency_us, code=200, body=VEGETA_BODY, error="", url=VEGETA_URL):
+    """One result as `vegeta encode --to json` writes it (v12.13.0): every field, the timestamp in Go's RFC 3339 with
+    its trailing zeros trimmed, the latency in ns, the body in base64 (null when there is none)."""
+    sent_ns = EPOCH_S * 10 ** 9 + sent_us * 1000
+    when = datetime.datetime.fromtimestamp(sent_ns // 10 ** 9, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+    fraction = ("%09d" % (sent_ns % 10 ** 9)).rstrip("0")
+    data = body.encode() if body is not None else b""
+    if code == 0:
+        data = None
+    elif code != 200 and not error:
+        error = "%d %s" % (code, http.HTTPStatus(code).phrase)
+    return json.dumps({
+        "attack": "", "seq": seq, "code": code, "timestamp": when + ("." + fraction if fraction else "") + "Z",
+        "latency": latency_us * 1000, "bytes_out": 0, "bytes_in": len(data or b""), "error": error,
+        "body": base64.b64encode(data).decode() if data is not None else None, "method": "GET", "url": url,
+        "headers": {"Content-Type": ["application/json"]} if code else None})
+
+
+def sample_open_results(rates=(10, 40), n=50, duration_s=2, repeated=2):
+    """A whole open-loop results.json (LOAD=open): every path at every rate, each repeat read from Vegeta lines by
+    lab.open_loop as the lab reads them. Every path answers all it is sent in 20 ms (rest/unary 40 ms) up to 20
+    requests a second; above that rest/unary sheds a quarter of them with 503."""
+    runs = []
+    for path_name in ("rest/unary", "grpc/unary", "grpc/stream"):
+        path = paths.ALL[path_name]
+        body = path.expected_body(n)
+        for rate in rates:
+            records = []
+            for repeat in range(repeated):
+                sent = rate * duration_s
+                lines = []
+                for seq in range(sent):
+                    shed = path_name == "rest/unary" and rate > 20 and seq % 4 == 3
+                    latency_us = (40_000 if path_name == "rest/unary" else 20_000) + 1000 * repeat + 100 * (seq % 7)
+                    lines.append(vegeta_line(seq, seq * 1_000_000 // rate, 2000 if shed else latency_us,
+                                             503 if shed else 200, "{}" if shed else body, url="http://x/"))
+                record = {"path": path_name, "n": n, "concurrency": None, "requests": None, "url": "http://x/",
+                          "services": path.services, "started_at": "2026-11-23T10:0%d:00+00:00" % repeat,
+                          "verified": {"pre_check": "exact body"}, "rss_scope": "run"}
+                outcome = open_loop.read_results(lines, body, rate, duration_s)
+                record.update(outcome, verified=dict(record["verified"], **outcome["verified"]))
+                wall = duration_s
+                shares = {"aggregator-service": 0.3, path.downstream: 0.2, "vegeta": 0.02, "steal": 0.0,
+                          "other": 0.1}
+                shares["machine"] = sum(shares.values())
+                record.update(bench.resources(path, n, record["ok"], cpu_usage(
+                    {name: round(share * wall, 3) for name, share in shares.items()}, wall_s=wall),
+                    {"aggregator-service": 180.5, path.downstream: 150.25}))
+                record["server_side"] = server_side(path_name, record["ok"], n)
+                records.append(record)
+            runs.append(repeats.combine(records, bench.repeat_summary))
+    data = sample_results()
+    data["settings"].update(load="open", rate=list(rates), duration_s=duration_s, requests=None, concurrency=[],
+                            n=[n], repeats=repeated, floor=False,
+                            vegeta_command="echo 'GET <url>' | vegeta attack -rate=<rate>/1s -duration=2s "
+                                           "-timeout=120s", keep_alive=True)
+    del data["settings"]["ab_command"]
+    data["runs"] = runs
+    return data
 
 
 def floor_records(data, fixture_dir=FLOOR_C5_N50):

@@ -1,10 +1,7 @@
 """The open loop: Vegeta's results read into counts and coordinated-omission-corrected latencies (on hand-made lines in
 the format of `vegeta encode --to json`), and real Vegeta runs against small Python servers on 127.0.0.1."""
 
-import base64
-import datetime
 import http.server
-import json
 import os
 import stat
 import tempfile
@@ -12,33 +9,14 @@ import threading
 import time
 import unittest
 
-from lab import open_loop
+from lab import check_results, open_loop, results, view
 from lab.settings import LabError
 
 from tests import support
 
-URL = "http://127.0.0.1:8080/rest/unary/3"
-BODY = '[{"1":1},{"2":4},{"3":9}]'
-# 2026-11-21T10:13:20Z: results' times are offsets from it.
-EPOCH_S = 1_795_256_000
-
-
-def result_line(seq, sent_us, latency_us, code=200, body=BODY, error=""):
-    """One result as `vegeta encode --to json` writes it (v12.13.0): every field, the timestamp in Go's RFC 3339 with
-    its trailing zeros trimmed, the latency in ns, the body in base64 (null when there is none)."""
-    sent_ns = EPOCH_S * 10 ** 9 + sent_us * 1000
-    when = datetime.datetime.fromtimestamp(sent_ns // 10 ** 9, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
-    fraction = ("%09d" % (sent_ns % 10 ** 9)).rstrip("0")
-    data = body.encode() if body is not None else b""
-    if code == 0:
-        data = None
-    elif code != 200 and not error:
-        error = "%d %s" % (code, http.HTTPStatus(code).phrase)
-    return json.dumps({
-        "attack": "", "seq": seq, "code": code, "timestamp": when + ("." + fraction if fraction else "") + "Z",
-        "latency": latency_us * 1000, "bytes_out": 0, "bytes_in": len(data or b""), "error": error,
-        "body": base64.b64encode(data).decode() if data is not None else None, "method": "GET", "url": URL,
-        "headers": {"Content-Type": ["application/json"]} if code else None})
+URL = support.VEGETA_URL
+BODY = support.VEGETA_BODY
+result_line = support.vegeta_line
 
 
 class ReadResultsTests(unittest.TestCase):
@@ -286,3 +264,55 @@ class VegetaRunTests(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class OpenLoopResultsTests(unittest.TestCase):
+    """An open-loop results.json as the lab writes it (two rates, two repeats each), through the CI check, the
+    summary and the report's view."""
+
+    def test_a_clean_sweep_passes_the_check_and_sheds_are_findings_not_failures(self):
+        data = support.sample_open_results()
+
+        self.assertEqual(check_results.problems(data), [])
+        shed = data["runs"][1]
+        self.assertEqual((shed["rate"], shed["sent"], shed["ok"], shed["errors"]), (40, 160, 120, {"shed_503": 40}))
+        self.assertEqual(results.problems(shed), [])
+
+    def test_the_check_wants_the_whole_schedule_sent_and_every_counted_answer_checked(self):
+        data = support.sample_open_results()
+        data["runs"][0]["sent"] -= 1
+        data["runs"][2]["verified"]["passed"] -= 3
+        data["runs"][4]["errors"]["wrong_answer"] = 2
+
+        self.assertEqual(check_results.problems(data), [
+            "rest/unary n=50 rate=10/s: sent 39 requests, the schedule had 40 (rate x duration x repeats)",
+            "rest/unary n=50 rate=10/s: ok 40 and errors {} do not add up to the 39 sent",
+            "grpc/unary n=50 rate=10/s: 37 answers passed the body check, 40 were counted ok",
+            "grpc/stream n=50 rate=10/s: 2 wrong answers",
+            "grpc/stream n=50 rate=10/s: ok 40 and errors {'wrong_answer': 2} do not add up to the 40 sent",
+        ])
+
+    def test_the_runs_table_has_the_open_loop_columns_and_the_errors_by_kind(self):
+        table = view.view(support.sample_open_results())["tables"]["runs"]
+
+        self.assertEqual(table["heads"], ["path", "n", "rate (/s)", "req/s", "req/s range", "spread: req/s · p99",
+                                          "mean", "p50", "p90", "p99", "p99.9", "max", "sent", "ok", "errors"])
+        # rest/unary at 40 a second: a quarter shed; the goodput is the correct answers over the 2 s schedule.
+        self.assertEqual(table["rows"][1]["cells"][:5], ["rest/unary", "50", "40", "30.00", "30.00 – 30.00"])
+        self.assertEqual(table["rows"][1]["cells"][-3:], ["160", "120", "shed_503 40"])
+
+    def test_the_sweep_axis_is_the_offered_rate_with_errors_per_path(self):
+        axis = view.view(support.sample_open_results())["sweep_axis"]
+
+        self.assertEqual((axis["values"], axis["title"], axis["latency_keys"]),
+                         ([10, 40], "offered rate (requests per second)", ["p50", "p99"]))
+        rest = axis["lines"][0]
+        self.assertEqual((rest["label"], rest["rps"], rest["error_percent"]), ("rest/unary n=50", [10.0, 30.0],
+                                                                               [0.0, 25.0]))
+
+    def test_the_summary_says_how_the_load_was_sent(self):
+        text = results.summary_markdown(support.sample_open_results())
+
+        self.assertIn("Each run: `echo 'GET <url>' | vegeta attack -rate=<rate>/1s -duration=2s -timeout=120s` (an "
+                      "open loop", text)
+        self.assertIn("| rest/unary | 50 | 40 | 30.00 |", text)

@@ -15,7 +15,7 @@ import unittest
 
 from lab import floor, report, results, view
 
-from tests.support import sample_results, sample_with_floor
+from tests.support import sample_open_results, sample_results, sample_with_floor
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 BROWSER_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -117,6 +117,29 @@ class BrowserRenderTests(unittest.TestCase):
         self.assertIn("Against concurrency (sweep)", dom)
         self.assertNotIn('<section id="sweep" hidden', dom)
 
+    def test_an_open_loop_rate_sweep_draws_goodput_latency_and_errors_against_offered_rate(self):
+        charts = self.probe(write_report(os.path.join(self.folder, "open-sweep"), sample_open_results()))
+
+        # The latency curve of each run from its HdrHistogram percentiles; the three sweep charts.
+        self.assertEqual({name: chart["datasets"] for name, chart in charts.items()},
+                         {"chart-throughput": 3, "chart-latency-curve": 6, "chart-cpu-per-request": 4,
+                          "chart-cpu-utilisation": 6,
+                          "chart-call-time": 2, "chart-sweep-throughput": 4, "chart-sweep-latency": 6,
+                          "chart-sweep-errors": 3})
+        for name, chart in charts.items():
+            with self.subTest(chart=name):
+                self.assertGreater(chart["coloured_pixels"], 500, "hardly any colour: the chart drew nothing")
+
+    def test_the_range_of_the_repeats_is_drawn_as_a_whisker_over_each_bar(self):
+        data = sample_results()
+        plain = self.probe(write_report(os.path.join(self.folder, "no-whiskers"), data))["chart-throughput"]
+        for run in data["runs"]:
+            run["repeats"] = [{"rps": run["rps"] * factor} for factor in (0.5, 1.0, 1.5)]
+        whiskers = self.probe(write_report(os.path.join(self.folder, "whiskers"), data))["chart-throughput"]
+
+        # The whiskers are near-black lines over the bars: dark pixels that a chart without ranges does not have.
+        self.assertGreater(whiskers["dark_pixels"], plain["dark_pixels"] + 100)
+
     def test_a_single_setting_report_draws_five_charts_and_a_card_per_path(self):
         page = write_report(os.path.join(self.folder, "single"), sample_results())
 
@@ -173,7 +196,7 @@ class BrowserRenderTests(unittest.TestCase):
                       "messages (the grpc_stream client failed (exit status 1))", dom)
         self.assertIn('<td class="below-goal wrap" colspan="6">no floor: its floor run failed (below)</td>', dom)
         self.assertIn('<tr class="bad" title="the grpc_stream client failed (exit status 1)"><td>grpc_stream</td>'
-                      '<td>5 streams × 50 messages</td><td class="wrap" colspan="8">error: the grpc_stream client '
+                      '<td>5 streams × 50 messages</td><td class="wrap" colspan="9">error: the grpc_stream client '
                       'failed (exit status 1)</td><td>floor/grpc_stream_s5_m50/</td></tr>', dom)
         self.assertIn('data-charts-rendered="6"', dom)
 
@@ -202,7 +225,7 @@ class BrowserRenderTests(unittest.TestCase):
 
         self.assertEqual({name: chart["datasets"] for name, chart in charts.items()},
                          {"chart-throughput": 3, "chart-latency-curve": 3, "chart-cpu-per-request": 4,
-                          "chart-cpu-utilisation": 5, "chart-call-time": 2})
+                          "chart-cpu-utilisation": 6, "chart-call-time": 2})
         for name, chart in charts.items():
             with self.subTest(chart=name):
                 # The path and process colours are saturated; the page and the axes are greys and white.
@@ -229,7 +252,9 @@ PROBE = """
     for (let i = 0; i < p.length; i += 4) {
       coloured += p[i + 3] > 0 && Math.max(p[i], p[i + 1], p[i + 2]) - Math.min(p[i], p[i + 1], p[i + 2]) > 60 ? 1 : 0;
     }
-    const entry = { datasets: chart.data.datasets.length, coloured_pixels: coloured };
+    let dark = 0;
+    for (let i = 0; i < p.length; i += 4) dark += p[i + 3] > 200 && p[i] < 60 && p[i + 1] < 60 && p[i + 2] < 70 ? 1 : 0;
+    const entry = { datasets: chart.data.datasets.length, coloured_pixels: coloured, dark_pixels: dark };
     const goal = ((chart.options.plugins.annotation || {}).annotations || {}).goal;
     if (goal) {
       entry.goal = {

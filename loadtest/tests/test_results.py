@@ -88,11 +88,11 @@ class SummaryTests(unittest.TestCase):
                                   "220.0 ms | 1000 | 0 | 0 |")
         resources = section(text, "## CPU and memory")
         self.assertEqual(resources[0], "| path | n | concurrency | aggregator-service | square-rest-service | "
-                                       "square-grpc-service | ab | machine | service CPU / request | "
+                                       "square-grpc-service | ab | steal | machine | service CPU / request | "
                                        "service CPU / call | peak RSS (MiB) |")
         # The fixture's shares of the cores over its 0.7 s run; per call: 0.98 ms over n = 1000 calls.
-        self.assertEqual(resources[2], "| rest/unary | 1000 | 100 | 90 %, 0.63 s | 50 %, 0.35 s | – | "
-                                       "10 %, 0.07 s | 170 %, 1.19 s | 0.98 ms | 1.0 µs | 181 / 150 / – |")
+        self.assertEqual(resources[2], "| rest/unary | 1000 | 100 | 90 %, 0.63 s | 50 %, 0.35 s | – | 10 %, 0.07 s | "
+                                       "5 %, 0.04 s | 175 %, 1.22 s | 0.98 ms | 1.0 µs | 181 / 150 / – |")
 
     def test_the_markdown_names_the_machine_and_flags_failures(self):
         data = sample_results()
@@ -160,7 +160,7 @@ class FloorSummaryTests(unittest.TestCase):
         self.assertIn("| grpc/stream | 50 | 5 | 8,241 | grpc_stream, 5 streams × 50 messages | "
                       "**no floor: its floor run failed (below)** |  |  |  |  |  |\n", text)
         self.assertIn("| grpc_stream | 5 streams × 50 messages | error: the grpc_stream client failed (exit status 1) "
-                      "|  |  |  |  |  |  |  | floor/grpc_stream_s5_m50/ |", section(text, "The floor runs:"))
+                      "|  |  |  |  |  |  |  |  | floor/grpc_stream_s5_m50/ |", section(text, "The floor runs:"))
 
     def test_a_failed_floor_runs_output_cannot_break_the_markdown(self):
         data = with_failed_stream_floor("usage: client <grpc_unary|grpc_stream|rest_unary>")

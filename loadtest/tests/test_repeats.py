@@ -1,0 +1,148 @@
+"""Repeats: a run's medians, sums and peaks over its repeats, its spread, and how the summary, the report's view
+and the CI check treat them."""
+
+import copy
+import unittest
+
+from lab import bench, check_results, repeats, results, view
+from lab.settings import Settings, SettingsError
+
+from tests.support import sample_results
+
+
+def repeated(run, rps_values, p99_values=None):
+    """Three (or more) repeats of a real sample run, with the given req/s (and p99), combined as the lab does."""
+    records = []
+    for index, rps in enumerate(rps_values):
+        record = copy.deepcopy(run)
+        record["rps"] = rps
+        record["started_at"] = "2026-11-23T10:0%d:00+00:00" % index
+        if p99_values:
+            record["latency_ms"]["p99"] = p99_values[index]
+        records.append(record)
+    return repeats.combine(records, bench.repeat_summary)
+
+
+class MergeTests(unittest.TestCase):
+
+    def test_figures_are_medians_counts_are_sums_and_peaks_the_largest(self):
+        merged = repeats.merge([
+            {"rps": 10.0, "completed": 1000, "rss_mb": {"a": 100.0}, "failed_breakdown": {"length": 0},
+             "latency_curve_ms": [1.0, 5.0, 9.0], "url": "http://x/1", "errors": {"shed_503": 2}},
+            {"rps": 30.0, "completed": 1000, "rss_mb": {"a": 140.0}, "failed_breakdown": {"length": 1},
+             "latency_curve_ms": [2.0, 3.0, 20.0], "url": "http://x/1", "errors": {"timeout": 1}},
+            {"rps": 20.0, "completed": 999, "rss_mb": {"a": 120.0}, "failed_breakdown": {"length": 0},
+             "latency_curve_ms": [3.0, 4.0, 10.0], "url": "http://x/1", "errors": {}},
+        ])
+
+        self.assertEqual(merged, {"rps": 20.0, "completed": 2999, "rss_mb": {"a": 140.0},
+                                  "failed_breakdown": {"length": 1}, "latency_curve_ms": [2.0, 4.0, 10.0],
+                                  "url": "http://x/1", "errors": {"shed_503": 2, "timeout": 1}})
+
+    def test_a_repeat_with_an_error_makes_the_run_an_error_and_keeps_every_repeat(self):
+        run = sample_results()["runs"][0]
+        broken = dict(copy.deepcopy(run), error="ab exited with code 1: apr_socket_recv: Connection refused")
+
+        combined = repeats.combine([run, broken, run], bench.repeat_summary)
+
+        self.assertEqual(combined["error"], "ab exited with code 1: apr_socket_recv: Connection refused")
+        self.assertEqual(len(combined["repeats"]), 3)
+        self.assertEqual(combined["repeats"][1]["error"], combined["error"])
+
+
+class SpreadTests(unittest.TestCase):
+
+    def test_spread_is_max_minus_min_over_the_median_in_percent(self):
+        run = repeated(sample_results()["runs"][0], [20.0, 22.0, 25.0], p99_values=[100.0, 120.0, 110.0])
+
+        self.assertEqual(run["rps"], 22.0)
+        self.assertEqual(run["latency_ms"]["p99"], 110.0)
+        self.assertEqual(run["spread"]["rps"], round(5 / 22 * 100, 1))
+        self.assertEqual(run["spread"]["p99"], round(20 / 110 * 100, 1))
+        self.assertEqual(run["spread"]["cpu_us_per_call"], 0.0)
+        self.assertEqual([r["rps"] for r in run["repeats"]], [20.0, 22.0, 25.0])
+        self.assertEqual(run["repeats"][2]["started_at"], "2026-11-23T10:02:00+00:00")
+        self.assertEqual(repeats.value_range(run, "rps"), [20.0, 25.0])
+        self.assertTrue(repeats.unsteady(run))
+
+    def test_a_run_that_held_still_is_not_flagged(self):
+        run = repeated(sample_results()["runs"][0], [100.0, 104.0, 109.0])
+
+        self.assertEqual(run["spread"]["rps"], 8.7)
+        self.assertFalse(repeats.unsteady(run))
+
+
+class RepeatedResultsTests(unittest.TestCase):
+
+    def results(self):
+        data = sample_results()
+        data["settings"]["repeats"] = 3
+        steady, moving = [1400.0, 1433.77, 1450.0], [600.0, 676.51, 700.0]
+        data["runs"] = [repeated(data["runs"][0], steady), repeated(data["runs"][1], moving),
+                        repeated(data["runs"][2], [164.81] * 3)]
+        return data
+
+    def test_counts_add_up_over_the_repeats_and_the_ci_check_passes(self):
+        data = self.results()
+
+        self.assertEqual(data["runs"][0]["completed"], 3000)
+        self.assertEqual(data["runs"][0]["server_side"]["square_calls"], 3 * 1000 * 1000)
+        self.assertEqual(check_results.problems(data), [])
+
+    def test_the_ci_check_wants_every_repeat(self):
+        data = self.results()
+        data["settings"]["repeats"] = 5
+
+        self.assertIn("rest/unary n=1000 c=100: 3 repeats, REPEATS=5", check_results.problems(data))
+
+    def test_the_view_gives_the_range_and_flags_a_spread_above_ten_percent(self):
+        data = self.results()
+        page = view.view(data)
+
+        self.assertEqual(page["alerts"], ["1 run(s) moved more than 10 % in req/s between their repeats, so read "
+                                          "them with care: grpc/unary (14.8 %)"])
+        self.assertEqual(page["ranges"][1], {"rps": [600.0, 700.0], "p99": [48.293, 48.293]})
+        table = page["tables"]["runs"]
+        self.assertEqual(table["heads"][3:6], ["req/s", "req/s range", "spread: req/s · p99"])
+        self.assertEqual(table["rows"][0]["cells"][3:6], ["1,433.77", "1,400.00 – 1,450.00", "3.5 % · 0.0 %"])
+        self.assertEqual(table["rows"][1]["cells"][5], {"text": "14.8 % · 0.0 %", "class": "below-goal"})
+        self.assertIn("median of 3 interleaved repeats", page["subtitle"])
+        self.assertEqual(page["cards"][1]["rows"][0], ["spread of 3: req/s · p99", "14.8 % · 0.0 %", "below-goal"])
+
+    def test_the_summary_marks_the_unsteady_run_in_bold(self):
+        text = results.summary_markdown(self.results())
+
+        self.assertIn("| 676.51 | 600.00 – 700.00 | **14.8 % · 0.0 %** |", text)
+
+
+class SettingsTests(unittest.TestCase):
+
+    def test_three_interleaved_repeats_of_a_closed_loop_by_default(self):
+        settings = Settings.from_env({})
+
+        self.assertEqual((settings.repeats, settings.load, settings.rate, settings.duration_s), (3, "closed", [50], 30))
+        self.assertEqual(settings.combinations()[0], ("rest/unary", 1000, 100))
+
+    def test_an_open_loop_sweeps_its_rates_and_has_no_floor(self):
+        settings = Settings.from_env({"LOAD": "open", "RATE": "50 100", "DURATION": "5", "PATHS": "grpc/stream"})
+
+        self.assertEqual(settings.combinations(), [("grpc/stream", 1000, 50), ("grpc/stream", 1000, 100)])
+        self.assertFalse(settings.floor)
+        recorded = settings.as_dict()
+        self.assertEqual((recorded["load"], recorded["rate"], recorded["duration_s"], recorded["requests"]),
+                         ("open", [50, 100], 5.0, None))
+
+    def test_bad_values_say_what_is_wrong(self):
+        for env, message in [({"LOAD": "half"}, "LOAD must be one of closed, open, got 'half'"),
+                             ({"RATE": "50 50"}, "RATE must not repeat a value"),
+                             ({"RATE": "0"}, "RATE must be at least 1, got 0"),
+                             ({"REPEATS": "0"}, "REPEATS must be at least 1, got 0"),
+                             ({"DURATION": "0"}, "DURATION must be more than 0, got '0'")]:
+            with self.subTest(env=env):
+                with self.assertRaises(SettingsError) as caught:
+                    Settings.from_env(env)
+                self.assertEqual(str(caught.exception), message)
+
+
+if __name__ == "__main__":
+    unittest.main()
