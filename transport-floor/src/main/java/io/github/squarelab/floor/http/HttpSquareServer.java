@@ -6,15 +6,14 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.handler.codec.http.HttpServerCodec;
-import io.netty.handler.codec.http.HttpServerKeepAliveHandler;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntToLongFunction;
 
 /**
- * The REST square endpoint on plain Netty HTTP/1.1 with keep-alive: no framework, no routing table, no
- * metrics; the handler answers on the event loops, since it never blocks.
+ * The REST square endpoint on plain Netty, HTTP/1.1 with keep-alive and, on the same port, HTTP/2 cleartext
+ * with prior knowledge (as the REST square service serves both): no framework, no routing table, no
+ * metrics; the handlers answer on the event loops, since they never block.
  */
 public final class HttpSquareServer implements SquareServer {
 
@@ -36,8 +35,7 @@ public final class HttpSquareServer implements SquareServer {
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel channel) {
-                            channel.pipeline()
-                                    .addLast(new HttpServerCodec(), new HttpServerKeepAliveHandler(), handler);
+                            channel.pipeline().addLast(new PriorKnowledge(handler, square));
                         }
                     })
                     .bind(host, port)

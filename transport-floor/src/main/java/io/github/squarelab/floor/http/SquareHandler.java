@@ -21,7 +21,8 @@ import java.util.function.IntToLongFunction;
 /**
  * {@code GET /rest/square/unary/{number}} → {@code 200}, {@code application/json}, the bare square, as the
  * REST square service answers; a number that is not a 32-bit integer → an empty {@code 400}, anything else
- * → an empty {@code 404}. Netty's HttpHelloWorldServer's shape: one flush per read batch.
+ * → an empty {@code 404}. Netty's HttpHelloWorldServer's shape: one flush per read batch. HTTP/2
+ * connections are answered the same by {@link Http2Answers}.
  */
 @Sharable
 final class SquareHandler extends SimpleChannelInboundHandler<HttpObject> {
@@ -42,10 +43,11 @@ final class SquareHandler extends SimpleChannelInboundHandler<HttpObject> {
             return;
         }
         if (request.decoderResult().isFailure()) {
-            ctx.writeAndFlush(response(HttpResponseStatus.BAD_REQUEST)).addListener(ChannelFutureListener.CLOSE);
+            ctx.writeAndFlush(response(new Answer(HttpResponseStatus.BAD_REQUEST, null)))
+                    .addListener(ChannelFutureListener.CLOSE);
             return;
         }
-        ctx.write(answer(request));
+        ctx.write(response(answer(request.method().asciiName(), request.uri(), square)));
     }
 
     @Override
@@ -58,33 +60,43 @@ final class SquareHandler extends SimpleChannelInboundHandler<HttpObject> {
         ctx.close();
     }
 
-    private FullHttpResponse answer(HttpRequest request) {
-        String path = new QueryStringDecoder(request.uri()).path();
-        if (!HttpMethod.GET.equals(request.method())
+    /**
+     * What a request is answered, over HTTP/1.1 or HTTP/2 alike.
+     *
+     * @param body the square as text for a {@code 200}, else null: an empty body
+     */
+    record Answer(HttpResponseStatus status, String body) {}
+
+    /** Routed as the REST square service routes; a missing method or path is a 404. */
+    static Answer answer(CharSequence method, CharSequence uri, IntToLongFunction square) {
+        String path = uri == null ? "" : new QueryStringDecoder(uri.toString()).path();
+        if (method == null
+                || !HttpMethod.GET.asciiName().contentEquals(method)
                 || !path.startsWith(PATH)
                 || path.indexOf('/', PATH.length()) >= 0) {
-            return response(HttpResponseStatus.NOT_FOUND);
+            return new Answer(HttpResponseStatus.NOT_FOUND, null);
         }
         int number;
         try {
             number = Integer.parseInt(path.substring(PATH.length()));
         } catch (NumberFormatException e) {
-            return response(HttpResponseStatus.BAD_REQUEST);
+            return new Answer(HttpResponseStatus.BAD_REQUEST, null);
+        }
+        return new Answer(HttpResponseStatus.OK, Long.toString(square.applyAsLong(number)));
+    }
+
+    /** A JSON body for a square, else empty; its Content-Length keeps the connection alive. */
+    private static FullHttpResponse response(Answer answer) {
+        if (answer.body() == null) {
+            FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, answer.status());
+            response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, 0);
+            return response;
         }
         FullHttpResponse response = new DefaultFullHttpResponse(
-                HttpVersion.HTTP_1_1,
-                HttpResponseStatus.OK,
-                Unpooled.copiedBuffer(Long.toString(square.applyAsLong(number)), StandardCharsets.US_ASCII));
+                HttpVersion.HTTP_1_1, answer.status(), Unpooled.copiedBuffer(answer.body(), StandardCharsets.US_ASCII));
         response.headers()
                 .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
                 .setInt(HttpHeaderNames.CONTENT_LENGTH, response.content().readableBytes());
-        return response;
-    }
-
-    /** An empty response; its Content-Length keeps the connection alive. */
-    private static FullHttpResponse response(HttpResponseStatus status) {
-        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status);
-        response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, 0);
         return response;
     }
 }

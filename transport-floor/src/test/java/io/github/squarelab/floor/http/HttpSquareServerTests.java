@@ -3,6 +3,8 @@ package io.github.squarelab.floor.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.squarelab.floor.Squares;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http2.HttpConversionUtil;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
@@ -15,13 +17,14 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** The bare HTTP server answers as the contract says of the REST square service. */
+/** The bare HTTP server answers as the contract says of the REST square service, over HTTP/1.1 and HTTP/2. */
 class HttpSquareServerTests {
 
     private final HttpClient http = HttpClient.newBuilder()
@@ -63,6 +66,62 @@ class HttpSquareServerTests {
 
             assertThat(new String(answer, StandardCharsets.US_ASCII)).isEqualTo(expected);
         }
+    }
+
+    @Test
+    void answersHttp2WithPriorKnowledgeBesideHttp11OnTheSamePort() throws Exception {
+        try (H2cTestClient h2c = new H2cTestClient(server.port())) {
+            H2cTestClient.Answer overHttp2 = h2c.get("/rest/square/unary/7");
+            HttpResponse<String> overHttp11 = get("/rest/square/unary/8");
+            H2cTestClient.Answer againOverHttp2 = h2c.get("/rest/square/unary/9");
+
+            assertThat(overHttp2.headers().getInt(HttpConversionUtil.ExtensionHeaderNames.STREAM_ID.text()))
+                    .as("the HTTP/2 stream it came on")
+                    .isPositive();
+            assertThat(overHttp2.status()).isEqualTo(200);
+            assertThat(overHttp2.headers().get(HttpHeaderNames.CONTENT_TYPE)).isEqualTo("application/json");
+            assertThat(overHttp2.body()).isEqualTo("49");
+            assertThat(overHttp11.version()).isEqualTo(HttpClient.Version.HTTP_1_1);
+            assertThat(overHttp11.body()).isEqualTo("64");
+            assertThat(againOverHttp2.body()).isEqualTo("81");
+        }
+    }
+
+    /** Status, Content-Type, Content-Length and body: what the floor's clients read. */
+    @ParameterizedTest
+    @CsvSource({
+        "/rest/square/unary/7",
+        "/rest/square/unary/-2147483648",
+        "/rest/square/unary/abc",
+        "/rest/square/unary/3/4",
+        "/rest/square/other/3"
+    })
+    void answersOverHttp2WhatItAnswersOverHttp11(String path) throws Exception {
+        HttpResponse<String> overHttp11 = get(path);
+        H2cTestClient.Answer overHttp2;
+        try (H2cTestClient h2c = new H2cTestClient(server.port())) {
+            overHttp2 = h2c.get(path);
+        }
+
+        assertThat(overHttp2.status()).isEqualTo(overHttp11.statusCode());
+        assertThat(Optional.ofNullable(overHttp2.headers().get(HttpHeaderNames.CONTENT_TYPE)))
+                .isEqualTo(overHttp11.headers().firstValue("Content-Type"));
+        assertThat(overHttp2.headers().get(HttpHeaderNames.CONTENT_LENGTH))
+                .isEqualTo(overHttp11.headers().firstValue("Content-Length").orElseThrow());
+        assertThat(overHttp2.body()).isEqualTo(overHttp11.body());
+    }
+
+    /** The h2c upgrade (deprecated by RFC 9113) is ignored, as a server may: the answer comes in HTTP/1.1. */
+    @Test
+    void answersAnUpgradeToH2cInHttp11() throws Exception {
+        HttpClient upgrading =
+                HttpClient.newBuilder().version(HttpClient.Version.HTTP_2).build();
+
+        HttpResponse<String> response = upgrading.send(
+                HttpRequest.newBuilder(uri("/rest/square/unary/7")).build(), HttpResponse.BodyHandlers.ofString());
+
+        assertThat(response.version()).isEqualTo(HttpClient.Version.HTTP_1_1);
+        assertThat(response.body()).isEqualTo("49");
     }
 
     @ParameterizedTest
