@@ -9,10 +9,10 @@ import java.time.Duration;
  * @param transport which transport to drive
  * @param target the server, host:port
  * @param inFlight grpc_unary: calls in flight on the one channel
- * @param streams grpc_stream: bidi streams open at once on the one channel, each slot opening its next
- *     stream when one ends
- * @param messagesPerStream grpc_stream: messages each stream sends, and has answered, before it half-closes,
- *     as the aggregator sends n for {@code /grpc/stream/n}
+ * @param streams grpc_stream and grpc_pingpong: bidi streams open at once on the one channel, each slot
+ *     opening its next stream when one ends
+ * @param messagesPerStream grpc_stream and grpc_pingpong: messages each stream sends, and has answered,
+ *     before it half-closes, as the aggregator sends n for {@code /grpc/stream/n} and {@code /grpc/pingpong/n}
  * @param connections rest_unary: keep-alive connections, one call in flight on each
  * @param warmup how long to run, from the first answer, before measuring; those calls are checked but not counted
  * @param duration how long to measure

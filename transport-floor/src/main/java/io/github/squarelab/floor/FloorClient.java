@@ -75,6 +75,9 @@ public final class FloorClient {
             case GRPC_STREAM ->
                 new GrpcStreamLoad(
                         settings.target(), settings.streams(), settings.messagesPerStream(), settings.deadline());
+            case GRPC_PINGPONG ->
+                GrpcStreamLoad.pingPong(
+                        settings.target(), settings.streams(), settings.messagesPerStream(), settings.deadline());
         };
     }
 
@@ -105,6 +108,17 @@ public final class FloorClient {
                         "grpc-java netty-shaded " + GrpcStreamLoad.io()
                                 + ", direct executor, isReady flow control, each slot's streams one after another");
             }
+            case GRPC_PINGPONG -> {
+                json.addProperty("streams", settings.streams());
+                json.addProperty("messages_per_stream", settings.messagesPerStream());
+                json.addProperty("channels", 1);
+                json.addProperty("stream_deadline_s", seconds(settings.deadline()));
+                json.addProperty(
+                        "client",
+                        "grpc-java netty-shaded " + GrpcStreamLoad.io()
+                                + ", direct executor, one message in flight per stream (the next sent on its answer),"
+                                + " each slot's streams one after another");
+            }
         }
         json.addProperty("first_answer_timeout_s", seconds(ClientSettings.FIRST_ANSWER_TIMEOUT));
         json.addProperty("warmup_s", seconds(settings.warmup()));
@@ -118,7 +132,7 @@ public final class FloorClient {
 
     /** Each stream starts again from 1, so a stream shorter than the cycle never asks for the larger numbers. */
     private int largestNumber() {
-        return settings.transport() == Transport.GRPC_STREAM
+        return settings.transport() == Transport.GRPC_STREAM || settings.transport() == Transport.GRPC_PINGPONG
                 ? Math.min(settings.messagesPerStream(), Squares.LARGEST_NUMBER)
                 : Squares.LARGEST_NUMBER;
     }

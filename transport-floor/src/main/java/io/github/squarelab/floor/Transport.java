@@ -11,7 +11,9 @@ public enum Transport {
     /** The grpc_unary path's: unary calls multiplexed on one HTTP/2 connection. */
     GRPC_UNARY("grpc_unary"),
     /** The grpc_stream path's: messages on bidi streams multiplexed on one HTTP/2 connection. */
-    GRPC_STREAM("grpc_stream");
+    GRPC_STREAM("grpc_stream"),
+    /** The grpc_pingpong path's: bidi streams on one connection, each with one message in flight. */
+    GRPC_PINGPONG("grpc_pingpong");
 
     private final String id;
 

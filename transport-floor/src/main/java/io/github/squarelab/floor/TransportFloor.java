@@ -6,11 +6,12 @@ import io.github.squarelab.floor.measure.FloorFailure;
 import io.github.squarelab.floor.measure.Measurement;
 import java.util.Arrays;
 import java.util.List;
+import java.util.stream.Collectors;
 
 /**
  * The command line: {@code server grpc|http} runs a bare square server until it is stopped;
- * {@code client rest_unary|grpc_unary|grpc_stream} measures one transport against it and prints one JSON
- * object on stdout. Exit status 0 when every answer was right, 1 when the run failed, 2 for a usage error.
+ * {@code client TRANSPORT} measures one of the {@link Transport}s against it and prints one JSON object on
+ * stdout. Exit status 0 when every answer was right, 1 when the run failed, 2 for a usage error.
  */
 public final class TransportFloor {
 
@@ -19,12 +20,16 @@ public final class TransportFloor {
         usage:
           java -jar transport-floor.jar server grpc|http [--host 127.0.0.1] [--port 0]
           java -jar transport-floor.jar client TRANSPORT --target HOST:PORT LOAD --warmup S --duration S
-            TRANSPORT    LOAD
-            rest_unary   --connections N
-            grpc_unary   --in-flight N
-            grpc_stream  --streams N --messages N
+            TRANSPORT      LOAD
+            rest_unary     --connections N
+            grpc_unary     --in-flight N
+            grpc_stream    --streams N --messages N
+            grpc_pingpong  --streams N --messages N
         S is seconds, such as 10 or 0.5; port 0 is a free port.
         """;
+
+    private static final String TRANSPORTS =
+            Arrays.stream(Transport.values()).map(Transport::id).collect(Collectors.joining(", "));
 
     private TransportFloor() {}
 
@@ -80,8 +85,8 @@ public final class TransportFloor {
     /** Each transport takes exactly its own load options, all required; any other option is an error. */
     static ClientSettings clientSettings(String id, Arguments arguments) {
         Transport transport = Transport.byId(id)
-                .orElseThrow(() -> new IllegalArgumentException(
-                        "unknown transport " + id + "; expected rest_unary, grpc_unary or grpc_stream"));
+                .orElseThrow(() ->
+                        new IllegalArgumentException("unknown transport " + id + "; expected one of " + TRANSPORTS));
         String target = arguments.required("target");
         ClientSettings settings =
                 switch (transport) {
@@ -105,7 +110,7 @@ public final class TransportFloor {
                                 0,
                                 arguments.seconds("warmup"),
                                 arguments.seconds("duration"));
-                    case GRPC_STREAM ->
+                    case GRPC_STREAM, GRPC_PINGPONG ->
                         new ClientSettings(
                                 transport,
                                 target,

@@ -55,11 +55,17 @@ class FloorClientTests {
     }
 
     @ParameterizedTest
-    @CsvSource({"250, 1..250", "1000, 1..1000", "1500, 1..1000"})
-    void aStreamRunSaysHowManyMessagesEachStreamSendsAndWhichNumbers(int messagesPerStream, String numbers)
-            throws Exception {
+    @CsvSource({
+        "GRPC_STREAM, 250, 1..250, isReady flow control",
+        "GRPC_STREAM, 1000, 1..1000, isReady flow control",
+        "GRPC_STREAM, 1500, 1..1000, isReady flow control",
+        "GRPC_PINGPONG, 250, 1..250, one message in flight per stream",
+        "GRPC_PINGPONG, 1500, 1..1000, one message in flight per stream"
+    })
+    void aStreamRunSaysHowManyMessagesEachStreamSendsAndWhichNumbers(
+            Transport transport, int messagesPerStream, String numbers, String sending) throws Exception {
         ClientSettings settings = new ClientSettings(
-                Transport.GRPC_STREAM,
+                transport,
                 "127.0.0.1:6000",
                 0,
                 100,
@@ -75,8 +81,11 @@ class FloorClientTests {
         assertThat(used.get("messages_per_stream").getAsInt()).isEqualTo(messagesPerStream);
         assertThat(used.get("numbers").getAsString()).isEqualTo(numbers);
         assertThat(used.get("stream_deadline_s").getAsDouble()).isEqualTo(30 + 3 + 10 + 2 * 10.0);
+        assertThat(used.get("channels").getAsInt()).isEqualTo(1);
         assertThat(used.has("in_flight")).isFalse();
-        assertThat(text).contains("each slot's streams one after another");
+        assertThat(used.get("client").getAsString())
+                .contains(sending)
+                .contains("each slot's streams one after another");
     }
 
     @Test

@@ -29,13 +29,13 @@ public final class ShortRuns {
         return settings(transport, port, window, MESSAGES_PER_STREAM);
     }
 
-    /** The same, with {@code messagesPerStream} messages on each grpc_stream stream. */
+    /** The same, with {@code messagesPerStream} messages on each grpc_stream or grpc_pingpong stream. */
     public static ClientSettings settings(Transport transport, int port, int window, int messagesPerStream) {
         String target = "127.0.0.1:" + port;
         return switch (transport) {
             case REST_UNARY -> new ClientSettings(transport, target, 0, 0, 0, window, WARMUP, DURATION);
             case GRPC_UNARY -> new ClientSettings(transport, target, window, 0, 0, 0, WARMUP, DURATION);
-            case GRPC_STREAM ->
+            case GRPC_STREAM, GRPC_PINGPONG ->
                 new ClientSettings(transport, target, 0, window, messagesPerStream, 0, WARMUP, DURATION);
         };
     }

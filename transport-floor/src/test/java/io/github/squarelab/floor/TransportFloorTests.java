@@ -40,29 +40,38 @@ class TransportFloorTests {
         System.setErr(originalErr);
     }
 
-    @Test
-    void aClientRunPrintsOneJsonObjectOnStdoutAndExitsZero() throws Exception {
-        try (SquareServer server = new HttpSquareServer("127.0.0.1", 0, Squares::square)) {
-            int status = TransportFloor.run(List.of(
-                    "client",
-                    "rest_unary",
-                    "--target",
-                    "127.0.0.1:" + server.port(),
-                    "--connections",
-                    "2",
-                    "--warmup",
-                    "0.2",
-                    "--duration",
-                    "0.5"));
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "http | rest_unary --connections 2 | {'connections': 2}",
+                "grpc | grpc_pingpong --streams 2 --messages 5 | {'streams': 2, 'messages_per_stream': 5}"
+            })
+    void aClientRunPrintsOneJsonObjectOnStdoutAndExitsZero(String server, String transportAndLoad, String load)
+            throws Exception {
+        try (SquareServer running = server.equals("http")
+                ? new HttpSquareServer("127.0.0.1", 0, Squares::square)
+                : new GrpcSquareServer("127.0.0.1", 0, Squares::square)) {
+            List<String> args = new ArrayList<>(List.of("client"));
+            args.addAll(List.of(transportAndLoad.split(" ")));
+            args.addAll(List.of("--target", "127.0.0.1:" + running.port(), "--warmup", "0.2", "--duration", "0.5"));
+
+            int status = TransportFloor.run(args);
 
             assertThat(status).isZero();
             assertThat(out.toString(StandardCharsets.UTF_8).lines()).hasSize(1);
             JsonObject json =
                     JsonParser.parseString(out.toString(StandardCharsets.UTF_8)).getAsJsonObject();
-            assertThat(json.get("transport").getAsString()).isEqualTo("rest_unary");
-            assertThat(json.getAsJsonObject("settings").get("connections").getAsInt())
-                    .isEqualTo(2);
+            assertThat(json.get("transport").getAsString()).isEqualTo(args.get(1));
+            JsonObject settings = json.getAsJsonObject("settings");
+            JsonParser.parseString(load).getAsJsonObject().entrySet().forEach(given -> assertThat(
+                            settings.get(given.getKey()))
+                    .as(given.getKey())
+                    .isEqualTo(given.getValue()));
             assertThat(json.get("calls").getAsLong()).isPositive();
+            assertThat(json.get("answers_checked").getAsLong())
+                    .isGreaterThan(json.get("calls").getAsLong());
+            assertThat(json.get("unanswered_at_end").getAsLong()).isZero();
         }
     }
 
@@ -91,7 +100,8 @@ class TransportFloorTests {
     @CsvSource(
             delimiter = '|',
             value = {
-                "client udp --target h:1 | unknown transport udp",
+                "client udp --target h:1 | unknown transport udp; expected one of rest_unary, grpc_unary, "
+                        + "grpc_stream, grpc_pingpong",
                 "client grpc-unary --target h:1 --in-flight 8 --warmup 1 --duration 1 | unknown transport grpc-unary",
                 "client rest_unary | --target is required",
                 "client rest_unary --target h:1 --warmup 1 --duration 1 | --connections is required",
@@ -106,6 +116,11 @@ class TransportFloorTests {
                         + "| the grpc_unary client takes no --connections",
                 "client grpc_stream --target h:1 --streams 2 --messages 9 --in-flight 8 --warmup 1 --duration 1 "
                         + "| the grpc_stream client takes no --in-flight",
+                "client grpc_pingpong --target h:1 --messages 9 --warmup 1 --duration 1 | --streams is required",
+                "client grpc_pingpong --target h:1 --streams 2 --warmup 1 --duration 1 | --messages is required",
+                "client grpc_pingpong --target h:1 --streams 2 --messages 9 --connections 2 --warmup 1 --duration 1 "
+                        + "| the grpc_pingpong client takes no --connections",
+                "client grpc_pingpong --target h:1 --streams 2 --messages 9 --duration 1 | --warmup is required",
                 "client rest_unary --target h:1 --connections 2 --window 3 --warmup 1 --duration 1 "
                         + "| the rest_unary client takes no --window",
                 "client rest_unary --target h:1 --connections 2 --warmup 1 --duration 10s "
@@ -140,7 +155,8 @@ class TransportFloorTests {
             value = {
                 "rest_unary --connections 64 | 0 | 0 | 0 | 64",
                 "grpc_unary --in-flight 800 | 800 | 0 | 0 | 0",
-                "grpc_stream --streams 100 --messages 1000 | 0 | 100 | 1000 | 0"
+                "grpc_stream --streams 100 --messages 1000 | 0 | 100 | 1000 | 0",
+                "grpc_pingpong --streams 100 --messages 1000 | 0 | 100 | 1000 | 0"
             })
     void eachTransportTakesItsOwnLoadOptions(
             String transportAndLoad, int inFlight, int streams, int messages, int connections) {

@@ -18,16 +18,21 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code findSquareBiStream} as the aggregator calls it for {@code /grpc/stream/n}: {@code streams} slots on
- * one channel, each running streams of {@code messagesPerStream} messages one after another. A stream sends
- * while the transport is ready (as grpc-java's ManualFlowControlClient), half-closes after the last, and must
- * get exactly its answers, in order.
+ * {@code findSquareBiStream} as the aggregator calls it for {@code /grpc/stream/n} (or, one message in flight,
+ * for {@code /grpc/pingpong/n}): {@code streams} slots on one channel, each running streams of
+ * {@code messagesPerStream} messages one after another. A stream sends while the transport is ready (as
+ * grpc-java's ManualFlowControlClient) and its window allows, half-closes after the last, and must get
+ * exactly its answers, in order.
  */
 public final class GrpcStreamLoad implements Load {
 
+    private final String name;
     private final ManagedChannel channel;
     private final int slots;
     private final int messagesPerStream;
+    /** How many messages a stream may have unanswered: 1 for ping-pong, else only isReady limits it. */
+    private final int window;
+
     private final Duration streamDeadline;
     private final CountDownLatch slotsEnded;
     private volatile boolean stopping;
@@ -41,11 +46,23 @@ public final class GrpcStreamLoad implements Load {
      * @param streamDeadline the deadline of each stream, from its opening
      */
     public GrpcStreamLoad(String target, int streams, int messagesPerStream, Duration streamDeadline) {
+        this("grpc_stream", target, streams, messagesPerStream, Integer.MAX_VALUE, streamDeadline);
+    }
+
+    private GrpcStreamLoad(
+            String name, String target, int streams, int messagesPerStream, int window, Duration streamDeadline) {
+        this.name = name;
         this.channel = GrpcChannels.withShortCallbacks(target);
         this.slots = streams;
         this.messagesPerStream = messagesPerStream;
+        this.window = window;
         this.streamDeadline = streamDeadline;
         this.slotsEnded = new CountDownLatch(streams);
+    }
+
+    /** grpc_pingpong: the same streams with one message in flight on each, the next sent on its answer. */
+    public static GrpcStreamLoad pingPong(String target, int streams, int messagesPerStream, Duration streamDeadline) {
+        return new GrpcStreamLoad("grpc_pingpong", target, streams, messagesPerStream, 1, streamDeadline);
     }
 
     public static String io() {
@@ -72,7 +89,7 @@ public final class GrpcStreamLoad implements Load {
                     givenUp = true;
                     channel.shutdownNow();
                 },
-                "grpc_stream streams did not end even when cancelled");
+                name + " streams did not end even when cancelled");
     }
 
     @Override
@@ -115,9 +132,9 @@ public final class GrpcStreamLoad implements Load {
             requests.setOnReadyHandler(this::sendWhileReady);
         }
 
-        /** onReady comes again once the transport is ready, so stopping when it is not loses nothing. */
+        /** onReady comes again once the transport is ready, and onNext once the window has room. */
         private void sendWhileReady() {
-            while (sent < messagesPerStream && !cancelledByUs && requests.isReady()) {
+            while (sent < messagesPerStream && sendTimes.size() < window && !cancelledByUs && requests.isReady()) {
                 sendTimes.add(System.nanoTime());
                 requests.onNext(Input.newBuilder().setNumber(nextToSend).build());
                 nextToSend = Squares.next(nextToSend);
@@ -133,7 +150,7 @@ public final class GrpcStreamLoad implements Load {
             long square = Squares.square(nextExpected);
             if (sendTimes.isEmpty() || output.getNumber() != nextExpected || output.getResult() != square) {
                 String asked = sendTimes.isEmpty() ? "nothing unanswered" : nextExpected + " (" + square + ")";
-                interval.fail("grpc_stream answered number " + output.getNumber() + " with " + output.getResult()
+                interval.fail(name + " answered number " + output.getNumber() + " with " + output.getResult()
                         + " when the next answer due was for " + asked);
                 cancelledByUs = true;
                 requests.cancel("wrong answer", null);
@@ -142,6 +159,7 @@ public final class GrpcStreamLoad implements Load {
             interval.answered(System.nanoTime() - sendTimes.poll());
             answered++;
             nextExpected = Squares.next(nextExpected);
+            sendWhileReady();
         }
 
         /** Ends the slot: a given-up stream counts what it sent unanswered; any other error fails the run. */
@@ -150,7 +168,7 @@ public final class GrpcStreamLoad implements Load {
             if (givenUp) {
                 interval.unanswered(sendTimes.size());
             } else if (!cancelledByUs) {
-                interval.fail("grpc_stream failed after " + answered + " of " + messagesPerStream + " answers: "
+                interval.fail(name + " failed after " + answered + " of " + messagesPerStream + " answers: "
                         + Status.fromThrowable(error));
             }
             slotsEnded.countDown();
@@ -159,7 +177,7 @@ public final class GrpcStreamLoad implements Load {
         @Override
         public void onCompleted() {
             if (answered != messagesPerStream) {
-                interval.fail("grpc_stream completed after " + answered + " of " + messagesPerStream + " answers");
+                interval.fail(name + " completed after " + answered + " of " + messagesPerStream + " answers");
                 slotsEnded.countDown();
                 return;
             }

@@ -26,7 +26,10 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
@@ -106,6 +109,68 @@ class GrpcFloorTests {
                 .isGreaterThan(measurement.calls());
         assertThat(measurement.calls()).isPositive();
         assertThat(measurement.unansweredAtEnd()).isZero();
+    }
+
+    @Test
+    void pingPongChecksEveryAnswerTheFloorServerGave() throws Exception {
+        server = new GrpcSquareServer("127.0.0.1", 0, countingSquares(answeredByServer));
+
+        Measurement measurement =
+                client(settings(Transport.GRPC_PINGPONG, server.port(), 2)).run();
+
+        assertThat(measurement.calls()).isPositive();
+        assertThat(measurement.unansweredAtEnd()).isZero();
+        assertThat(measurement.answersChecked())
+                .isEqualTo(answeredByServer.sum())
+                .isGreaterThan(measurement.calls());
+    }
+
+    /** A server that answers late sees each ping-pong stream send its next number only once answered. */
+    @Test
+    void pingPongKeepsOneMessageInFlightOnEachStreamAndRunsWholeStreams() throws Exception {
+        AnswersLate late = new AnswersLate();
+        int port = startPlainServer(late);
+
+        Measurement measurement =
+                client(settings(Transport.GRPC_PINGPONG, port, 2, 5)).run();
+
+        assertThat(late.mostUnanswered.get())
+                .as("most messages a stream had unanswered")
+                .isEqualTo(1);
+        assertThat(late.outOfOrder.get()).as("a message out of order").isNull();
+        assertThat(late.opened.sum()).as("streams opened").isGreaterThan(2 * 3);
+        assertThat(late.messagesPerHalfClosedStream)
+                .as("messages on each stream, as the server saw it")
+                .hasSize((int) late.opened.sum())
+                .containsOnly(5);
+        assertThat(measurement.answersChecked())
+                .isEqualTo(late.opened.sum() * 5)
+                .isEqualTo(late.answered.sum())
+                .isGreaterThan(measurement.calls());
+        assertThat(measurement.calls()).isPositive();
+        assertThat(measurement.unansweredAtEnd()).isZero();
+    }
+
+    /** The check above can fail: grpc_stream sends without waiting, and the same server sees it. */
+    @Test
+    void aStreamThatSendsAheadShowsMoreThanOneMessageInFlight() throws Exception {
+        AnswersLate late = new AnswersLate();
+        int port = startPlainServer(late);
+
+        client(settings(Transport.GRPC_STREAM, port, 2, 5)).run();
+
+        assertThat(late.mostUnanswered.get()).isGreaterThan(1);
+    }
+
+    @Test
+    void pingPongFailsOnAWrongSquare() {
+        server = new GrpcSquareServer("127.0.0.1", 0, ShortRuns::wrongSquare);
+
+        assertThatThrownBy(() -> client(settings(Transport.GRPC_PINGPONG, server.port(), 2))
+                        .run())
+                .isInstanceOf(FloorFailure.class)
+                .hasMessageStartingWith(
+                        "grpc_pingpong answered number 1 with 2 when the next answer due was for 1 (1)");
     }
 
     @Test
@@ -322,6 +387,66 @@ class GrpcFloorTests {
                     squaring.onCompleted();
                 }
             };
+        }
+    }
+
+    /**
+     * Answers each stream message a millisecond late, on a timer of its own, noting the most messages any
+     * stream had unanswered at once; it counts a message answered before sending its answer, so a client that
+     * waits for each answer is never seen with two. Completes a stream after its last answer.
+     */
+    private static final class AnswersLate extends SquareRpcGrpc.SquareRpcImplBase {
+
+        private static final long LATE_MILLIS = 1;
+
+        private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "answers-late");
+            thread.setDaemon(true);
+            return thread;
+        });
+        final AtomicInteger mostUnanswered = new AtomicInteger();
+        final LongAdder opened = new LongAdder();
+        final LongAdder answered = new LongAdder();
+        final Queue<Integer> messagesPerHalfClosedStream = new ConcurrentLinkedQueue<>();
+        final AtomicReference<String> outOfOrder = new AtomicReference<>();
+
+        @Override
+        public StreamObserver<Input> findSquareBiStream(StreamObserver<Output> answers) {
+            opened.increment();
+            AtomicInteger unanswered = new AtomicInteger();
+            return new StreamObserver<>() {
+                private int messages;
+                private int expected = 1;
+
+                @Override
+                public void onNext(Input input) {
+                    if (input.getNumber() != expected) {
+                        outOfOrder.compareAndSet(null, "message " + (messages + 1) + " was " + input.getNumber());
+                    }
+                    messages++;
+                    expected = Squares.next(expected);
+                    mostUnanswered.accumulateAndGet(unanswered.incrementAndGet(), Math::max);
+                    later(() -> {
+                        unanswered.decrementAndGet();
+                        answered.increment();
+                        answers.onNext(squareOf(input.getNumber()));
+                    });
+                }
+
+                @Override
+                public void onError(Throwable t) {}
+
+                @Override
+                public void onCompleted() {
+                    messagesPerHalfClosedStream.add(messages);
+                    // Same delay on one thread: after every answer scheduled before it.
+                    later(answers::onCompleted);
+                }
+            };
+        }
+
+        private void later(Runnable task) {
+            timer.schedule(task, LATE_MILLIS, TimeUnit.MILLISECONDS);
         }
     }
 
