@@ -10,10 +10,11 @@ import java.time.Duration;
  * @param target the server, host:port
  * @param inFlight grpc_unary: calls in flight on the one channel
  * @param streams grpc_stream and grpc_pingpong: bidi streams open at once on the one channel, each slot
- *     opening its next stream when one ends
+ *     opening its next stream when one ends; rest_h2c: calls in flight, one stream each, over the connections
  * @param messagesPerStream grpc_stream and grpc_pingpong: messages each stream sends, and has answered,
  *     before it half-closes, as the aggregator sends n for {@code /grpc/stream/n} and {@code /grpc/pingpong/n}
- * @param connections rest_unary: keep-alive connections, one call in flight on each
+ * @param connections rest_unary: keep-alive connections, one call in flight on each; rest_h2c: HTTP/2
+ *     connections the streams are spread over
  * @param warmup how long to run, from the first answer, before measuring; those calls are checked but not counted
  * @param duration how long to measure
  */

@@ -71,6 +71,8 @@ public final class FloorClient {
     private Load newLoad() {
         return switch (settings.transport()) {
             case REST_UNARY -> new HttpLoad(settings.target(), settings.connections(), settings.deadline());
+            case REST_H2C ->
+                HttpLoad.h2c(settings.target(), settings.connections(), settings.streams(), settings.deadline());
             case GRPC_UNARY -> new GrpcUnaryLoad(settings.target(), settings.inFlight(), settings.deadline());
             case GRPC_STREAM ->
                 new GrpcStreamLoad(
@@ -91,6 +93,16 @@ public final class FloorClient {
                 json.addProperty("connections", settings.connections());
                 json.addProperty("call_deadline_s", seconds(settings.deadline()));
                 json.addProperty("client", "netty " + HttpLoad.io() + ", HTTP/1.1 keep-alive, one call per connection");
+            }
+            case REST_H2C -> {
+                json.addProperty("connections", settings.connections());
+                json.addProperty("streams", settings.streams());
+                json.addProperty("call_deadline_s", seconds(settings.deadline()));
+                json.addProperty(
+                        "client",
+                        "netty " + HttpLoad.io()
+                                + ", HTTP/2 cleartext with prior knowledge, one stream per call, the streams spread"
+                                + " evenly over the connections");
             }
             case GRPC_UNARY -> {
                 json.addProperty("in_flight", settings.inFlight());

@@ -8,6 +8,8 @@ public enum Transport {
 
     /** The rest_unary path's floor: bare HTTP/1.1, one call at a time per keep-alive connection. */
     REST_UNARY("rest_unary"),
+    /** The rest_h2c path's: bare HTTP/2 cleartext (prior knowledge), calls multiplexed on a few connections. */
+    REST_H2C("rest_h2c"),
     /** The grpc_unary path's: unary calls multiplexed on one HTTP/2 connection. */
     GRPC_UNARY("grpc_unary"),
     /** The grpc_stream path's: messages on bidi streams multiplexed on one HTTP/2 connection. */

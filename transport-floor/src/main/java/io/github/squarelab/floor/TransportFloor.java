@@ -22,6 +22,7 @@ public final class TransportFloor {
           java -jar transport-floor.jar client TRANSPORT --target HOST:PORT LOAD --warmup S --duration S
             TRANSPORT      LOAD
             rest_unary     --connections N
+            rest_h2c       --connections N --streams N
             grpc_unary     --in-flight N
             grpc_stream    --streams N --messages N
             grpc_pingpong  --streams N --messages N
@@ -110,6 +111,18 @@ public final class TransportFloor {
                                 0,
                                 arguments.seconds("warmup"),
                                 arguments.seconds("duration"));
+                    case REST_H2C -> {
+                        int connections = arguments.count("connections");
+                        yield new ClientSettings(
+                                transport,
+                                target,
+                                0,
+                                arguments.count("streams"),
+                                0,
+                                connections,
+                                arguments.seconds("warmup"),
+                                arguments.seconds("duration"));
+                    }
                     case GRPC_STREAM, GRPC_PINGPONG ->
                         new ClientSettings(
                                 transport,

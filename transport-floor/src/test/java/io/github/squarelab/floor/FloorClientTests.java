@@ -89,6 +89,24 @@ class FloorClientTests {
     }
 
     @Test
+    void aRestH2cRunSaysItsConnectionsAndStreams() {
+        ClientSettings settings = new ClientSettings(
+                Transport.REST_H2C, "127.0.0.1:6000", 0, 800, 0, 8, Duration.ofSeconds(3), Duration.ofSeconds(10));
+
+        JsonObject json = JsonParser.parseString(ShortRuns.client(settings).toJson(MEASUREMENT))
+                .getAsJsonObject();
+        JsonObject used = json.getAsJsonObject("settings");
+
+        assertThat(json.get("transport").getAsString()).isEqualTo("rest_h2c");
+        assertThat(used.get("connections").getAsInt()).isEqualTo(8);
+        assertThat(used.get("streams").getAsInt()).isEqualTo(800);
+        assertThat(used.has("in_flight")).isFalse();
+        assertThat(used.get("call_deadline_s").getAsDouble()).isEqualTo(30 + 3 + 10 + 2 * 10.0);
+        assertThat(used.get("numbers").getAsString()).isEqualTo("1..1000");
+        assertThat(used.get("client").getAsString()).contains("HTTP/2 cleartext with prior knowledge");
+    }
+
+    @Test
     void aRestUnaryRunHasAsManyCallsInFlightAsConnections() {
         ClientSettings settings = new ClientSettings(
                 Transport.REST_UNARY, "127.0.0.1:6000", 0, 0, 0, 64, Duration.ofSeconds(3), Duration.ofSeconds(10));

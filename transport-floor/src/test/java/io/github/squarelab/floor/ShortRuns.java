@@ -24,6 +24,9 @@ public final class ShortRuns {
     /** Short streams, so that a run of about a second has each slot run many streams. */
     public static final int MESSAGES_PER_STREAM = 100;
 
+    /** rest_h2c's connections, so that each carries several streams of a small window. */
+    public static final int H2C_CONNECTIONS = 2;
+
     /** A run of about a second with a small window: {@code window} calls, streams or connections. */
     public static ClientSettings settings(Transport transport, int port, int window) {
         return settings(transport, port, window, MESSAGES_PER_STREAM);
@@ -34,6 +37,7 @@ public final class ShortRuns {
         String target = "127.0.0.1:" + port;
         return switch (transport) {
             case REST_UNARY -> new ClientSettings(transport, target, 0, 0, 0, window, WARMUP, DURATION);
+            case REST_H2C -> new ClientSettings(transport, target, 0, window, 0, H2C_CONNECTIONS, WARMUP, DURATION);
             case GRPC_UNARY -> new ClientSettings(transport, target, window, 0, 0, 0, WARMUP, DURATION);
             case GRPC_STREAM, GRPC_PINGPONG ->
                 new ClientSettings(transport, target, 0, window, messagesPerStream, 0, WARMUP, DURATION);

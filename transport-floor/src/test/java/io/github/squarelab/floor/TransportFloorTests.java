@@ -45,6 +45,7 @@ class TransportFloorTests {
             delimiter = '|',
             value = {
                 "http | rest_unary --connections 2 | {'connections': 2}",
+                "http | rest_h2c --connections 2 --streams 8 | {'connections': 2, 'streams': 8}",
                 "grpc | grpc_pingpong --streams 2 --messages 5 | {'streams': 2, 'messages_per_stream': 5}"
             })
     void aClientRunPrintsOneJsonObjectOnStdoutAndExitsZero(String server, String transportAndLoad, String load)
@@ -100,7 +101,7 @@ class TransportFloorTests {
     @CsvSource(
             delimiter = '|',
             value = {
-                "client udp --target h:1 | unknown transport udp; expected one of rest_unary, grpc_unary, "
+                "client udp --target h:1 | unknown transport udp; expected one of rest_unary, rest_h2c, grpc_unary, "
                         + "grpc_stream, grpc_pingpong",
                 "client grpc-unary --target h:1 --in-flight 8 --warmup 1 --duration 1 | unknown transport grpc-unary",
                 "client rest_unary | --target is required",
@@ -116,6 +117,16 @@ class TransportFloorTests {
                         + "| the grpc_unary client takes no --connections",
                 "client grpc_stream --target h:1 --streams 2 --messages 9 --in-flight 8 --warmup 1 --duration 1 "
                         + "| the grpc_stream client takes no --in-flight",
+                "client rest_h2c --target h:1 --streams 8 --warmup 1 --duration 1 | --connections is required",
+                "client rest_h2c --target h:1 --connections 2 --warmup 1 --duration 1 | --streams is required",
+                "client rest_h2c --target h:1 --connections 2 --streams 0 --warmup 1 --duration 1 "
+                        + "| --streams must be at least 1, not 0",
+                "client rest_h2c --target h:1 --connections 2 --streams 8 --in-flight 8 --warmup 1 --duration 1 "
+                        + "| the rest_h2c client takes no --in-flight",
+                "client rest_h2c --target h:1 --connections 2 --streams 8 --messages 9 --warmup 1 --duration 1 "
+                        + "| the rest_h2c client takes no --messages",
+                "client rest_unary --target h:1 --connections 2 --streams 8 --warmup 1 --duration 1 "
+                        + "| the rest_unary client takes no --streams",
                 "client grpc_pingpong --target h:1 --messages 9 --warmup 1 --duration 1 | --streams is required",
                 "client grpc_pingpong --target h:1 --streams 2 --warmup 1 --duration 1 | --messages is required",
                 "client grpc_pingpong --target h:1 --streams 2 --messages 9 --connections 2 --warmup 1 --duration 1 "
@@ -156,6 +167,8 @@ class TransportFloorTests {
                 "rest_unary --connections 64 | 0 | 0 | 0 | 64",
                 "grpc_unary --in-flight 800 | 800 | 0 | 0 | 0",
                 "grpc_stream --streams 100 --messages 1000 | 0 | 100 | 1000 | 0",
+                "rest_h2c --connections 8 --streams 800 | 0 | 800 | 0 | 8",
+                "rest_h2c --streams 800 --connections 8 | 0 | 800 | 0 | 8",
                 "grpc_pingpong --streams 100 --messages 1000 | 0 | 100 | 1000 | 0"
             })
     void eachTransportTakesItsOwnLoadOptions(

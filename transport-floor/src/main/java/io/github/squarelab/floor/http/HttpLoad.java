@@ -22,7 +22,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * {@code GET /rest/square/unary/{n}} on {@code connections} keep-alive HTTP/1.1 connections, one call at a
- * time on each, as the aggregator's pool does; plain Netty, so nothing but HTTP/1.1 is on the path.
+ * time on each, as the aggregator's pool does; or, for rest_h2c, {@code streams} calls in flight spread
+ * evenly over HTTP/2 prior-knowledge connections. Plain Netty, so nothing but HTTP is on the path.
  */
 public final class HttpLoad implements Load {
 
@@ -31,9 +32,16 @@ public final class HttpLoad implements Load {
     /** Far more than a bare number needs. */
     private static final int MAX_RESPONSE_BYTES = 64 * 1024;
 
+    private final String name;
     private final String host;
     private final int port;
+    /** Connections opened: for rest_h2c at most one per stream, since one with none would idle. */
     private final int connections;
+    /** Calls in flight across the connections; for HTTP/1.1 one per connection. */
+    private final int streams;
+    /** HTTP/2 with prior knowledge instead of HTTP/1.1. */
+    private final boolean h2c;
+
     private final Duration callDeadline;
     private final EventLoopGroup eventLoops = NettyTransport.group(0);
     private final ChannelGroup channels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
@@ -48,15 +56,27 @@ public final class HttpLoad implements Load {
      * @param callDeadline how long one call may go unanswered before the run fails
      */
     public HttpLoad(String target, int connections, Duration callDeadline) {
+        this("rest_unary", target, connections, connections, false, callDeadline);
+    }
+
+    private HttpLoad(String name, String target, int connections, int streams, boolean h2c, Duration callDeadline) {
         int colon = target.lastIndexOf(':');
         if (colon <= 0) {
             throw new IllegalArgumentException("the target must be host:port, not " + target);
         }
         this.host = target.substring(0, colon);
         this.port = Integer.parseInt(target.substring(colon + 1));
-        this.connections = connections;
+        this.name = name;
+        this.connections = Math.min(connections, streams);
+        this.streams = streams;
+        this.h2c = h2c;
         this.callDeadline = callDeadline;
-        this.exchangesEnded = new CountDownLatch(connections);
+        this.exchangesEnded = new CountDownLatch(this.connections);
+    }
+
+    /** rest_h2c: {@code streams} calls in flight over {@code connections} HTTP/2 prior-knowledge connections. */
+    public static HttpLoad h2c(String target, int connections, int streams, Duration callDeadline) {
+        return new HttpLoad("rest_h2c", target, connections, streams, true, callDeadline);
     }
 
     public static String io() {
@@ -68,12 +88,11 @@ public final class HttpLoad implements Load {
         this.interval = interval;
         String hostHeader = host + ":" + port;
         for (int connection = 0; connection < connections; connection++) {
-            int first = Squares.first(connection);
             ChannelFuture connected =
-                    bootstrap(hostHeader, first).connect(host, port).awaitUninterruptibly();
+                    bootstrap(hostHeader, connection).connect(host, port).awaitUninterruptibly();
             if (!connected.isSuccess()) {
                 throw new FloorFailure(
-                        "rest_unary: cannot connect to " + hostHeader + ": " + connected.cause(), connected.cause());
+                        name + ": cannot connect to " + hostHeader + ": " + connected.cause(), connected.cause());
             }
             channels.add(connected.channel());
         }
@@ -91,7 +110,7 @@ public final class HttpLoad implements Load {
                     givenUp = true;
                     channels.close();
                 },
-                "rest_unary connections did not end even when closed");
+                name + " connections did not end even when closed");
     }
 
     @Override
@@ -111,7 +130,13 @@ public final class HttpLoad implements Load {
         exchangesEnded.countDown();
     }
 
-    private Bootstrap bootstrap(String hostHeader, int first) {
+    /** Spread evenly: the first {@code streams % connections} connections carry one more. */
+    private int streamsOn(int connection) {
+        return streams / connections + (connection < streams % connections ? 1 : 0);
+    }
+
+    private Bootstrap bootstrap(String hostHeader, int connection) {
+        int first = Squares.first(connection);
         return new Bootstrap()
                 .group(eventLoops)
                 .channel(NettyTransport.socketChannel())
@@ -120,11 +145,21 @@ public final class HttpLoad implements Load {
                     @Override
                     protected void initChannel(SocketChannel channel) {
                         // A connection always has a call in flight, so a deadline without a read is an unanswered call.
+                        ReadTimeoutHandler deadline =
+                                new ReadTimeoutHandler(callDeadline.toNanos(), TimeUnit.NANOSECONDS);
+                        if (h2c) {
+                            channel.pipeline()
+                                    .addLast(
+                                            deadline,
+                                            SquareStreams.connection(
+                                                    hostHeader, first, streamsOn(connection), interval, HttpLoad.this));
+                            return;
+                        }
                         channel.pipeline()
                                 .addLast(
                                         new HttpClientCodec(),
                                         new HttpObjectAggregator(MAX_RESPONSE_BYTES),
-                                        new ReadTimeoutHandler(callDeadline.toNanos(), TimeUnit.NANOSECONDS),
+                                        deadline,
                                         new SquareExchange(hostHeader, first, interval, HttpLoad.this));
                     }
                 });

@@ -102,20 +102,30 @@ final class SquareExchange extends SimpleChannelInboundHandler<FullHttpResponse>
 
     /** What is wrong with the answer, or null when it is the square of the number asked for. */
     private String check(FullHttpResponse response) {
-        long square = Squares.square(number);
-        if (!HttpResponseStatus.OK.equals(response.status())) {
-            return "rest_unary answered " + response.status() + " for " + number;
-        }
-        String type = response.headers().get(HttpHeaderNames.CONTENT_TYPE);
-        if (type == null || !type.startsWith(HttpHeaderValues.APPLICATION_JSON.toString())) {
-            return "rest_unary answered Content-Type " + type + " for " + number;
-        }
-        if (!HttpUtil.isKeepAlive(response)) {
+        String wrong = wrongAnswer(
+                "rest_unary",
+                number,
+                response.status(),
+                response.headers().get(HttpHeaderNames.CONTENT_TYPE),
+                response.content().toString(StandardCharsets.UTF_8));
+        if (wrong == null && !HttpUtil.isKeepAlive(response)) {
             return "rest_unary did not keep the connection alive after answering " + number;
         }
-        String body = response.content().toString(StandardCharsets.UTF_8);
-        if (!isNumber(body.strip(), square)) {
-            return "rest_unary answered '" + abbreviate(body) + "' for " + number + " (" + square + ")";
+        return wrong;
+    }
+
+    /** What is wrong with an answer over HTTP/1.1 or HTTP/2, or null when it is 200 with the square as JSON. */
+    static String wrongAnswer(String transport, int number, HttpResponseStatus status, CharSequence type, String body) {
+        if (!HttpResponseStatus.OK.equals(status)) {
+            return transport + " answered " + status + " for " + number;
+        }
+        if (type == null || !type.toString().startsWith(HttpHeaderValues.APPLICATION_JSON.toString())) {
+            return transport + " answered Content-Type " + type + " for " + number;
+        }
+        long square = Squares.square(number);
+        if (body == null || !isNumber(body.strip(), square)) {
+            return transport + " answered '" + abbreviate(String.valueOf(body)) + "' for " + number + " (" + square
+                    + ")";
         }
         return null;
     }
