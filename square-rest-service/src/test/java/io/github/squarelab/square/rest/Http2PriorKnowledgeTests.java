@@ -1,0 +1,79 @@
+package io.github.squarelab.square.rest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+import org.apache.catalina.connector.Connector;
+import org.apache.coyote.UpgradeProtocol;
+import org.apache.coyote.http2.Http2Protocol;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.autoconfigure.actuate.observability.AutoConfigureObservability;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.boot.web.context.WebServerApplicationContext;
+import org.springframework.boot.web.embedded.tomcat.TomcatWebServer;
+import reactor.core.publisher.Flux;
+import reactor.netty.http.HttpProtocol;
+import reactor.netty.http.client.HttpClient;
+
+/** The port speaks HTTP/2 cleartext with prior knowledge (the aggregator's rest/h2c) beside HTTP/1.1. */
+@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
+@AutoConfigureObservability
+class Http2PriorKnowledgeTests {
+
+    @LocalServerPort
+    private int port;
+
+    @Autowired
+    private WebServerApplicationContext context;
+
+    @Test
+    void answersOverHttp2WithPriorKnowledgeAndOverHttp11OnTheSamePort() {
+        assertThat(get(HttpProtocol.H2C, "/rest/square/unary/3")).containsExactly("HTTP/2.0 200 9");
+        assertThat(get(HttpProtocol.HTTP11, "/rest/square/unary/3")).containsExactly("HTTP/1.1 200 9");
+    }
+
+    @Test
+    void http2RequestsAreCountedInTheSquareEndpointsMetrics() {
+        get(HttpProtocol.H2C, "/rest/square/unary/12");
+
+        assertThat(get(HttpProtocol.H2C, "/actuator/prometheus").get(0))
+                .containsPattern(
+                        "http_server_requests_seconds_count\\{[^}]*uri=\"/rest/square/unary/\\{number}\"[^}]*} [1-9]");
+    }
+
+    @Test
+    void oneConnectionMayCarryTheAggregatorsWholeWindowOfCalls() {
+        Connector connector = ((TomcatWebServer) context.getWebServer())
+                .getTomcat()
+                .getService()
+                .findConnectors()[0];
+        Http2Protocol http2 = null;
+        for (UpgradeProtocol protocol : connector.findUpgradeProtocols()) {
+            if (protocol instanceof Http2Protocol found) {
+                http2 = found;
+            }
+        }
+
+        assertThat(http2).isNotNull();
+        assertThat(http2.getMaxConcurrentStreams()).isEqualTo(1000);
+        assertThat(http2.getMaxConcurrentStreamExecution()).isEqualTo(1000);
+    }
+
+    /** Each answer as "VERSION STATUS BODY". */
+    private List<String> get(HttpProtocol protocol, String path) {
+        return Flux.from(HttpClient.create()
+                        .protocol(protocol)
+                        .baseUrl("http://127.0.0.1:" + port)
+                        .get()
+                        .uri(path)
+                        .responseSingle((response, body) -> body.asString()
+                                .map(text -> response.version().text() + " "
+                                        + response.status().code() + " " + text)))
+                .collectList()
+                .block(Duration.ofSeconds(20));
+    }
+}
