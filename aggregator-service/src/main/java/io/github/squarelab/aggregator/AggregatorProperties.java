@@ -37,8 +37,9 @@ public record AggregatorProperties(
     /**
      * @param baseUrl the REST square service, e.g. http://127.0.0.1:7575, or its replicas, comma-separated
      * @param maxConnections the size of the keep-alive connection pool shared by all requests, per replica
+     * @param h2cConnections the HTTP/2 cleartext connections per replica that carry all of rest/h2c's calls
      */
-    public record Rest(@NotEmpty List<@NotNull URI> baseUrl, @Min(1) int maxConnections) {}
+    public record Rest(@NotEmpty List<@NotNull URI> baseUrl, @Min(1) int maxConnections, @Min(1) int h2cConnections) {}
 
     /**
      * @param maxSquares the most squares all admitted requests may hold at once; 0 derives it from the heap

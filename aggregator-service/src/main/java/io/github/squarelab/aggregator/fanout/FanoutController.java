@@ -8,7 +8,7 @@ import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Mono;
 
 /**
- * The three fan-out paths. Each returns a Mono: Spring MVC releases the Tomcat thread while the
+ * The five fan-out paths. Each returns a Mono: Spring MVC releases the Tomcat thread while the
  * fan-out runs and writes the answer when it completes.
  */
 @RestController
@@ -25,6 +25,16 @@ class FanoutController {
     @GetMapping(path = "/rest/unary/{n}", produces = MediaType.APPLICATION_JSON_VALUE)
     Mono<String> restUnary(@PathVariable String n) {
         return fanout.fanOut(Transport.REST_UNARY, RequestedCount.parse(n, maxN));
+    }
+
+    @GetMapping(path = "/rest/h2c/{n}", produces = MediaType.APPLICATION_JSON_VALUE)
+    Mono<String> restH2c(@PathVariable String n) {
+        return fanout.fanOut(Transport.REST_H2C, RequestedCount.parse(n, maxN));
+    }
+
+    @GetMapping(path = "/grpc/pingpong/{n}", produces = MediaType.APPLICATION_JSON_VALUE)
+    Mono<String> grpcPingPong(@PathVariable String n) {
+        return fanout.fanOut(Transport.GRPC_PINGPONG, RequestedCount.parse(n, maxN));
     }
 
     @GetMapping(path = "/grpc/unary/{n}", produces = MediaType.APPLICATION_JSON_VALUE)

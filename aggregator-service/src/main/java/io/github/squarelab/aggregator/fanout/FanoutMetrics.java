@@ -72,7 +72,7 @@ public class FanoutMetrics {
         private final AtomicInteger issued = new AtomicInteger();
 
         private Recording(Transport transport, Meters meters) {
-            this.stream = transport == Transport.GRPC_STREAM;
+            this.stream = transport == Transport.GRPC_STREAM || transport == Transport.GRPC_PINGPONG;
             this.meters = meters;
         }
 

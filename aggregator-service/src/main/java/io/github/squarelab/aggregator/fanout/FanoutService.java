@@ -19,27 +19,28 @@ import reactor.core.publisher.SignalType;
  *
  * <p>Unary transports issue their n calls concurrently, at most {@code aggregator.in-flight} at a time
  * per request, and collect the answers in order. No thread waits on a call: the clients are
- * non-blocking and the next call starts from the callback of the one before. The stream transport
- * sends its n messages on one bidi stream, paced by the stream's flow control. A request is admitted
+ * non-blocking and the next call starts from the callback of the one before. The stream transports
+ * send their n messages on one bidi stream: pipelined, paced by the stream's flow control, or ping-pong,
+ * each one only once the one before is answered. A request is admitted
  * only while its n fits the {@link AdmissionBudget}, and is shed before any call otherwise.
  */
 @Service
 public class FanoutService {
 
     private final Map<Transport, UnarySquareClient> unaryClients = new EnumMap<>(Transport.class);
-    private final StreamSquareClient streamClient;
+    private final Map<Transport, StreamSquareClient> streamClients = new EnumMap<>(Transport.class);
     private final FanoutMetrics metrics;
     private final AdmissionBudget admission;
     private final AggregatorProperties properties;
 
     public FanoutService(
             List<UnarySquareClient> unaryClients,
-            StreamSquareClient streamClient,
+            List<StreamSquareClient> streamClients,
             FanoutMetrics metrics,
             AdmissionBudget admission,
             AggregatorProperties properties) {
         unaryClients.forEach(client -> this.unaryClients.put(client.transport(), client));
-        this.streamClient = streamClient;
+        streamClients.forEach(client -> this.streamClients.put(client.transport(), client));
         this.metrics = metrics;
         this.admission = admission;
         this.properties = properties;
@@ -74,8 +75,9 @@ public class FanoutService {
         if (n == 0) {
             return Mono.just(new Squares(0));
         }
-        if (transport == Transport.GRPC_STREAM) {
-            return streamClient.squares(n, recorder);
+        StreamSquareClient stream = streamClients.get(transport);
+        if (stream != null) {
+            return stream.squares(n, recorder);
         }
         UnarySquareClient client = unaryClients.get(transport);
         return Flux.range(1, n)

@@ -13,7 +13,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * One channel to the gRPC square service, shared by both gRPC clients: one HTTP/2 connection per replica,
+ * One channel to the gRPC square service, shared by the three gRPC clients: one HTTP/2 connection per replica,
  * calls spread over the healthy ones by round_robin. Plaintext, as the contract says.
  */
 @Configuration(proxyBeanMethods = false)
@@ -83,6 +83,12 @@ class GrpcClientConfiguration {
     @Bean
     GrpcUnarySquareClient grpcUnarySquareClient(ManagedChannel squareGrpcChannel, AggregatorProperties properties) {
         return new GrpcUnarySquareClient(squareGrpcChannel, properties.grpc().target(), properties.callDeadline());
+    }
+
+    @Bean
+    GrpcPingPongSquareClient grpcPingPongSquareClient(
+            ManagedChannel squareGrpcChannel, AggregatorProperties properties) {
+        return new GrpcPingPongSquareClient(squareGrpcChannel, properties.grpc().target(), properties.deadline());
     }
 
     @Bean

@@ -3,6 +3,7 @@ package io.github.squarelab.aggregator.grpc;
 import io.github.squarelab.aggregator.fanout.CallRecorder;
 import io.github.squarelab.aggregator.fanout.Squares;
 import io.github.squarelab.aggregator.fanout.StreamSquareClient;
+import io.github.squarelab.aggregator.fanout.Transport;
 import io.github.squarelab.proto.Input;
 import io.github.squarelab.proto.Output;
 import io.github.squarelab.proto.SquareRpcGrpc;
@@ -37,6 +38,11 @@ public class GrpcStreamSquareClient implements StreamSquareClient {
         this.channel = channel;
         this.target = target;
         this.deadline = deadline;
+    }
+
+    @Override
+    public Transport transport() {
+        return Transport.GRPC_STREAM;
     }
 
     @Override

@@ -1,32 +1,66 @@
 package io.github.squarelab.aggregator.rest;
 
 import io.github.squarelab.aggregator.AggregatorProperties;
+import io.github.squarelab.aggregator.fanout.Transport;
 import io.netty.channel.ChannelOption;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import reactor.netty.http.HttpProtocol;
+import reactor.netty.http.client.Http2AllocationStrategy;
 import reactor.netty.http.client.HttpClient;
 import reactor.netty.resources.ConnectionProvider;
 
-/** The REST client and one connection pool per replica, sized and timed by {@code aggregator.*}. */
+/**
+ * The REST clients, sized and timed by {@code aggregator.*}: over HTTP/1.1, one pool of keep-alive
+ * connections per replica, one call on a connection at a time; over HTTP/2 cleartext (prior knowledge),
+ * a few connections per replica, each carrying many calls at once.
+ */
 @Configuration(proxyBeanMethods = false)
 class RestClientConfiguration {
 
     /** Connecting on loopback or a LAN takes microseconds; a refused or black-holed port must not hang a call. */
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(2);
 
+    /** Streams one HTTP/2 connection carries at once; square-rest-service allows as many. */
+    static final int H2C_MAX_STREAMS = 1000;
+
     @Bean(destroyMethod = "dispose")
     RestReplicas squareRestReplicas(AggregatorProperties properties) {
+        return replicas(properties, "square-rest", name -> http1Pool(name, properties), HttpProtocol.HTTP11);
+    }
+
+    @Bean(destroyMethod = "dispose")
+    RestReplicas squareRestH2cReplicas(AggregatorProperties properties) {
+        return replicas(properties, "square-rest-h2c", name -> h2cPool(name, properties), HttpProtocol.H2C);
+    }
+
+    @Bean
+    RestSquareClient restSquareClient(RestReplicas squareRestReplicas, AggregatorProperties properties) {
+        return new RestSquareClient(Transport.REST_UNARY, squareRestReplicas, properties.callDeadline());
+    }
+
+    @Bean
+    RestSquareClient restH2cSquareClient(RestReplicas squareRestH2cReplicas, AggregatorProperties properties) {
+        return new RestSquareClient(Transport.REST_H2C, squareRestH2cReplicas, properties.callDeadline());
+    }
+
+    private static RestReplicas replicas(
+            AggregatorProperties properties,
+            String name,
+            Function<String, ConnectionProvider> pool,
+            HttpProtocol protocol) {
         List<URI> baseUrls = properties.rest().baseUrl();
         List<RestReplicas.Replica> replicas = new ArrayList<>(baseUrls.size());
         for (int i = 0; i < baseUrls.size(); i++) {
             String baseUrl = baseUrls.get(i).toString();
-            ConnectionProvider connections =
-                    connections(baseUrls.size() == 1 ? "square-rest" : "square-rest-" + (i + 1), properties);
+            ConnectionProvider connections = pool.apply(baseUrls.size() == 1 ? name : name + "-" + (i + 1));
             HttpClient http = HttpClient.create(connections)
+                    .protocol(protocol)
                     .baseUrl(baseUrl)
                     .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) CONNECT_TIMEOUT.toMillis())
                     .responseTimeout(properties.callDeadline());
@@ -37,19 +71,30 @@ class RestClientConfiguration {
         return new RestReplicas(replicas);
     }
 
-    @Bean
-    RestSquareClient restSquareClient(RestReplicas squareRestReplicas, AggregatorProperties properties) {
-        return new RestSquareClient(squareRestReplicas, properties.callDeadline());
+    private static ConnectionProvider http1Pool(String name, AggregatorProperties properties) {
+        return pool(name, properties)
+                .maxConnections(properties.rest().maxConnections())
+                .build();
     }
 
-    private static ConnectionProvider connections(String name, AggregatorProperties properties) {
+    private static ConnectionProvider h2cPool(String name, AggregatorProperties properties) {
+        int connections = properties.rest().h2cConnections();
+        return pool(name, properties)
+                .maxConnections(connections)
+                .allocationStrategy(Http2AllocationStrategy.builder()
+                        .minConnections(1)
+                        .maxConnections(connections)
+                        .maxConcurrentStreams(H2C_MAX_STREAMS)
+                        .build())
+                .build();
+    }
+
+    private static ConnectionProvider.Builder pool(String name, AggregatorProperties properties) {
         return ConnectionProvider.builder(name)
-                .maxConnections(properties.rest().maxConnections())
                 // Waiting calls are bounded by (concurrent requests x aggregator.in-flight), so the queue
                 // needs no limit of its own; each waits at most one call deadline.
                 .pendingAcquireMaxCount(-1)
                 .pendingAcquireTimeout(properties.callDeadline())
-                .maxIdleTime(Duration.ofSeconds(30))
-                .build();
+                .maxIdleTime(Duration.ofSeconds(30));
     }
 }

@@ -12,7 +12,8 @@ import reactor.core.publisher.Mono;
 
 /**
  * {@code GET /rest/square/unary/{number}} on the REST square service, over pooled keep-alive HTTP/1.1
- * connections to each of its replicas in turn. A call that fails because its replica is unavailable
+ * connections (or a few HTTP/2 cleartext connections, each carrying many calls) to each of its replicas in
+ * turn. A call that fails because its replica is unavailable
  * (refused, reset, closed before the answer, or HTTP 503) is tried once more on another replica (the same
  * one if it is the only one: a dropped keep-alive connection is not a dead service), within
  * the call's deadline; squares are idempotent. A timeout is not retried. Reactor Netty's client is used
@@ -23,22 +24,26 @@ public class RestSquareClient implements UnarySquareClient {
 
     private static final String PATH = "/rest/square/unary/";
 
+    private final Transport transport;
     private final RestReplicas replicas;
     private final Duration callDeadline;
 
     /**
+     * @param transport REST_UNARY over HTTP/1.1 pools, or REST_H2C over multiplexed HTTP/2 connections, as the
+     *     replicas' clients speak
      * @param replicas clients whose base URLs are the replicas, and whose pools and response timeouts
      *     enforce the per-call deadline
      * @param callDeadline the deadline those timeouts enforce, for error messages and for the retry's budget
      */
-    RestSquareClient(RestReplicas replicas, Duration callDeadline) {
+    RestSquareClient(Transport transport, RestReplicas replicas, Duration callDeadline) {
+        this.transport = transport;
         this.replicas = replicas;
         this.callDeadline = callDeadline;
     }
 
     @Override
     public Transport transport() {
-        return Transport.REST_UNARY;
+        return transport;
     }
 
     @Override

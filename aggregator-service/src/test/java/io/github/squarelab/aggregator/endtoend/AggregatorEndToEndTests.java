@@ -37,7 +37,7 @@ class AggregatorEndToEndTests {
     /** Long enough that a busy machine never mistakes slowness for a hang; 503s must come in well under it. */
     private static final Duration CALL_DEADLINE = Duration.ofSeconds(8);
 
-    private static final String[] PATHS = {"rest/unary", "grpc/unary", "grpc/stream"};
+    private static final String[] PATHS = {"rest/unary", "rest/h2c", "grpc/unary", "grpc/pingpong", "grpc/stream"};
 
     private static ServiceProcess rest;
     private static ServiceProcess grpc;
@@ -80,7 +80,7 @@ class AggregatorEndToEndTests {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"rest/unary", "grpc/unary", "grpc/stream"})
+    @ValueSource(strings = {"rest/unary", "rest/h2c", "grpc/unary", "grpc/pingpong", "grpc/stream"})
     void answersTheContractOverTheRealTransports(String path) throws Exception {
         HttpResponse<String> ten = get(path + "/10");
         assertThat(ten.statusCode()).isEqualTo(200);
@@ -94,7 +94,7 @@ class AggregatorEndToEndTests {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"rest/unary", "grpc/unary", "grpc/stream"})
+    @ValueSource(strings = {"rest/unary", "rest/h2c", "grpc/unary", "grpc/pingpong", "grpc/stream"})
     void theLargestAllowedNWorks(String path) throws Exception {
         HttpResponse<String> response = get(path + "/100000");
 
@@ -126,7 +126,7 @@ class AggregatorEndToEndTests {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"grpc/unary", "rest/unary", "grpc/stream"})
+    @ValueSource(strings = {"grpc/unary", "rest/unary", "grpc/stream", "rest/h2c", "grpc/pingpong"})
     void aServiceThatCrashesMidRequestEndsTheRequestWithAnErrorNotAHang(String path) throws Exception {
         CompletableFuture<HttpResponse<String>> running = getAsync(path + "/100000");
         Thread.sleep(300);
@@ -138,7 +138,7 @@ class AggregatorEndToEndTests {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"rest/unary", "grpc/unary"})
+    @ValueSource(strings = {"rest/unary", "rest/h2c", "grpc/unary"})
     void aServiceThatHangsIsAGatewayTimeoutAtTheCallDeadline(String path) throws Exception {
         get(path + "/1");
         (path.startsWith("rest") ? rest : grpc).freeze();
@@ -160,7 +160,7 @@ class AggregatorEndToEndTests {
 
         String metrics = get("actuator/prometheus").body();
 
-        for (String transport : new String[] {"rest_unary", "grpc_unary", "grpc_stream"}) {
+        for (String transport : new String[] {"rest_unary", "rest_h2c", "grpc_unary", "grpc_pingpong", "grpc_stream"}) {
             assertThat(metrics)
                     .containsPattern(
                             "aggregator_fanout_seconds_bucket\\{application=\"aggregator-service\",outcome=\"success\","
@@ -184,7 +184,8 @@ class AggregatorEndToEndTests {
         assertThat(info.statusCode()).isEqualTo(200);
         assertThat(info.body())
                 .isEqualTo("{\"aggregator\":{\"in-flight\":8,\"rest-max-connections\":64,\"rest-replicas\":1,"
-                        + "\"deadline-ms\":120000,\"call-deadline-ms\":" + CALL_DEADLINE.toMillis()
+                        + "\"rest-h2c-connections\":2,\"deadline-ms\":120000,\"call-deadline-ms\":"
+                        + CALL_DEADLINE.toMillis()
                         + ",\"max-n\":100000}}");
     }
 

@@ -70,7 +70,7 @@ class OverloadEndToEndTests {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"grpc/stream", "grpc/unary", "rest/unary"})
+    @ValueSource(strings = {"grpc/stream", "grpc/pingpong", "grpc/unary", "rest/unary", "rest/h2c"})
     void moreWorkThanFitsIsShedWithRetryAfterWhileAdmittedWorkAnswersCorrectly(String path) throws Exception {
         String expected = IntStream.rangeClosed(1, N)
                 .mapToObj(i -> "{\"" + i + "\":" + (long) i * i + "}")

@@ -38,7 +38,7 @@ import org.springframework.test.context.DynamicPropertySource;
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
 class ReplicaFailoverEndToEndTests {
 
-    private static final String[] PATHS = {"rest/unary", "grpc/unary", "grpc/stream"};
+    private static final String[] PATHS = {"rest/unary", "rest/h2c", "grpc/unary", "grpc/pingpong", "grpc/stream"};
     private static final int[] SIZES = {200, 650, 1100, 1550, 2000};
     /** Between one client's requests: steady load that leaves the 2-core CI some CPU to restart replicas. */
     private static final Duration THINK_TIME = Duration.ofMillis(50);

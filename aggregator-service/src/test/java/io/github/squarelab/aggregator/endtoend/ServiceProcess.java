@@ -138,9 +138,23 @@ final class ServiceProcess implements AutoCloseable {
         }
     }
 
-    /** SIGSTOP: connections stay open and nothing answers, as with a hung or overloaded service. */
+    /**
+     * SIGSTOP: connections stay open and nothing answers, as with a hung or overloaded service. kill returns
+     * once the signal is sent, not once it took effect: this waits until the process is stopped ('T'), or a
+     * busy machine lets it answer one more request.
+     */
     void freeze() throws IOException, InterruptedException {
         signal("STOP");
+        Path stat = Path.of("/proc", Long.toString(process.pid()), "stat");
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (!stoppedState(Files.readString(stat)) && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+    }
+
+    /** The state field of /proc/PID/stat, after the command name in parentheses. */
+    private static boolean stoppedState(String stat) {
+        return stat.substring(stat.lastIndexOf(')') + 2).startsWith("T");
     }
 
     /** SIGCONT: undoes {@link #freeze()}. */

@@ -55,6 +55,12 @@ class FanoutControllerTests {
     private ScriptedClients.Stream streamClient;
 
     @Autowired
+    private ScriptedClients.Unary restH2cClient;
+
+    @Autowired
+    private ScriptedClients.Stream pingPongClient;
+
+    @Autowired
     private MeterRegistry registry;
 
     @Autowired
@@ -65,10 +71,12 @@ class FanoutControllerTests {
         restClient.reset();
         grpcUnaryClient.reset();
         streamClient.reset();
+        restH2cClient.reset();
+        pingPongClient.reset();
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"rest/unary", "grpc/unary", "grpc/stream"})
+    @ValueSource(strings = {"rest/unary", "rest/h2c", "grpc/unary", "grpc/pingpong", "grpc/stream"})
     void answersTheSquaresInOrderAsCompactJson(String path) throws Exception {
         get("/" + path + "/3")
                 .andExpect(status().isOk())
@@ -81,18 +89,26 @@ class FanoutControllerTests {
         get("/rest/unary/5").andExpect(status().isOk());
         get("/grpc/unary/6").andExpect(status().isOk());
         get("/grpc/stream/7").andExpect(status().isOk());
+        get("/rest/h2c/8").andExpect(status().isOk());
+        get("/grpc/pingpong/9").andExpect(status().isOk());
 
         assertThat(restClient.calls).hasValue(5);
         assertThat(grpcUnaryClient.calls).hasValue(6);
         assertThat(streamClient.streams).hasValue(1);
+        assertThat(restH2cClient.calls).hasValue(8);
+        assertThat(pingPongClient.streams).hasValue(1);
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"rest/unary", "grpc/unary", "grpc/stream"})
+    @ValueSource(strings = {"rest/unary", "rest/h2c", "grpc/unary", "grpc/pingpong", "grpc/stream"})
     void zeroSquaresIsAnEmptyArrayWithoutCallingAnyone(String path) throws Exception {
         get("/" + path + "/0").andExpect(status().isOk()).andExpect(content().string("[]"));
 
-        assertThat(restClient.calls.get() + grpcUnaryClient.calls.get() + streamClient.streams.get())
+        assertThat(restClient.calls.get()
+                        + grpcUnaryClient.calls.get()
+                        + streamClient.streams.get()
+                        + restH2cClient.calls.get()
+                        + pingPongClient.streams.get())
                 .isZero();
     }
 
@@ -120,7 +136,7 @@ class FanoutControllerTests {
                 "100001       | n must be at most 100000 (aggregator.max-n), got 100001",
             })
     void badCountsAreBadRequestProblems(String n, String detail) throws Exception {
-        for (String path : new String[] {"rest/unary", "grpc/unary", "grpc/stream"}) {
+        for (String path : new String[] {"rest/unary", "rest/h2c", "grpc/unary", "grpc/pingpong", "grpc/stream"}) {
             get("/" + path + "/" + n)
                     .andExpect(status().isBadRequest())
                     .andExpect(content().contentType(MediaType.APPLICATION_PROBLEM_JSON))
@@ -191,7 +207,13 @@ class FanoutControllerTests {
     }
 
     @ParameterizedTest
-    @CsvSource({"rest/unary, rest_unary", "grpc/unary, grpc_unary", "grpc/stream, grpc_stream"})
+    @CsvSource({
+        "rest/unary, rest_unary",
+        "rest/h2c, rest_h2c",
+        "grpc/unary, grpc_unary",
+        "grpc/pingpong, grpc_pingpong",
+        "grpc/stream, grpc_stream"
+    })
     void aRequestThatDoesNotFitTheAdmissionBudgetIsShedAtOnceWithRetryAfter(String path, String transport)
             throws Exception {
         double shed = registry.get("aggregator.admission.shed")
@@ -323,7 +345,17 @@ class FanoutControllerTests {
 
         @Bean
         ScriptedClients.Stream streamClient() {
-            return new ScriptedClients.Stream();
+            return new ScriptedClients.Stream(Transport.GRPC_STREAM);
+        }
+
+        @Bean
+        ScriptedClients.Unary restH2cClient() {
+            return new ScriptedClients.Unary(Transport.REST_H2C);
+        }
+
+        @Bean
+        ScriptedClients.Stream pingPongClient() {
+            return new ScriptedClients.Stream(Transport.GRPC_PINGPONG);
         }
 
         @Bean

@@ -60,8 +60,18 @@ final class ScriptedClients {
 
     static final class Stream implements StreamSquareClient {
 
+        private final Transport transport;
         final AtomicInteger streams = new AtomicInteger();
         volatile Mono<Squares> failure;
+
+        Stream(Transport transport) {
+            this.transport = transport;
+        }
+
+        @Override
+        public Transport transport() {
+            return transport;
+        }
 
         @Override
         public Mono<Squares> squares(int n, CallRecorder recorder) {

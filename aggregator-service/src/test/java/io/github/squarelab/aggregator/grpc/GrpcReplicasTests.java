@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.squarelab.aggregator.AggregatorProperties;
-import io.github.squarelab.aggregator.fanout.CallRecorder;
 import io.github.squarelab.aggregator.fanout.DownstreamException;
 import io.github.squarelab.aggregator.fanout.DownstreamException.Kind;
 import io.github.squarelab.aggregator.fanout.Squares;
@@ -139,7 +138,7 @@ class GrpcReplicasTests {
                 8,
                 DEADLINE,
                 DEADLINE,
-                new AggregatorProperties.Rest(List.of(URI.create("http://unused:1")), 1),
+                new AggregatorProperties.Rest(List.of(URI.create("http://unused:1")), 1, 1),
                 new AggregatorProperties.Grpc(target),
                 new AggregatorProperties.Admission(0, DEADLINE));
         channel = new GrpcClientConfiguration().squareGrpcChannel(properties);
@@ -223,22 +222,6 @@ class GrpcReplicasTests {
                     answers.onCompleted();
                 }
             };
-        }
-    }
-
-    private static final class CountingRecorder implements CallRecorder {
-        final AtomicInteger started = new AtomicInteger();
-        final AtomicInteger answered = new AtomicInteger();
-        final AtomicInteger unanswered = new AtomicInteger();
-
-        @Override
-        public void started() {
-            started.incrementAndGet();
-        }
-
-        @Override
-        public void finished(long nanos, boolean success) {
-            (success ? answered : unanswered).incrementAndGet();
         }
     }
 }

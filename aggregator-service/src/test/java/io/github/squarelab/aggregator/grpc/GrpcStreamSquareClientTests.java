@@ -3,7 +3,6 @@ package io.github.squarelab.aggregator.grpc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.github.squarelab.aggregator.fanout.CallRecorder;
 import io.github.squarelab.aggregator.fanout.DownstreamException;
 import io.github.squarelab.aggregator.fanout.DownstreamException.Kind;
 import io.github.squarelab.aggregator.fanout.Squares;
@@ -13,7 +12,6 @@ import io.grpc.ManagedChannel;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 class GrpcStreamSquareClientTests {
@@ -170,23 +168,6 @@ class GrpcStreamSquareClientTests {
             if (limit > 0) {
                 answers.onCompleted();
             }
-        }
-    }
-
-    private static final class CountingRecorder implements CallRecorder {
-        final AtomicInteger started = new AtomicInteger();
-        final AtomicInteger answered = new AtomicInteger();
-        final AtomicInteger unanswered = new AtomicInteger();
-
-        @Override
-        public void started() {
-            started.incrementAndGet();
-        }
-
-        @Override
-        public void finished(long nanos, boolean success) {
-            assertThat(nanos).isNotNegative();
-            (success ? answered : unanswered).incrementAndGet();
         }
     }
 }

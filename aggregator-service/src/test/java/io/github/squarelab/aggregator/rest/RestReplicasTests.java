@@ -123,7 +123,7 @@ class RestReplicasTests {
                 Duration.ofSeconds(30),
                 callDeadline,
                 new AggregatorProperties.Rest(
-                        Arrays.stream(baseUrls).map(URI::create).toList(), 4),
+                        Arrays.stream(baseUrls).map(URI::create).toList(), 4, 2),
                 new AggregatorProperties.Grpc("unused:1"),
                 new AggregatorProperties.Admission(0, Duration.ofSeconds(1)));
         RestClientConfiguration configuration = new RestClientConfiguration();

@@ -128,7 +128,7 @@ class RestSquareClientTests {
                 8,
                 Duration.ofSeconds(30),
                 callDeadline,
-                new AggregatorProperties.Rest(List.of(URI.create(baseUrl)), 4),
+                new AggregatorProperties.Rest(List.of(URI.create(baseUrl)), 4, 2),
                 new AggregatorProperties.Grpc("unused:1"),
                 new AggregatorProperties.Admission(0, Duration.ofSeconds(1)));
         RestClientConfiguration configuration = new RestClientConfiguration();

@@ -1,0 +1,224 @@
+package io.github.squarelab.aggregator.grpc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.github.squarelab.aggregator.fanout.DownstreamException;
+import io.github.squarelab.aggregator.fanout.DownstreamException.Kind;
+import io.github.squarelab.aggregator.fanout.Squares;
+import io.github.squarelab.proto.Input;
+import io.github.squarelab.proto.Output;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.stub.StreamObserver;
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+class GrpcPingPongSquareClientTests {
+
+    /** Generous, so that a busy machine cannot turn a correctness test into a timeout. */
+    private static final Duration DEADLINE = Duration.ofSeconds(10);
+
+    private final CountingRecorder recorder = new CountingRecorder();
+
+    @Test
+    void sendsEachNumberOnlyOnceThePreviousSquareHasArrived() throws Exception {
+        UnansweredCounter server = new UnansweredCounter();
+        try (InProcessSquareServer squares = new InProcessSquareServer(server)) {
+            Squares answer = client(squares.channel).squares(500, recorder).block(Duration.ofSeconds(30));
+
+            assertThat(answer.toJson()).startsWith("[{\"1\":1},{\"2\":4},").endsWith(",{\"500\":250000}]");
+            assertThat(server.streams).hasValue(1);
+            assertThat(server.received).hasValue(500);
+            // The server answers a little late: a pipelined client would have sent more meanwhile.
+            assertThat(server.mostUnanswered).hasValue(1);
+            assertThat(recorder.started).hasValue(500);
+            assertThat(recorder.answered).hasValue(500);
+            assertThat(recorder.unanswered).hasValue(0);
+        }
+    }
+
+    @Test
+    void anAnswerForAnotherNumberIsABadAnswer() throws Exception {
+        InProcessSquareServer.Correct wrong = new InProcessSquareServer.Correct() {
+            @Override
+            public StreamObserver<Input> findSquareBiStream(StreamObserver<Output> answers) {
+                return new Answering(answers) {
+                    @Override
+                    public void onNext(Input input) {
+                        answers.onNext(InProcessSquareServer.square(input.getNumber() == 3 ? 4 : input.getNumber()));
+                    }
+                };
+            }
+        };
+        try (InProcessSquareServer server = new InProcessSquareServer(wrong)) {
+            assertThatThrownBy(
+                            () -> client(server.channel).squares(10, recorder).block(Duration.ofSeconds(20)))
+                    .isInstanceOf(DownstreamException.class)
+                    .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.BAD_ANSWER))
+                    .hasMessage("the gRPC square service at square-test answered number 4 where 3 was in flight");
+            assertThat(recorder.answered).hasValue(2);
+            assertThat(recorder.unanswered).hasValue(1);
+        }
+    }
+
+    @Test
+    void aStreamThatEndsEarlyIsABadAnswerAndEveryMessageSentIsFinished() throws Exception {
+        InProcessSquareServer.Correct quitter = new InProcessSquareServer.Correct() {
+            @Override
+            public StreamObserver<Input> findSquareBiStream(StreamObserver<Output> answers) {
+                return new Answering(answers) {
+                    @Override
+                    public void onNext(Input input) {
+                        if (input.getNumber() <= 3) {
+                            answers.onNext(InProcessSquareServer.square(input.getNumber()));
+                        } else {
+                            answers.onCompleted();
+                        }
+                    }
+                };
+            }
+        };
+        try (InProcessSquareServer server = new InProcessSquareServer(quitter)) {
+            assertThatThrownBy(
+                            () -> client(server.channel).squares(10, recorder).block(Duration.ofSeconds(20)))
+                    .isInstanceOf(DownstreamException.class)
+                    .hasMessage("the gRPC square service at square-test answered only 3 of 10 squares"
+                            + " before ending the stream");
+            assertThat(recorder.started).hasValue(4);
+            assertThat(recorder.answered).hasValue(3);
+            assertThat(recorder.unanswered).hasValue(1);
+        }
+    }
+
+    @Test
+    void anUnreachableServiceIsUnavailableAndLeavesNothingInFlight() {
+        ManagedChannel nowhere = InProcessSquareServer.channelToNowhere();
+        try {
+            assertThatThrownBy(() -> client(nowhere).squares(10, recorder).block(Duration.ofSeconds(20)))
+                    .isInstanceOf(DownstreamException.class)
+                    .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.UNAVAILABLE));
+            assertThat(recorder.answered.get() + recorder.unanswered.get()).isEqualTo(recorder.started.get());
+        } finally {
+            nowhere.shutdownNow();
+        }
+    }
+
+    @Test
+    void aReplicaThatGoesAwayMidStreamIsLeftForANewStreamThatCarriesOn() throws Exception {
+        AtomicInteger streams = new AtomicInteger();
+        InProcessSquareServer.Correct leaving = new InProcessSquareServer.Correct() {
+            @Override
+            public StreamObserver<Input> findSquareBiStream(StreamObserver<Output> answers) {
+                boolean first = streams.incrementAndGet() == 1;
+                return new Answering(answers) {
+                    @Override
+                    public void onNext(Input input) {
+                        if (first && input.getNumber() == 4) {
+                            answers.onError(Status.UNAVAILABLE
+                                    .withDescription("shutting down")
+                                    .asException());
+                        } else {
+                            answers.onNext(InProcessSquareServer.square(input.getNumber()));
+                        }
+                    }
+                };
+            }
+        };
+        try (InProcessSquareServer server = new InProcessSquareServer(leaving)) {
+            Squares answer = client(server.channel).squares(6, recorder).block(Duration.ofSeconds(20));
+
+            assertThat(answer.toJson()).isEqualTo("[{\"1\":1},{\"2\":4},{\"3\":9},{\"4\":16},{\"5\":25},{\"6\":36}]");
+            assertThat(streams).hasValue(2);
+            assertThat(recorder.started).hasValue(7);
+            assertThat(recorder.unanswered).hasValue(1);
+        }
+    }
+
+    @Test
+    void aSlowServiceIsATimeoutAtTheStreamsDeadline() throws Exception {
+        InProcessSquareServer.Correct silent = new InProcessSquareServer.Correct() {
+            @Override
+            public StreamObserver<Input> findSquareBiStream(StreamObserver<Output> answers) {
+                return new Answering(answers) {
+                    @Override
+                    public void onNext(Input input) {}
+                };
+            }
+        };
+        try (InProcessSquareServer server = new InProcessSquareServer(silent)) {
+            GrpcPingPongSquareClient impatient =
+                    new GrpcPingPongSquareClient(server.channel, "square-test", Duration.ofMillis(300));
+
+            assertThatThrownBy(() -> impatient.squares(5, recorder).block(Duration.ofSeconds(10)))
+                    .isInstanceOf(DownstreamException.class)
+                    .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.TIMEOUT));
+            assertThat(recorder.started).hasValue(1);
+            assertThat(recorder.unanswered).hasValue(1);
+        }
+    }
+
+    private static GrpcPingPongSquareClient client(ManagedChannel channel) {
+        return new GrpcPingPongSquareClient(channel, "square-test", DEADLINE);
+    }
+
+    /** A stream's server side that completes when the client does; tests override onNext. */
+    private abstract static class Answering implements StreamObserver<Input> {
+
+        final StreamObserver<Output> answers;
+
+        Answering(StreamObserver<Output> answers) {
+            this.answers = answers;
+        }
+
+        @Override
+        public void onError(Throwable t) {}
+
+        @Override
+        public void onCompleted() {
+            answers.onCompleted();
+        }
+    }
+
+    /**
+     * Answers each number 2 ms late, from another thread, so that a client that did not wait would have
+     * sent more meanwhile; keeps the most numbers it held unanswered at once.
+     */
+    private static final class UnansweredCounter extends InProcessSquareServer.Correct {
+
+        final AtomicInteger streams = new AtomicInteger();
+        final AtomicInteger received = new AtomicInteger();
+        final AtomicInteger mostUnanswered = new AtomicInteger();
+        private final AtomicInteger unanswered = new AtomicInteger();
+        /** One thread: a stream's answers and its end leave in order. */
+        private final ScheduledExecutorService later = Executors.newSingleThreadScheduledExecutor();
+
+        @Override
+        public StreamObserver<Input> findSquareBiStream(StreamObserver<Output> answers) {
+            streams.incrementAndGet();
+            return new Answering(answers) {
+                @Override
+                public void onNext(Input input) {
+                    received.incrementAndGet();
+                    mostUnanswered.accumulateAndGet(unanswered.incrementAndGet(), Math::max);
+                    later.schedule(
+                            () -> {
+                                unanswered.decrementAndGet();
+                                answers.onNext(InProcessSquareServer.square(input.getNumber()));
+                            },
+                            2,
+                            TimeUnit.MILLISECONDS);
+                }
+
+                @Override
+                public void onCompleted() {
+                    later.schedule(answers::onCompleted, 2, TimeUnit.MILLISECONDS);
+                }
+            };
+        }
+    }
+}
