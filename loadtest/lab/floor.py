@@ -10,7 +10,10 @@ results.json (settings.aggregator):
   at most in-flight of its n calls in flight, and ab keeps `concurrency` requests at the aggregator.
 - rest/unary -> rest_unary: as many keep-alive connections as there can be calls, up to the pools' size:
   min(rest-max-connections x rest-replicas, concurrency x min(n, in-flight)); one call on each.
+- rest/h2c -> rest_h2c: the aggregator's HTTP/2 connections (rest-h2c-connections x rest-replicas), carrying
+  concurrency x min(n, in-flight) streams in flight between them.
 - grpc/stream -> grpc_stream: concurrency streams (one per request), n messages on each.
+- grpc/pingpong -> grpc_pingpong: concurrency streams, n messages on each, one in flight on each.
 
 n = 0 costs no downstream call, and the rest/square baseline has no aggregator: neither has a floor.
 
@@ -40,7 +43,12 @@ SERVER_START_S = 60.0
 CLIENT_ALLOWANCE_S = 90.0
 # The floor's servers answer no request after the client is done: a short grace is enough to stop them.
 SERVER_STOP_GRACE_S = 5.0
-SERVER_KIND = {"rest_unary": "http", "grpc_unary": "grpc", "grpc_stream": "grpc"}
+SERVER_KIND = {"rest_unary": "http", "rest_h2c": "http", "grpc_unary": "grpc", "grpc_stream": "grpc",
+               "grpc_pingpong": "grpc"}
+# The window's fields each transport's client takes, and reports back in its settings.
+WINDOW_FIELDS = {"rest_unary": ("connections",), "rest_h2c": ("connections", "streams"), "grpc_unary": ("in_flight",),
+                 "grpc_stream": ("streams", "messages_per_stream"),
+                 "grpc_pingpong": ("streams", "messages_per_stream")}
 
 
 class FloorError(LabError):
@@ -51,8 +59,11 @@ def aggregator_settings(info: Dict) -> Dict[str, int]:
     """What shapes the aggregator's windows, from its /actuator/info document."""
     try:
         settings = info["aggregator"]
-        return {"in_flight": int(settings["in-flight"]), "rest_max_connections": int(settings["rest-max-connections"]),
-                "rest_replicas": int(settings["rest-replicas"])}
+        found = {"in_flight": int(settings["in-flight"]), "rest_max_connections": int(settings["rest-max-connections"]),
+                 "rest_replicas": int(settings["rest-replicas"])}
+        if "rest-h2c-connections" in settings:
+            found["rest_h2c_connections"] = int(settings["rest-h2c-connections"])
+        return found
     except (KeyError, TypeError, ValueError):
         raise FloorError("the aggregator's /actuator/info has no aggregator in-flight, rest-max-connections and "
                          "rest-replicas (an aggregator jar from before it said them?): %r" % (info,)) from None
@@ -64,9 +75,9 @@ class Window:
 
     transport: str
     in_flight: Optional[int] = None            # grpc_unary: calls in flight on the one channel
-    connections: Optional[int] = None          # rest_unary: keep-alive connections, one call on each
-    streams: Optional[int] = None              # grpc_stream: concurrent bidi streams
-    messages_per_stream: Optional[int] = None  # grpc_stream: messages on each stream before a new one opens
+    connections: Optional[int] = None          # rest_unary: keep-alive connections, one call on each; rest_h2c: HTTP/2
+    streams: Optional[int] = None              # grpc_stream, grpc_pingpong: bidi streams; rest_h2c: calls in flight
+    messages_per_stream: Optional[int] = None  # grpc_stream, grpc_pingpong: messages on each stream before a new one
 
     def as_dict(self) -> Dict:
         return {key: value for key, value in asdict(self).items() if value is not None and key != "transport"}
@@ -90,20 +101,20 @@ class Window:
             return "%d calls in flight" % self.in_flight
         if self.transport == "rest_unary":
             return "%d connections" % self.connections
-        return "%d streams × %d messages" % (self.streams, self.messages_per_stream)
+        if self.transport == "rest_h2c":
+            return "%d calls in flight on %d connections" % (self.streams, self.connections)
+        return "%d streams × %d messages%s" % (self.streams, self.messages_per_stream,
+                                               ", one at a time" if self.transport == "grpc_pingpong" else "")
 
     def client_arguments(self) -> List[str]:
-        """The floor client's options for this window."""
-        if self.transport == "grpc_unary":
-            return ["--in-flight", str(self.in_flight)]
-        if self.transport == "rest_unary":
-            return ["--connections", str(self.connections)]
-        return ["--streams", str(self.streams), "--messages", str(self.messages_per_stream)]
+        """The floor client's options for this window: --in-flight, --connections, --streams, --messages."""
+        options = {"in_flight": "--in-flight", "connections": "--connections", "streams": "--streams",
+                   "messages_per_stream": "--messages"}
+        return [item for key in WINDOW_FIELDS[self.transport] for item in (options[key], str(getattr(self, key)))]
 
     def check(self, run_settings: Dict) -> List[str]:
         """The differences between this window and the settings a floor run says it used."""
-        reported = {"grpc_unary": ("in_flight",), "rest_unary": ("connections",),
-                    "grpc_stream": ("streams", "messages_per_stream")}[self.transport]
+        reported = WINDOW_FIELDS[self.transport]
         return ["the floor ran with %s=%s, the aggregator's window is %s" % (key, run_settings.get(key),
                                                                            getattr(self, key))
                 for key in reported if run_settings.get(key) != getattr(self, key)]
@@ -121,6 +132,12 @@ def window_for(path_name: str, n: int, concurrency: int, aggregator: Dict[str, i
         # A pool of rest-max-connections per replica.
         pool = aggregator["rest_max_connections"] * aggregator["rest_replicas"]
         return Window(transport, connections=min(pool, calls))
+    if transport == "rest_h2c":
+        if aggregator.get("rest_h2c_connections") is None:
+            raise FloorError("the aggregator's settings have no rest-h2c-connections (an aggregator jar from before "
+                             "rest/h2c?), so the rest_h2c floor's window is unknown")
+        connections = aggregator["rest_h2c_connections"] * aggregator["rest_replicas"]
+        return Window(transport, connections=min(connections, calls), streams=calls)
     return Window(transport, streams=concurrency, messages_per_stream=n)
 
 

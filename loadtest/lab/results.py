@@ -122,6 +122,9 @@ def summary_markdown(results: Dict) -> str:
         "",
         markdown(tables["resources"]),
     ]
+    if tables["comparisons"]:
+        lines += ["## Side by side", "", "Each pair of paths at the same n and setting: the first one's req/s and CPU "
+                  "per downstream call, as a multiple of the second one's.", "", markdown(tables["comparisons"])]
     if tables["server_side"]:
         lines += [
             "## Server side",

@@ -45,6 +45,7 @@ def view(data: Dict) -> Dict:
             "runs": runs_table(runs),
             "resources": resources_table(runs, services),
             "server_side": server_side_table(runs),
+            "comparisons": comparisons_table(runs),
             "floor": floor_table(data),
             "floor_runs": floor_runs_table(data.get("floor")),
         },
@@ -230,9 +231,10 @@ def floor_view(data: Dict, labels: List[str]) -> Optional[Dict]:
     return {
         "subtitle": "transport-floor, run by the lab after the paths with the services stopped, on this machine, "
                     "with the services' JVM options and the window the aggregator had in each run "
-                    "(aggregator.in-flight %s, aggregator.rest.max-connections %s)%s. Goal: every path at least %d %% "
-                    "of its floor." % (options.get("in_flight", "?"), options.get("rest_max_connections", "?"), timing,
-                                       goal),
+                    "(%s)%s. Goal: every path at least %d %% of its floor." % (", ".join(
+                        "aggregator.%s %s" % (name, options[key]) for key, name in (
+                            ("in_flight", "in-flight"), ("rest_max_connections", "rest.max-connections"),
+                            ("rest_h2c_connections", "rest.h2c-connections")) if key in options), timing, goal),
         "goal": goal,
         "goal_label": "goal %d %%" % goal,
         "bars": bars,
@@ -287,6 +289,38 @@ def point_head(runs: List[Dict]) -> str:
 def spread_text(run: Dict, figure: str) -> str:
     value = (run.get("spread") or {}).get(figure)
     return DASH if value is None else fmt(value, 1) + " %"
+
+
+# The comparisons a user chooses between: the protocol (HTTP/1.1 or HTTP/2 under REST; REST or gRPC), and how
+# the calls use it (one call each, one stream one message at a time, one stream pipelined).
+COMPARISONS = (
+    ("rest/h2c", "rest/unary", "REST: HTTP/2 multiplexed against HTTP/1.1"),
+    ("grpc/unary", "rest/unary", "gRPC unary against REST over HTTP/1.1"),
+    ("grpc/unary", "rest/h2c", "gRPC unary against REST over HTTP/2: the framing, on the same protocol"),
+    ("grpc/pingpong", "grpc/unary", "gRPC: one stream, one message at a time, against unary calls"),
+    ("grpc/stream", "grpc/pingpong", "gRPC: one stream pipelined against one message at a time"),
+)
+
+
+def comparisons_table(runs: List[Dict]) -> Optional[Dict]:
+    """Per n and setting, each pair of paths measured side by side: the ratio of their req/s and of their CPU per
+    downstream call. None when no pair was measured."""
+    by_key = {(run["path"], run["n"], results.point(run)): run for run in runs if "error" not in run}
+    rows = []
+    for (path, n, point), run in by_key.items():
+        for faster, slower, what in COMPARISONS:
+            other = by_key.get((slower, n, point))
+            if path != faster or other is None or not other["rps"]:
+                continue
+            cpu, other_cpu = path_cpu(run, "us_per_call"), path_cpu(other, "us_per_call")
+            rows.append({"cells": [what, "%s ÷ %s" % (faster, slower), str(n), str(point),
+                                   fmt(run["rps"] / other["rps"], 2) + "×",
+                                   fmt(cpu / other_cpu, 2) + "×" if cpu and other_cpu else DASH],
+                         "swatch": faster})
+    if not rows:
+        return None
+    return {"heads": ["comparison", "paths", "n", point_head(runs), "req/s ratio", "CPU per call ratio"],
+            "rows": rows}
 
 
 def resources_table(runs: List[Dict], services: List[str]) -> Dict:
@@ -385,8 +419,9 @@ def notes(data: Dict, cores: int) -> List[str]:
         "service that spends CPU takes it from the others. Read CPU beside requests per second." % cores,
         "ab speaks HTTP/1.0 without keep-alive, as in the article: every request opens a new TCP connection to the "
         "aggregator. The aggregator keeps its own connections (and gRPC channel) to the square services.",
-        "Each request asks the aggregator for n squares: n REST calls (rest/unary), n gRPC unary calls (grpc/unary) "
-        "or n messages on one bidirectional gRPC stream (grpc/stream). Every path was checked once for the exact "
+        "Each request asks the aggregator for n squares: n REST calls over HTTP/1.1 (rest/unary) or multiplexed over "
+        "HTTP/2 cleartext (rest/h2c), n gRPC unary calls (grpc/unary), or n messages on one bidirectional gRPC "
+        "stream, one at a time (grpc/pingpong) or pipelined (grpc/stream). Every path was checked once for the exact "
         "expected answer before it was measured.",
         "Latency percentiles come from ab's -e curve (microsecond resolution); ab's own printed table, in whole "
         "milliseconds, is kept beside it in results.json and in the raw output.",
@@ -425,7 +460,9 @@ def notes(data: Dict, cores: int) -> List[str]:
         found.append(
             "Floor: the bare transport (transport-floor/, a plain grpc-java or Netty HTTP client and server, no "
             "Spring) with the window the aggregator had: rest_unary, as many connections as the aggregator's pool "
-            "could use; grpc_unary, concurrency × min(n, in-flight) calls in flight; grpc_stream, concurrency "
+            "could use; rest_h2c, concurrency × min(n, in-flight) calls in flight on the aggregator's HTTP/2 "
+            "connections; grpc_unary, concurrency × min(n, in-flight) calls in flight; grpc_pingpong, concurrency "
+            "streams of n messages, one in flight on each; grpc_stream, concurrency "
             "streams of n messages. It runs after the paths, with the services stopped, so it has the whole "
             "machine, as the paths had. The fraction is what the path got through its transport against what the "
             "bare transport does here; CPU per call compares the path's services (the aggregator also serves ab's "

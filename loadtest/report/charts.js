@@ -15,7 +15,8 @@
 
   // REST in warm colours, gRPC in cool ones, everywhere: paths and the services that serve them.
   const PATH_COLOURS = {
-    'rest/unary': '#e8590c', 'grpc/unary': '#1c7ed6', 'grpc/stream': '#0ca678', 'rest/square': '#868e96',
+    'rest/unary': '#e8590c', 'rest/h2c': '#c2255c', 'grpc/unary': '#1c7ed6', 'grpc/pingpong': '#15aabf',
+    'grpc/stream': '#0ca678', 'rest/square': '#868e96',
   };
   const PROCESS_COLOURS = {
     'aggregator-service': '#7048e8', 'square-rest-service': '#f59f00', 'square-grpc-service': '#1098ad',
@@ -348,6 +349,10 @@
     const models = view.tables;
     table('runs', models.runs);
     table('resources', models.resources);
+    if (models.comparisons) {
+      show('comparisons-section');
+      table('comparisons', models.comparisons);
+    }
     if (models.server_side) {
       show('server-side-section');
       table('server-side', models.server_side);

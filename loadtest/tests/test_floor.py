@@ -34,6 +34,13 @@ class AggregatorSettingsTests(unittest.TestCase):
 
         self.assertEqual(floor.aggregator_settings(info), DEFAULTS)
 
+    def test_the_http2_connections_when_the_aggregator_has_them(self):
+        info = {"aggregator": {"in-flight": 8, "rest-max-connections": 64, "rest-replicas": 2,
+                               "rest-h2c-connections": 2}}
+
+        self.assertEqual(floor.aggregator_settings(info), {"in_flight": 8, "rest_max_connections": 64,
+                                                           "rest_replicas": 2, "rest_h2c_connections": 2})
+
     def test_an_info_document_without_them_is_an_error_that_shows_it(self):
         with self.assertRaisesRegex(floor.FloorError, "no aggregator in-flight.*from before.*'app'"):
             floor.aggregator_settings({"app": {}})
@@ -53,6 +60,20 @@ class WindowTests(unittest.TestCase):
         self.assertEqual(floor.window_for("rest/unary", 1000, 100, DEFAULTS), Window("rest_unary", connections=64))
         self.assertEqual(floor.window_for("grpc/stream", 1000, 100, DEFAULTS),
                          Window("grpc_stream", streams=100, messages_per_stream=1000))
+
+    def test_the_http2_and_ping_pong_windows(self):
+        h2c = dict(DEFAULTS, rest_h2c_connections=2)
+
+        # 800 calls in flight, multiplexed on the aggregator's 2 HTTP/2 connections.
+        self.assertEqual(floor.window_for("rest/h2c", 1000, 100, h2c),
+                         Window("rest_h2c", connections=2, streams=800))
+        self.assertEqual(floor.window_for("rest/h2c", 1000, 100, dict(h2c, rest_replicas=3)).connections, 6)
+        self.assertEqual(floor.window_for("rest/h2c", 1, 1, h2c), Window("rest_h2c", connections=1, streams=1))
+        # One stream per request, n messages on it, one at a time.
+        self.assertEqual(floor.window_for("grpc/pingpong", 1000, 100, h2c),
+                         Window("grpc_pingpong", streams=100, messages_per_stream=1000))
+        with self.assertRaisesRegex(floor.FloorError, "no rest-h2c-connections"):
+            floor.window_for("rest/h2c", 1000, 100, DEFAULTS)
 
     def test_other_aggregator_settings_change_the_unary_windows_only(self):
         options = {"in_flight": 32, "rest_max_connections": 128, "rest_replicas": 1}
@@ -104,6 +125,14 @@ class WindowTests(unittest.TestCase):
         self.assertEqual(Window("grpc_unary", in_flight=3200).client_arguments(), ["--in-flight", "3200"])
         self.assertEqual(Window("grpc_stream", streams=100, messages_per_stream=1000).client_arguments(),
                          ["--streams", "100", "--messages", "1000"])
+        self.assertEqual(Window("rest_h2c", connections=2, streams=800).client_arguments(),
+                         ["--connections", "2", "--streams", "800"])
+        self.assertEqual(Window("grpc_pingpong", streams=100, messages_per_stream=1000).client_arguments(),
+                         ["--streams", "100", "--messages", "1000"])
+        self.assertEqual(Window("rest_h2c", connections=2, streams=800).describe(),
+                         "800 calls in flight on 2 connections")
+        self.assertEqual(Window("grpc_pingpong", streams=100, messages_per_stream=1000).slug(),
+                         "grpc_pingpong_s100_m1000")
 
     def test_a_floor_run_must_report_the_window_it_was_given(self):
         window = Window("grpc_stream", streams=5, messages_per_stream=50)

@@ -32,8 +32,10 @@ class PathTests(unittest.TestCase):
         self.assertEqual(paths.services_needed(paths.parse("rest/square")), ["square-rest-service"])
 
     def test_an_unknown_path_names_the_known_ones(self):
-        with self.assertRaisesRegex(ValueError, "rest/unary grpc/unary grpc/stream"):
+        with self.assertRaises(ValueError) as caught:
             paths.parse("rest/unary soap/unary")
+        self.assertEqual(str(caught.exception), "unknown path 'soap/unary' in PATHS; known paths: rest/unary rest/h2c "
+                                                "grpc/unary grpc/pingpong grpc/stream rest/square")
 
 
 class SettingsTests(unittest.TestCase):
@@ -42,7 +44,8 @@ class SettingsTests(unittest.TestCase):
         settings = Settings.from_env({})
 
         self.assertEqual((settings.requests, settings.concurrency, settings.n), (1000, [100], [1000]))
-        self.assertEqual(settings.paths, ["rest/unary", "grpc/unary", "grpc/stream"])
+        # Grouped: REST over HTTP/1.1 and HTTP/2, then gRPC unary, ping-pong and pipelined stream.
+        self.assertEqual(settings.paths, ["rest/unary", "rest/h2c", "grpc/unary", "grpc/pingpong", "grpc/stream"])
 
     def test_lists_of_concurrency_and_n_sweep_every_combination(self):
         settings = Settings.from_env({"CONCURRENCY": "1 8", "N": "10 100", "REQUESTS": "40", "PATHS": "grpc/unary"})

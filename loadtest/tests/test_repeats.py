@@ -146,3 +146,28 @@ class SettingsTests(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ComparisonsTests(unittest.TestCase):
+
+    def test_each_measured_pair_gives_its_ratio_of_req_per_second_and_of_cpu_per_call(self):
+        runs = sample_results()["runs"]
+        rest, grpc_unary, stream = runs
+        h2c = dict(copy.deepcopy(rest), path="rest/h2c", rps=rest["rps"] * 1.5)
+        pingpong = dict(copy.deepcopy(stream), path="grpc/pingpong", rps=grpc_unary["rps"] / 2)
+
+        table = view.comparisons_table([rest, h2c, grpc_unary, pingpong, stream])
+
+        self.assertEqual([row["cells"][:2] + [row["cells"][4]] for row in table["rows"]], [
+            ["REST: HTTP/2 multiplexed against HTTP/1.1", "rest/h2c ÷ rest/unary", "1.50×"],
+            ["gRPC unary against REST over HTTP/1.1", "grpc/unary ÷ rest/unary", "0.47×"],
+            ["gRPC unary against REST over HTTP/2: the framing, on the same protocol", "grpc/unary ÷ rest/h2c",
+             "0.31×"],
+            ["gRPC: one stream, one message at a time, against unary calls", "grpc/pingpong ÷ grpc/unary", "0.50×"],
+            ["gRPC: one stream pipelined against one message at a time", "grpc/stream ÷ grpc/pingpong", "0.49×"],
+        ])
+        self.assertEqual(table["heads"], ["comparison", "paths", "n", "concurrency", "req/s ratio",
+                                          "CPU per call ratio"])
+
+    def test_without_a_pair_there_is_no_table(self):
+        self.assertIsNone(view.comparisons_table(sample_results()["runs"][2:]))
