@@ -11,7 +11,7 @@ results.json (settings.aggregator):
 - rest/unary -> rest_unary: as many keep-alive connections as there can be calls, up to the pools' size:
   min(rest-max-connections x rest-replicas, concurrency x min(n, in-flight)); one call on each.
 - rest/h2c -> rest_h2c: the aggregator's HTTP/2 connections (rest-h2c-connections x rest-replicas), carrying
-  concurrency x min(n, in-flight) streams in flight between them.
+  concurrency x min(n, in-flight) calls in flight between them, at most rest-h2c-max-streams on each.
 - grpc/stream -> grpc_stream: concurrency streams (one per request), n messages on each.
 - grpc/pingpong -> grpc_pingpong: concurrency streams, n messages on each, one in flight on each.
 
@@ -61,8 +61,9 @@ def aggregator_settings(info: Dict) -> Dict[str, int]:
         settings = info["aggregator"]
         found = {"in_flight": int(settings["in-flight"]), "rest_max_connections": int(settings["rest-max-connections"]),
                  "rest_replicas": int(settings["rest-replicas"])}
-        if "rest-h2c-connections" in settings:
-            found["rest_h2c_connections"] = int(settings["rest-h2c-connections"])
+        for key in ("rest-h2c-connections", "rest-h2c-max-streams"):
+            if key in settings:
+                found[key.replace("-", "_")] = int(settings[key])
         return found
     except (KeyError, TypeError, ValueError):
         raise FloorError("the aggregator's /actuator/info has no aggregator in-flight, rest-max-connections and "
@@ -137,7 +138,9 @@ def window_for(path_name: str, n: int, concurrency: int, aggregator: Dict[str, i
             raise FloorError("the aggregator's settings have no rest-h2c-connections (an aggregator jar from before "
                              "rest/h2c?), so the rest_h2c floor's window is unknown")
         connections = aggregator["rest_h2c_connections"] * aggregator["rest_replicas"]
-        return Window(transport, connections=min(connections, calls), streams=calls)
+        # Calls beyond what the connections may carry at once wait in the aggregator's pool.
+        streams = min(calls, connections * aggregator.get("rest_h2c_max_streams", calls))
+        return Window(transport, connections=min(connections, calls), streams=streams)
     return Window(transport, streams=concurrency, messages_per_stream=n)
 
 

@@ -36,10 +36,11 @@ class AggregatorSettingsTests(unittest.TestCase):
 
     def test_the_http2_connections_when_the_aggregator_has_them(self):
         info = {"aggregator": {"in-flight": 8, "rest-max-connections": 64, "rest-replicas": 2,
-                               "rest-h2c-connections": 2}}
+                               "rest-h2c-connections": 4, "rest-h2c-max-streams": 200}}
 
         self.assertEqual(floor.aggregator_settings(info), {"in_flight": 8, "rest_max_connections": 64,
-                                                           "rest_replicas": 2, "rest_h2c_connections": 2})
+                                                           "rest_replicas": 2, "rest_h2c_connections": 4,
+                                                           "rest_h2c_max_streams": 200})
 
     def test_an_info_document_without_them_is_an_error_that_shows_it(self):
         with self.assertRaisesRegex(floor.FloorError, "no aggregator in-flight.*from before.*'app'"):
@@ -62,12 +63,16 @@ class WindowTests(unittest.TestCase):
                          Window("grpc_stream", streams=100, messages_per_stream=1000))
 
     def test_the_http2_and_ping_pong_windows(self):
-        h2c = dict(DEFAULTS, rest_h2c_connections=2)
+        h2c = dict(DEFAULTS, rest_h2c_connections=4, rest_h2c_max_streams=200)
 
-        # 800 calls in flight, multiplexed on the aggregator's 2 HTTP/2 connections.
+        # 800 calls in flight, multiplexed on the aggregator's 4 HTTP/2 connections of up to 200 streams.
         self.assertEqual(floor.window_for("rest/h2c", 1000, 100, h2c),
-                         Window("rest_h2c", connections=2, streams=800))
-        self.assertEqual(floor.window_for("rest/h2c", 1000, 100, dict(h2c, rest_replicas=3)).connections, 6)
+                         Window("rest_h2c", connections=4, streams=800))
+        # 2048 calls wanted, 800 on the connections, the rest waiting in the aggregator's pool.
+        self.assertEqual(floor.window_for("rest/h2c", 1000, 256, h2c),
+                         Window("rest_h2c", connections=4, streams=800))
+        self.assertEqual(floor.window_for("rest/h2c", 1000, 100, dict(h2c, rest_replicas=3)),
+                         Window("rest_h2c", connections=12, streams=800))
         self.assertEqual(floor.window_for("rest/h2c", 1, 1, h2c), Window("rest_h2c", connections=1, streams=1))
         # One stream per request, n messages on it, one at a time.
         self.assertEqual(floor.window_for("grpc/pingpong", 1000, 100, h2c),

@@ -39,7 +39,14 @@ public record AggregatorProperties(
      * @param maxConnections the size of the keep-alive connection pool shared by all requests, per replica
      * @param h2cConnections the HTTP/2 cleartext connections per replica that carry all of rest/h2c's calls
      */
-    public record Rest(@NotEmpty List<@NotNull URI> baseUrl, @Min(1) int maxConnections, @Min(1) int h2cConnections) {}
+    public record Rest(@NotEmpty List<@NotNull URI> baseUrl, @Min(1) int maxConnections, @Min(1) int h2cConnections) {
+
+        /**
+         * Calls one HTTP/2 connection carries at once: what square-rest-service allows on one (more would be
+         * refused); calls beyond h2cConnections x this wait in the pool.
+         */
+        public static final int H2C_MAX_STREAMS = 200;
+    }
 
     /**
      * @param maxSquares the most squares all admitted requests may hold at once; 0 derives it from the heap

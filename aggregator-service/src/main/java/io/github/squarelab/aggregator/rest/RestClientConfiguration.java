@@ -26,9 +26,6 @@ class RestClientConfiguration {
     /** Connecting on loopback or a LAN takes microseconds; a refused or black-holed port must not hang a call. */
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(2);
 
-    /** Streams one HTTP/2 connection carries at once; square-rest-service allows as many. */
-    static final int H2C_MAX_STREAMS = 1000;
-
     @Bean(destroyMethod = "dispose")
     RestReplicas squareRestReplicas(AggregatorProperties properties) {
         return replicas(properties, "square-rest", name -> http1Pool(name, properties), HttpProtocol.HTTP11);
@@ -84,7 +81,7 @@ class RestClientConfiguration {
                 .allocationStrategy(Http2AllocationStrategy.builder()
                         .minConnections(1)
                         .maxConnections(connections)
-                        .maxConcurrentStreams(H2C_MAX_STREAMS)
+                        .maxConcurrentStreams(AggregatorProperties.Rest.H2C_MAX_STREAMS)
                         .build())
                 .build();
     }
