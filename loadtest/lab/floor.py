@@ -322,6 +322,7 @@ def measure(results_dir: str, data: Dict, jvm: Jvm, warmup_s: float, duration_s:
             slug = "%s-%d" % (window.slug(), repeat)
             log("[lab] floor round %d/%d, %d/%d: %s, %s (logs: floor/%s/)" % (
                 repeat, repeats, index, len(windows), window.transport, window.describe(), slug))
+            log("  measuring: %gs after %gs of warm-up (repeat %d)" % (duration_s, warmup_s, repeat))
             record = run_window(window, os.path.join(results_dir, "floor", slug), jvm, warmup_s, duration_s,
                                 processes)
             measured[window].append(record)

@@ -159,7 +159,8 @@ def read_results(lines: Iterable[str], expected_body: str, rate: int, duration_s
 
     ok is a 200 with exactly the expected body. rps is ok / duration_s, the goodput: a path past its saturation
     answers fast 503s, which are not service. For the same reason the latencies are of ok responses only, so that a
-    fast 503 or a fast wrong answer does not flatter them. failed counts transport errors and wrong answers; non2xx
+    fast 503 or a fast wrong answer does not flatter them. failed counts transport errors, wrong answers and a 2xx
+    other than 200; non2xx
     the HTTP responses that are not 2xx (shed 503s among them).
     """
     expected = expected_body.encode()
@@ -200,7 +201,9 @@ def read_results(lines: Iterable[str], expected_body: str, rate: int, duration_s
         corrected.record(offset - earliest + latency_ns)
         uncorrected.record(latency_ns)
     ok = len(ok_latencies)
-    transport = sum(errors.get(kind, 0) for kind in ("timeout", "connection", "other"))
+    # Neither transport errors nor non-2xx: timeouts, refusals, wrong answers and a 2xx that is not the 200 promised.
+    other_2xx = sum(count for kind, count in errors.items() if kind.startswith("http_2"))
+    transport = sum(errors.get(kind, 0) for kind in ("timeout", "connection", "other")) + other_2xx
     return {
         "load": "open",
         "rate": rate,

@@ -42,6 +42,9 @@ def merge(values: List, key: Optional[str] = None, rule: str = "median"):
     if isinstance(first, list) and all(isinstance(v, list) and len(v) == len(first) for v in values):
         return [merge(list(column), None, rule) for column in zip(*values)] if first else first
     numbers = [value for value in values if isinstance(value, (int, float)) and not isinstance(value, bool)]
+    if numbers and None in values and rule == "median":
+        # A figure some repeats lack (no correct answer to time): no median of the others would be the run's.
+        return None
     if len(numbers) != len(values) or (rule != "sum" and len(set(numbers)) == 1):
         # A setting (n, concurrency, rate) is the same in every repeat, and stays exactly what it was.
         return first
@@ -63,12 +66,13 @@ SPREAD_OF = {
 
 
 def spread(repeats: List[Dict], figures: Dict[str, Callable[[Dict], Optional[float]]]) -> Dict[str, Optional[float]]:
-    """(max - min) / median, in percent, of each figure over the repeats (None where one is missing): a run whose
+    """(max - min) / median, in percent, of each figure over the repeats (None where one is missing, or with a single
+    repeat): a run whose
     rps spread is above SPREAD_LIMIT_PERCENT did not hold still."""
     found = {}
     for figure, read in figures.items():
         values = [read(repeat) for repeat in repeats]
-        if repeats and None not in values:
+        if len(repeats) > 1 and None not in values:
             middle = statistics.median(values)
             found[figure] = round((max(values) - min(values)) / middle * 100, 1) if middle else None
         else:

@@ -163,7 +163,8 @@ def repeats_sentence(repeated: int) -> str:
     if repeated <= 1:
         return ""
     return (" Every combination ran %d times, interleaved; each figure is the median of its repeats, with their "
-            "range, and a run whose req/s spread ((max - min) / median) is above 10 %% is in bold." % repeated)
+            "range for req/s and p99, and a run whose req/s spread ((max - min) / median) is above 10 %% is in bold."
+            % repeated)
 
 
 def replicas_sentence(replicas: int) -> str:

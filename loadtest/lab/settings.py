@@ -23,8 +23,8 @@ KNOBS = (
                        "intended send time"),
     ("RATE", "50", "LOAD=open: requests per second; a space-separated list sweeps"),
     ("DURATION", "30", "LOAD=open: seconds each measured run sends for"),
-    ("WARMUP_SECONDS", "10", "seconds of load at the measured concurrency before each measured run, discarded, and "
-                             "before each floor run: both measured warm (0: none)"),
+    ("WARMUP_SECONDS", "10", "seconds of load at the measured concurrency (or rate) before a combination's first "
+                             "repeat, discarded, and before each floor run: both measured warm (0: none)"),
     ("AB_TIMEOUT", "120", "seconds ab waits for one response"),
     ("RESULTS_DIR", "", "where the results go (default loadtest/results/<timestamp>)"),
     ("JAVA_OPTS", "-XX:+UseSerialGC -Xms128m -Xmx128m -Xss512k -XX:+ExitOnOutOfMemoryError",

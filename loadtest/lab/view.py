@@ -51,8 +51,8 @@ def view(data: Dict) -> Dict:
         },
         "notes": notes(data, cores),
         "settings": settings_list(data),
-        "footer": "Written by loadtest/run.sh. The figures are in results.json beside this file, the raw ab output of "
-                  "every run in raw/, the service logs in logs/"
+        "footer": "Written by loadtest/run.sh. The figures are in results.json beside this file, the raw output of "
+                  "every run's load generator in raw/, the service logs in logs/"
                   + (", each floor run's client and server logs in floor/." if data.get("floor") else "."),
     }
 
@@ -184,7 +184,7 @@ def card(run: Dict, goal: int) -> Dict:
             ["p99 / max", ms(latency["p99"]) + " / " + ms(latency["max"])],
             ["service CPU per request", fmt(path_cpu(run, "ms_per_request"), 2) + " ms"],
             ["failed", str(run["failed"] + run["non2xx"])]]
-    if run.get("spread"):
+    if len(run.get("repeats") or []) > 1:
         rows.insert(0, ["spread of %d: req/s · p99" % len(run["repeats"]), spread_text(run, "rps") + " · "
                         + spread_text(run, "p99")] + (["below-goal"] if repeats.unsteady(run) else []))
     record = run.get("floor")
@@ -261,7 +261,8 @@ def runs_table(runs: List[Dict]) -> Dict:
     open_loop = any(run.get("load") == "open" for run in runs)
     repeated = any(len(run.get("repeats") or []) > 1 for run in runs)
     keys = ("mean", "p50", "p90", "p99", "p99_9", "max") if open_loop else ("mean", "p50", "p90", "p99", "max")
-    heads = (["path", "n", point_head(runs), "req/s"] + (["req/s range", "spread: req/s · p99"] if repeated else [])
+    heads = (["path", "n", point_head(runs), "req/s"]
+             + (["req/s range", "p99 range", "spread: req/s · p99"] if repeated else [])
              + [key.replace("_", ".") for key in keys]
              + (["sent", "ok", "errors"] if open_loop else ["completed", "failed", "non-2xx"]))
 
@@ -269,9 +270,10 @@ def runs_table(runs: List[Dict]) -> Dict:
         latency = run["latency_ms"]
         head = [fmt(run["rps"], 2)]
         if repeated:
-            rps_range = repeats.value_range(run, "rps")
+            rps_range, p99_range = repeats.value_range(run, "rps"), repeats.value_range(run, "p99")
             moved = spread_text(run, "rps") + " · " + spread_text(run, "p99")
             head += [DASH if rps_range is None else "%s – %s" % (fmt(rps_range[0], 2), fmt(rps_range[1], 2)),
+                     DASH if p99_range is None else "%s – %s" % (ms(p99_range[0]), ms(p99_range[1])),
                      {"text": moved, "class": "below-goal"} if repeats.unsteady(run) else moved]
         latencies = [ms(latency.get(key)) for key in keys]
         if open_loop:
@@ -449,6 +451,9 @@ def notes(data: Dict, cores: int) -> List[str]:
     found.append("Steal is CPU time the hypervisor gave another guest while this machine's cores wanted to run: a "
                  "noisy neighbour shows there, not in the services' CPU. \"Everything else\" excludes it.")
     if data["settings"].get("load") == "open":
+        # ab's notes say what Vegeta does instead.
+        found = [note.replace("ab, the aggregator", "Vegeta, the aggregator").replace("of ab, and", "of Vegeta, and")
+                 for note in found if not note.startswith("Latency percentiles come from ab")]
         found[found.index(next(note for note in found if note.startswith("ab speaks")))] = (
             "Open loop (LOAD=open): Vegeta sends RATE requests a second on a fixed schedule, whether or not earlier "
             "ones have answered, over keep-alive connections (as many as the schedule needs). Each latency is "

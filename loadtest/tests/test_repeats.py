@@ -65,6 +65,13 @@ class SpreadTests(unittest.TestCase):
         self.assertEqual(repeats.value_range(run, "rps"), [20.0, 25.0])
         self.assertTrue(repeats.unsteady(run))
 
+    def test_one_repeat_has_no_spread_and_a_figure_a_repeat_lacks_has_no_median(self):
+        run = sample_results()["runs"][0]
+        self.assertEqual(repeats.spread([bench.repeat_summary(run)], repeats.SPREAD_OF),
+                         {"rps": None, "p50": None, "p99": None, "cpu_us_per_call": None})
+        # A repeat of an open loop past saturation with no correct answer has no latency to take a median of.
+        self.assertEqual(repeats.merge([{"p99": 100.0}, {"p99": None}, {"p99": 300.0}]), {"p99": None})
+
     def test_a_run_that_held_still_is_not_flagged(self):
         run = repeated(sample_results()["runs"][0], [100.0, 104.0, 109.0])
 
@@ -103,16 +110,17 @@ class RepeatedResultsTests(unittest.TestCase):
                                           "them with care: grpc/unary (14.8 %)"])
         self.assertEqual(page["ranges"][1], {"rps": [600.0, 700.0], "p99": [48.293, 48.293]})
         table = page["tables"]["runs"]
-        self.assertEqual(table["heads"][3:6], ["req/s", "req/s range", "spread: req/s · p99"])
-        self.assertEqual(table["rows"][0]["cells"][3:6], ["1,433.77", "1,400.00 – 1,450.00", "3.5 % · 0.0 %"])
-        self.assertEqual(table["rows"][1]["cells"][5], {"text": "14.8 % · 0.0 %", "class": "below-goal"})
+        self.assertEqual(table["heads"][3:7], ["req/s", "req/s range", "p99 range", "spread: req/s · p99"])
+        self.assertEqual(table["rows"][0]["cells"][3:7],
+                         ["1,433.77", "1,400.00 – 1,450.00", "187.0 ms – 187.0 ms", "3.5 % · 0.0 %"])
+        self.assertEqual(table["rows"][1]["cells"][6], {"text": "14.8 % · 0.0 %", "class": "below-goal"})
         self.assertIn("median of 3 interleaved repeats", page["subtitle"])
         self.assertEqual(page["cards"][1]["rows"][0], ["spread of 3: req/s · p99", "14.8 % · 0.0 %", "below-goal"])
 
     def test_the_summary_marks_the_unsteady_run_in_bold(self):
         text = results.summary_markdown(self.results())
 
-        self.assertIn("| 676.51 | 600.00 – 700.00 | **14.8 % · 0.0 %** |", text)
+        self.assertIn("| 676.51 | 600.00 – 700.00 | 48.3 ms – 48.3 ms | **14.8 % · 0.0 %** |", text)
 
 
 class SettingsTests(unittest.TestCase):
@@ -144,9 +152,6 @@ class SettingsTests(unittest.TestCase):
                 self.assertEqual(str(caught.exception), message)
 
 
-if __name__ == "__main__":
-    unittest.main()
-
 
 class ComparisonsTests(unittest.TestCase):
 
@@ -171,3 +176,7 @@ class ComparisonsTests(unittest.TestCase):
 
     def test_without_a_pair_there_is_no_table(self):
         self.assertIsNone(view.comparisons_table(sample_results()["runs"][2:]))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -30,7 +30,11 @@ from tests.support import (
 )
 
 VERSION = "1.0.0-SNAPSHOT"
-TRANSPORTS = {"rest_unary": "/rest/unary/{n}", "grpc_unary": "/grpc/unary/{n}", "grpc_stream": "/grpc/stream/{n}"}
+TRANSPORTS = {"rest_unary": "/rest/unary/{n}", "rest_h2c": "/rest/h2c/{n}", "grpc_unary": "/grpc/unary/{n}",
+              "grpc_pingpong": "/grpc/pingpong/{n}", "grpc_stream": "/grpc/stream/{n}"}
+# What the square services can tell apart: one REST endpoint for HTTP/1.1 and HTTP/2, one bidi method for the
+# pipelined stream and ping-pong; their recording rules are labelled so.
+SQUARE_SIDE_TRANSPORTS = {"rest_unary", "grpc_unary", "grpc_stream"}
 SIZES = (1, 3, 10)
 REQUESTS = len(SIZES)
 SQUARES = sum(SIZES)
@@ -129,21 +133,23 @@ class PrometheusEndToEndTests(unittest.TestCase):
                                       "transport"))
         self.assertEqual({}, self.nonzero("sum by (transport) (aggregator_downstream_inflight)", "transport"),
                          "calls still in flight after every answer came back")
-        self.assertEqual({("sent",): SQUARES, ("received",): SQUARES},
+        # The pipelined stream's messages and the ping-pong's.
+        self.assertEqual({("sent",): 2 * SQUARES, ("received",): 2 * SQUARES},
                          self.nonzero("sum by (direction) (aggregator_stream_messages_total)", "direction"))
 
     def test_square_services_saw_every_call(self):
         rest = ('sum(http_server_requests_seconds_count{application="square-rest-service",'
                 'uri="/rest/square/unary/{number}"})')
-        self.assertEqual({(): SQUARES}, self.nonzero(rest))
+        # rest/unary and rest/h2c on the one endpoint; grpc/stream and grpc/pingpong on the one bidi method.
+        self.assertEqual({(): 2 * SQUARES}, self.nonzero(rest))
         grpc = '{application="square-grpc-service",service="vinsmath.SquareRpc"}'
-        self.assertEqual({("findSquareUnary",): SQUARES, ("findSquareBiStream",): SQUARES},
+        self.assertEqual({("findSquareUnary",): SQUARES, ("findSquareBiStream",): 2 * SQUARES},
                          self.nonzero(f"sum by (method) (grpc_server_requests_received_messages_total{grpc})",
                                       "method"))
-        self.assertEqual({("findSquareUnary",): SQUARES, ("findSquareBiStream",): SQUARES},
+        self.assertEqual({("findSquareUnary",): SQUARES, ("findSquareBiStream",): 2 * SQUARES},
                          self.nonzero(f"sum by (method) (grpc_server_responses_sent_messages_total{grpc})",
                                       "method"))
-        self.assertEqual({("findSquareUnary",): SQUARES, ("findSquareBiStream",): REQUESTS},
+        self.assertEqual({("findSquareUnary",): SQUARES, ("findSquareBiStream",): 2 * REQUESTS},
                          self.nonzero(f"sum by (method) (grpc_server_processing_duration_seconds_count{grpc})",
                                       "method"), "one unary call per square, one stream per request")
 
@@ -156,9 +162,10 @@ class PrometheusEndToEndTests(unittest.TestCase):
 
     def test_recording_rules_answer_per_transport(self):
         rules = {rule: ("transport", set(TRANSPORTS)) for rule in (
-            "transport:aggregator_downstream_calls:rate1m", "transport:square_server_calls:rate1m",
-            "transport:aggregator_fanout_seconds:p99_1m", "transport:aggregator_downstream_latency_seconds:p99_1m",
-            "transport:square_server_seconds_per_call:mean1m")}
+            "transport:aggregator_downstream_calls:rate1m", "transport:aggregator_fanout_seconds:p99_1m",
+            "transport:aggregator_downstream_latency_seconds:p99_1m")}
+        rules.update({rule: ("transport", SQUARE_SIDE_TRANSPORTS) for rule in (
+            "transport:square_server_calls:rate1m", "transport:square_server_seconds_per_call:mean1m")})
         rules["application:process_cpu_seconds:rate1m"] = ("application", JOBS)
         for rule, (label, values) in rules.items():
             with self.subTest(rule=rule):
