@@ -10,13 +10,18 @@ import io.github.squarelab.proto.Input;
 import io.github.squarelab.proto.Output;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
+import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import reactor.core.Disposable;
 
 class GrpcPingPongSquareClientTests {
 
@@ -108,8 +113,11 @@ class GrpcPingPongSquareClientTests {
         }
     }
 
-    @Test
-    void aReplicaThatGoesAwayMidStreamIsLeftForANewStreamThatCarriesOn() throws Exception {
+    @ParameterizedTest
+    @EnumSource(
+            value = Status.Code.class,
+            names = {"UNAVAILABLE", "CANCELLED"})
+    void aReplicaThatGoesAwayMidStreamIsLeftForANewStreamThatCarriesOn(Status.Code goingAway) throws Exception {
         AtomicInteger streams = new AtomicInteger();
         InProcessSquareServer.Correct leaving = new InProcessSquareServer.Correct() {
             @Override
@@ -119,7 +127,7 @@ class GrpcPingPongSquareClientTests {
                     @Override
                     public void onNext(Input input) {
                         if (first && input.getNumber() == 4) {
-                            answers.onError(Status.UNAVAILABLE
+                            answers.onError(Status.fromCode(goingAway)
                                     .withDescription("shutting down")
                                     .asException());
                         } else {
@@ -154,11 +162,146 @@ class GrpcPingPongSquareClientTests {
             GrpcPingPongSquareClient impatient =
                     new GrpcPingPongSquareClient(server.channel, "square-test", Duration.ofMillis(300));
 
+            long start = System.nanoTime();
             assertThatThrownBy(() -> impatient.squares(5, recorder).block(Duration.ofSeconds(10)))
                     .isInstanceOf(DownstreamException.class)
-                    .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.TIMEOUT));
+                    .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.TIMEOUT))
+                    .hasMessage("no complete answer from the gRPC square service at square-test within 300 ms"
+                            + " (aggregator.deadline)");
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
             assertThat(recorder.started).hasValue(1);
             assertThat(recorder.unanswered).hasValue(1);
+        }
+    }
+
+    @Test
+    void aReplicaThatGoesAwayAgainOnTheNewStreamIsUnavailable() throws Exception {
+        AtomicInteger streams = new AtomicInteger();
+        InProcessSquareServer.Correct dying = new InProcessSquareServer.Correct() {
+            @Override
+            public StreamObserver<Input> findSquareBiStream(StreamObserver<Output> answers) {
+                // The first stream fails at 3, the second at 5.
+                int failAt = 1 + 2 * streams.incrementAndGet();
+                return new Answering(answers) {
+                    @Override
+                    public void onNext(Input input) {
+                        if (input.getNumber() == failAt) {
+                            answers.onError(
+                                    Status.UNAVAILABLE.withDescription("gone").asException());
+                        } else {
+                            answers.onNext(InProcessSquareServer.square(input.getNumber()));
+                        }
+                    }
+                };
+            }
+        };
+        try (InProcessSquareServer server = new InProcessSquareServer(dying)) {
+            assertThatThrownBy(
+                            () -> client(server.channel).squares(10, recorder).block(Duration.ofSeconds(20)))
+                    .isInstanceOf(DownstreamException.class)
+                    .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.UNAVAILABLE))
+                    .hasMessage("the gRPC square service at square-test is unavailable: gone");
+            // 1, 2, 3 on the first stream; 3, 4, 5 on the one new stream.
+            assertThat(streams).as("one failover, not more").hasValue(2);
+            assertThat(recorder.started).hasValue(6);
+            assertThat(recorder.answered).hasValue(4);
+            assertThat(recorder.unanswered).hasValue(2);
+        }
+    }
+
+    @Test
+    void aStreamThatFailsForAnotherReasonIsABadAnswerAndNotResumed() throws Exception {
+        AtomicInteger streams = new AtomicInteger();
+        InProcessSquareServer.Correct failing = new InProcessSquareServer.Correct() {
+            @Override
+            public StreamObserver<Input> findSquareBiStream(StreamObserver<Output> answers) {
+                streams.incrementAndGet();
+                return new Answering(answers) {
+                    @Override
+                    public void onNext(Input input) {
+                        answers.onError(Status.INTERNAL.withDescription("boom").asException());
+                    }
+                };
+            }
+        };
+        try (InProcessSquareServer server = new InProcessSquareServer(failing)) {
+            assertThatThrownBy(
+                            () -> client(server.channel).squares(10, recorder).block(Duration.ofSeconds(20)))
+                    .isInstanceOf(DownstreamException.class)
+                    .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.BAD_ANSWER))
+                    .hasMessage("the gRPC square service at square-test answered INTERNAL: boom");
+            assertThat(streams).hasValue(1);
+            assertThat(recorder.started).hasValue(1);
+            assertThat(recorder.unanswered).hasValue(1);
+        }
+    }
+
+    @Test
+    void anAnswerBeforeItsNumberWasSentIsABadAnswer() throws Exception {
+        InProcessSquareServer.Correct eager = new InProcessSquareServer.Correct() {
+            @Override
+            public StreamObserver<Input> findSquareBiStream(StreamObserver<Output> answers) {
+                // Requesting no message keeps the in-process client from ever being ready to send one.
+                ((ServerCallStreamObserver<Output>) answers).disableAutoRequest();
+                answers.onNext(InProcessSquareServer.square(1));
+                return new Answering(answers) {
+                    @Override
+                    public void onNext(Input input) {}
+                };
+            }
+        };
+        try (InProcessSquareServer server = new InProcessSquareServer(eager)) {
+            assertThatThrownBy(
+                            () -> client(server.channel).squares(10, recorder).block(Duration.ofSeconds(20)))
+                    .isInstanceOf(DownstreamException.class)
+                    .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.BAD_ANSWER))
+                    .hasMessage("the gRPC square service at square-test answered number 1 before it was sent");
+            assertThat(recorder.started).hasValue(0);
+            assertThat(recorder.unanswered).hasValue(0);
+        }
+    }
+
+    @Test
+    void cancellingTheAnswerCancelsTheStreamAndFinishesTheMessageInFlight() throws Exception {
+        CountDownLatch received = new CountDownLatch(1);
+        CountDownLatch cancelled = new CountDownLatch(1);
+        InProcessSquareServer.Correct holding = new InProcessSquareServer.Correct() {
+            @Override
+            public StreamObserver<Input> findSquareBiStream(StreamObserver<Output> answers) {
+                return new Answering(answers) {
+                    @Override
+                    public void onNext(Input input) {
+                        received.countDown();
+                    }
+
+                    @Override
+                    public void onError(Throwable t) {
+                        if (Status.fromThrowable(t).getCode() == Status.Code.CANCELLED) {
+                            cancelled.countDown();
+                        }
+                    }
+                };
+            }
+        };
+        try (InProcessSquareServer server = new InProcessSquareServer(holding)) {
+            AtomicInteger signals = new AtomicInteger();
+            Disposable answer = client(server.channel)
+                    .squares(10, recorder)
+                    .subscribe(squares -> signals.incrementAndGet(), error -> signals.incrementAndGet());
+            assertThat(received.await(10, TimeUnit.SECONDS)).isTrue();
+
+            answer.dispose();
+
+            assertThat(cancelled.await(10, TimeUnit.SECONDS))
+                    .as("the server sees the stream cancelled")
+                    .isTrue();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (recorder.unanswered.get() < 1 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertThat(recorder.started).hasValue(1);
+            assertThat(recorder.unanswered).hasValue(1);
+            assertThat(signals).as("nobody is told of a cancelled answer").hasValue(0);
         }
     }
 
