@@ -1,81 +1,236 @@
 package io.github.squarelab.aggregator.rest;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.squarelab.aggregator.AggregatorProperties;
+import io.github.squarelab.aggregator.fanout.DownstreamException;
+import io.github.squarelab.aggregator.fanout.DownstreamException.Kind;
 import io.github.squarelab.aggregator.fanout.Transport;
+import java.io.IOException;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.netty.DisposableServer;
 import reactor.netty.http.HttpProtocol;
 import reactor.netty.http.server.HttpServer;
+import reactor.netty.http.server.HttpServerResponse;
 
-/** rest/h2c's client against a real HTTP/2 cleartext server: many calls at once, on few connections. */
+/**
+ * rest/h2c's client as configured for the aggregator, against real servers that speak only HTTP/2 cleartext
+ * with prior knowledge: many calls at once on few connections, and the same failures, deadlines and failover
+ * as over HTTP/1.1.
+ */
 class RestH2cSquareClientTests {
 
-    private final Set<String> protocols = ConcurrentHashMap.newKeySet();
-    private final Set<String> connections = ConcurrentHashMap.newKeySet();
-    private DisposableServer server;
-    private RestReplicas replicas;
+    /** Generous, so that a busy machine cannot turn a correctness test into a timeout. */
+    private static final Duration CALL_DEADLINE = Duration.ofSeconds(10);
 
-    @BeforeEach
-    void startServer() {
-        // Answers each square 20 ms late, so that the calls of one burst are under way together.
-        server = HttpServer.create()
-                .host("127.0.0.1")
-                .port(0)
-                .protocol(HttpProtocol.H2C)
-                .route(routes -> routes.get("/rest/square/unary/{number}", (request, response) -> {
-                    protocols.add(request.version().text());
-                    connections.add(String.valueOf(request.remoteAddress()));
-                    long number = Long.parseLong(request.param("number"));
-                    return response.sendString(
-                            Mono.just(Long.toString(number * number)).delayElement(Duration.ofMillis(20)));
-                }))
-                .bindNow();
-    }
+    private final List<H2cSquareServer> servers = new ArrayList<>();
+    private RestReplicas replicas;
 
     @AfterEach
     void stop() {
         if (replicas != null) {
             replicas.dispose();
         }
-        server.disposeNow();
+        servers.forEach(server -> server.server.disposeNow());
     }
 
     @Test
-    void multiplexesManyCallsOnTheConfiguredConnectionsOverHttp2() {
-        RestSquareClient client = clientWithConnections(2);
+    void multiplexesManyCallsAtOnceOnTheConfiguredConnectionsOverHttp2() {
+        H2cSquareServer server = start(200, Duration.ofMillis(200));
+        RestSquareClient client = clientFor(CALL_DEADLINE, 2, server.baseUrl());
 
-        List<Long> squares =
-                Flux.range(1, 400).flatMap(client::square, 400).collectList().block(Duration.ofSeconds(30));
+        // Above the numbers the server answers wrongly on purpose.
+        List<Long> squares = Flux.range(1001, 400)
+                .flatMapSequential(client::square, 400)
+                .collectList()
+                .block(Duration.ofSeconds(30));
 
-        assertThat(squares).hasSize(400).contains(1L, 4L, 160_000L);
+        assertThat(squares).hasSize(400).startsWith(1_002_001L, 1_004_004L).endsWith(1_960_000L);
         assertThat(client.transport()).isEqualTo(Transport.REST_H2C);
-        assertThat(protocols).containsExactly("HTTP/2.0");
-        assertThat(connections).hasSizeBetween(1, 2);
+        assertThat(server.protocols).containsExactly("HTTP/2.0");
+        assertThat(server.connections).hasSizeBetween(1, 2);
+        // Each answer waits 200 ms: calls one after another on each of two connections would overlap by 2 at most.
+        assertThat(server.mostInFlight.get()).isGreaterThan(50);
     }
 
-    private RestSquareClient clientWithConnections(int h2cConnections) {
+    @Test
+    void answersTheSquareFromTheService() {
+        RestSquareClient client = clientFor(CALL_DEADLINE, 2, start(200).baseUrl());
+
+        assertThat(client.square(7).block()).isEqualTo(49L);
+        assertThat(client.square(65536).block()).isEqualTo(4_294_967_296L);
+        assertThat(client.square(-3).block()).isEqualTo(9L);
+    }
+
+    @Test
+    void anErrorStatusOrABodyThatIsNotANumberIsABadAnswer() {
+        String baseUrl = start(200).baseUrl();
+        RestSquareClient client = clientFor(CALL_DEADLINE, 2, baseUrl);
+
+        assertThatThrownBy(() -> client.square(500).block())
+                .isInstanceOf(DownstreamException.class)
+                .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.BAD_ANSWER))
+                .hasMessage("the REST square service at " + baseUrl + " answered HTTP 500 for number 500");
+        assertThatThrownBy(() -> client.square(13).block())
+                .isInstanceOf(DownstreamException.class)
+                .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.BAD_ANSWER))
+                .hasMessage(
+                        "the REST square service at " + baseUrl + " answered 'thirteen', not a number for number 13");
+    }
+
+    @Test
+    void aSlowAnswerTimesOutAtTheCallDeadline() {
+        String baseUrl = start(200).baseUrl();
+        RestSquareClient impatient = clientFor(Duration.ofMillis(500), 2, baseUrl);
+
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> impatient.square(99).block(Duration.ofSeconds(5)))
+                .isInstanceOf(DownstreamException.class)
+                .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.TIMEOUT))
+                .hasMessage("no answer from the REST square service at " + baseUrl
+                        + " for number 99 within 500 ms (aggregator.call-deadline)");
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
+    }
+
+    @Test
+    void aClosedPortIsUnavailableAtOnce() throws IOException {
+        String closed = "http://127.0.0.1:" + freePort();
+
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> clientFor(CALL_DEADLINE, 2, closed).square(7).block(Duration.ofSeconds(5)))
+                .isInstanceOf(DownstreamException.class)
+                .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.UNAVAILABLE))
+                .hasMessageStartingWith("the REST square service at " + closed + " is unreachable: ");
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
+    }
+
+    @Test
+    void aReplicaThatAnswers503IsUnavailableAndTheCallIsRetriedOnTheOther() {
+        H2cSquareServer shuttingDown = start(503);
+        H2cSquareServer healthy = start(200);
+        RestSquareClient client = clientFor(CALL_DEADLINE, 2, shuttingDown.baseUrl(), healthy.baseUrl());
+
+        assertThat(client.square(7).block()).isEqualTo(49L);
+
+        assertThat(shuttingDown.calls).hasValue(1);
+        assertThat(healthy.calls).hasValue(1);
+    }
+
+    @Test
+    void aCallToAReplicaThatRefusesIsRetriedOnTheOtherAndTheRefusingOneIsPassedOver() throws IOException {
+        H2cSquareServer healthy = start(200);
+        RestSquareClient client = clientFor(CALL_DEADLINE, 2, "http://127.0.0.1:" + freePort(), healthy.baseUrl());
+
+        for (int i = 1; i <= 10; i++) {
+            assertThat(client.square(i).block()).isEqualTo((long) i * i);
+        }
+
+        assertThat(healthy.calls).hasValue(10);
+        assertThat(replicas.next())
+                .as("the refusing replica is passed over")
+                .isSameAs(replicas.all().get(1));
+    }
+
+    private RestSquareClient clientFor(Duration callDeadline, int h2cConnections, String... baseUrls) {
         AggregatorProperties properties = new AggregatorProperties(
                 100_000,
                 8,
                 Duration.ofSeconds(30),
-                Duration.ofSeconds(10),
+                callDeadline,
                 new AggregatorProperties.Rest(
-                        List.of(URI.create("http://127.0.0.1:" + server.port())), 4, h2cConnections),
+                        Arrays.stream(baseUrls).map(URI::create).toList(), 4, h2cConnections),
                 new AggregatorProperties.Grpc("unused:1"),
                 new AggregatorProperties.Admission(0, Duration.ofSeconds(1)));
         RestClientConfiguration configuration = new RestClientConfiguration();
         replicas = configuration.squareRestH2cReplicas(properties);
         return configuration.restH2cSquareClient(replicas, properties);
+    }
+
+    private H2cSquareServer start(int status) {
+        return start(status, Duration.ZERO);
+    }
+
+    private H2cSquareServer start(int status, Duration delay) {
+        H2cSquareServer server = new H2cSquareServer(status, delay);
+        servers.add(server);
+        return server;
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    /**
+     * A square service on a loopback port that speaks HTTP/2 cleartext with prior knowledge only (no HTTP/1.1,
+     * no upgrade). Answers {@code status}; with 200, each square {@code delay} late, except 500 (an error
+     * status), 13 (not a number) and 99 (never). Records what its calls came over, and the most at once.
+     */
+    private static final class H2cSquareServer {
+
+        final AtomicInteger calls = new AtomicInteger();
+        final AtomicInteger mostInFlight = new AtomicInteger();
+        final Set<String> protocols = ConcurrentHashMap.newKeySet();
+        final Set<String> connections = ConcurrentHashMap.newKeySet();
+        private final AtomicInteger inFlight = new AtomicInteger();
+        private final int status;
+        private final Duration delay;
+        final DisposableServer server;
+
+        H2cSquareServer(int status, Duration delay) {
+            this.status = status;
+            this.delay = delay;
+            this.server = HttpServer.create()
+                    .host("127.0.0.1")
+                    .port(0)
+                    .protocol(HttpProtocol.H2C)
+                    // Far more than the client opens on a connection, so that the client's limit is what shows.
+                    .http2Settings(settings -> settings.maxConcurrentStreams(10_000))
+                    .route(routes -> routes.get("/rest/square/unary/{number}", (request, response) -> {
+                        calls.incrementAndGet();
+                        protocols.add(request.version().text());
+                        // An HTTP/2 stream's remote address is its connection's.
+                        connections.add(String.valueOf(request.remoteAddress()));
+                        return answer(request.param("number"), response);
+                    }))
+                    .bindNow();
+        }
+
+        String baseUrl() {
+            return "http://127.0.0.1:" + server.port();
+        }
+
+        private Publisher<Void> answer(String number, HttpServerResponse response) {
+            if (status != 200) {
+                return response.status(status).sendString(Mono.just("{\"status\":" + status + "}"));
+            }
+            return switch (number) {
+                case "500" -> response.status(500).sendString(Mono.just("{\"title\":\"Internal Server Error\"}"));
+                case "13" -> response.sendString(Mono.just("thirteen"));
+                case "99" -> Mono.never();
+                default -> {
+                    long value = Long.parseLong(number);
+                    mostInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+                    yield response.sendString(Mono.just(Long.toString(value * value))
+                            .delayElement(delay)
+                            .doOnNext(square -> inFlight.decrementAndGet()));
+                }
+            };
+        }
     }
 }
