@@ -13,6 +13,8 @@ import io.github.squarelab.aggregator.fanout.DownstreamException.Kind;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -30,7 +32,7 @@ import org.springframework.test.web.servlet.MvcResult;
 import org.springframework.test.web.servlet.ResultActions;
 import reactor.core.publisher.Mono;
 
-/** The HTTP contract of the three paths, with the real fan-out and scripted clients behind it. */
+/** The HTTP contract of the five paths, with the real fan-out and scripted clients behind it. */
 @WebMvcTest(
         value = FanoutController.class,
         properties = {
@@ -163,9 +165,11 @@ class FanoutControllerTests {
         DownstreamException failure = new DownstreamException(kind, "what the client said about " + kind);
         restClient.answer = number -> number == 3 ? Mono.error(failure) : ScriptedClients.correct(number);
         grpcUnaryClient.answer = restClient.answer;
+        restH2cClient.answer = restClient.answer;
         streamClient.failure = Mono.error(failure);
+        pingPongClient.failure = Mono.error(failure);
 
-        for (String path : new String[] {"rest/unary", "grpc/unary", "grpc/stream"}) {
+        for (String path : new String[] {"rest/unary", "rest/h2c", "grpc/unary", "grpc/pingpong", "grpc/stream"}) {
             get("/" + path + "/10")
                     .andExpect(status().is(status))
                     .andExpect(content().contentType(MediaType.APPLICATION_PROBLEM_JSON))
@@ -280,8 +284,38 @@ class FanoutControllerTests {
                 .isZero();
     }
 
-    @Test
-    void streamMessagesAreCountedBothWays() throws Exception {
+    @ParameterizedTest
+    @CsvSource({
+        "rest/unary, rest_unary",
+        "rest/h2c, rest_h2c",
+        "grpc/unary, grpc_unary",
+        "grpc/pingpong, grpc_pingpong",
+        "grpc/stream, grpc_stream"
+    })
+    void eachPathCountsItsRequestAndCallsUnderItsOwnTransportOnly(String path, String transport) throws Exception {
+        Map<String, double[]> before = new HashMap<>();
+        for (Transport each : Transport.values()) {
+            before.put(
+                    each.tag(),
+                    new double[] {fanoutCount(each.tag(), "success"), downstreamCalls(each.tag(), "success")});
+        }
+
+        get("/" + path + "/4").andExpect(status().isOk());
+
+        for (Transport each : Transport.values()) {
+            boolean used = each.tag().equals(transport);
+            assertThat(fanoutCount(each.tag(), "success"))
+                    .as("requests of " + each.tag())
+                    .isEqualTo(before.get(each.tag())[0] + (used ? 1 : 0));
+            assertThat(downstreamCalls(each.tag(), "success"))
+                    .as("downstream calls of " + each.tag())
+                    .isEqualTo(before.get(each.tag())[1] + (used ? 4 : 0));
+        }
+    }
+
+    @ParameterizedTest
+    @CsvSource({"grpc/stream, grpc_stream", "grpc/pingpong, grpc_pingpong"})
+    void streamMessagesAreCountedBothWays(String path, String transport) throws Exception {
         double sent = registry.get("aggregator.stream.messages")
                 .tag("direction", "sent")
                 .counter()
@@ -291,7 +325,9 @@ class FanoutControllerTests {
                 .counter()
                 .count();
 
-        get("/grpc/stream/6").andExpect(status().isOk());
+        double calls = downstreamCalls(transport, "success");
+
+        get("/" + path + "/6").andExpect(status().isOk());
 
         assertThat(registry.get("aggregator.stream.messages")
                         .tag("direction", "sent")
@@ -303,7 +339,7 @@ class FanoutControllerTests {
                         .counter()
                         .count())
                 .isEqualTo(received + 6);
-        assertThat(downstreamCalls("grpc_stream", "success")).isGreaterThanOrEqualTo(6);
+        assertThat(downstreamCalls(transport, "success")).isEqualTo(calls + 6);
     }
 
     private double fanoutCount(String transport, String outcome) {
