@@ -31,7 +31,7 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /**
- * The aggregator in front of two replicas of each real square service, under steady load on all three
+ * The aggregator in front of two replicas of each real square service, under steady load on all five
  * paths: killing one replica of each, or stopping and restarting each in turn, loses no request, and a
  * replica that comes back is used again within seconds.
  */
