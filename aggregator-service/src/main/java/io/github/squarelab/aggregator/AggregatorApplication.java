@@ -4,7 +4,10 @@ import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
 
-/** Fans a request for n squares out to a square service over REST, gRPC unary or a gRPC bidi stream. */
+/**
+ * Fans a request for n squares out to a square service over REST (HTTP/1.1 or HTTP/2 cleartext), gRPC unary,
+ * or a gRPC bidi stream (pipelined or ping-pong).
+ */
 @SpringBootApplication
 @ConfigurationPropertiesScan
 public class AggregatorApplication {

@@ -24,7 +24,7 @@ class StartupLog {
     void onWebServerStarted(WebServerInitializedEvent event) {
         int port = event.getWebServer().getPort();
         log.info(
-                "aggregator-service listening: GET http://localhost:{}/{rest/unary,grpc/unary,grpc/stream}/{n}"
+                "aggregator-service listening: GET http://localhost:{}/{rest/unary,rest/h2c,grpc/unary,grpc/pingpong,grpc/stream}/{n}"
                         + " -> REST square service {}, gRPC square service {} (round robin over replicas); {} calls in flight per request,"
                         + " n up to {}, deadline {} ms per request and {} ms per call",
                 port,
