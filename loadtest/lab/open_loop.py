@@ -65,7 +65,7 @@ def ensure_vegeta(tools_bin: str = TOOLS_BIN, find_go: Optional[Callable[[], Opt
     binary = os.path.join(tools_bin, "vegeta")
     if installed_version(binary) == VEGETA_VERSION:
         return binary
-    go = (find_go or _find_go)()
+    go = (find_go or find_go)()
     if not go:
         raise LabError("Go is needed for LOAD=open: the lab installs its load generator, Vegeta %s, with `go "
                        "install`. Install Go (Debian: apt-get install -y golang, or https://go.dev/dl) and run the "
@@ -78,7 +78,7 @@ def ensure_vegeta(tools_bin: str = TOOLS_BIN, find_go: Optional[Callable[[], Opt
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if done.returncode != 0:
         raise LabError("go install %s failed (exit code %d), so LOAD=open has no load generator:\n  %s"
-                       % (package, done.returncode, "\n  ".join(_last_lines(done.stdout, 15))))
+                       % (package, done.returncode, "\n  ".join(last_lines(done.stdout, 15))))
     found = installed_version(binary)
     if found != VEGETA_VERSION:
         raise LabError("go install %s left %s reporting version %r, not %s"
@@ -124,7 +124,7 @@ def run(vegeta: str, url: str, expected_body: str, rate: int, duration_s: float,
         if done.returncode != 0:
             _write(report_path, "--- vegeta attack stderr ---\n" + done.stderr)
             return _failed(rate, duration_s, "vegeta exited with code %d: %s"
-                           % (done.returncode, _last_lines(done.stderr, 1)[0]))
+                           % (done.returncode, last_lines(done.stderr, 1)[0]))
         report = subprocess.run([vegeta, "report", results_path], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 text=True)
         _write(report_path, report.stdout + ("\n--- vegeta attack stderr ---\n" + done.stderr
@@ -310,7 +310,7 @@ def _read_file(vegeta: str, results_path: str, expected_body: str, rate: int, du
         if encode.returncode != 0:
             stderr.seek(0)
             return _failed(rate, duration_s, "vegeta encode exited with code %d: %s"
-                           % (encode.returncode, _last_lines(stderr.read(), 1)[0]))
+                           % (encode.returncode, last_lines(stderr.read(), 1)[0]))
     return record
 
 
@@ -318,14 +318,14 @@ def _failed(rate: int, duration_s: float, error: str) -> Dict:
     return {"load": "open", "rate": rate, "duration_s": duration_s, "error": error}
 
 
-def _find_go() -> Optional[str]:
+def find_go() -> Optional[str]:
     found = shutil.which("go")
     if found:
         return found
     return GO_FALLBACK if os.access(GO_FALLBACK, os.X_OK) else None
 
 
-def _last_lines(text: str, count: int):
+def last_lines(text: str, count: int):
     lines = [_GO_LOG_PREFIX.sub("", line) for line in text.strip().splitlines() if line.strip()]
     return lines[-count:] or ["(no message)"]
 

@@ -1,0 +1,198 @@
+"""Simulated networks (NETWORK) between the aggregator and the square services, with Toxiproxy.
+
+On loopback a round trip costs microseconds and CPU decides; across a network every sequential call pays a round
+trip. The kernel here has no netem, so the lab puts a real TCP proxy, Toxiproxy, between the aggregator and each
+square service, and gives it a latency and a bandwidth toxic in both directions. Toxiproxy's own latency toxic
+counts whole milliseconds, which cannot say a LAN's 0.5 ms round trip (250 µs each way), so the lab builds
+Toxiproxy's server from its Go module with one more toxic, latency_us (loadtest/toxiproxy), into loadtest/.tools.
+
+The bandwidth toxic limits each connection on its own: gRPC carries every call on one connection per replica and
+so shares one limit, while the REST pools open many connections and get one limit each.
+"""
+
+import json
+import os
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from typing import Callable, Dict, List, Optional
+
+from prometheus_client.parser import text_string_to_metric_families
+
+from .open_loop import TOOLS_BIN, find_go, last_lines
+from .processes import Processes
+from .settings import LabError
+
+LAB_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SOURCE_DIR = os.path.join(LAB_DIR, "toxiproxy")
+BINARY_NAME = "toxiproxy-server"
+TOXIPROXY_VERSION = "v2.12.0"
+# Stamped into the build, so that `-version` says which Toxiproxy it is and that it has latency_us.
+VERSION_STAMP = "%s+latency_us" % TOXIPROXY_VERSION
+# Toxiproxy's bandwidth toxic counts KB/s of 1000 bytes: 1 Mbit/s is 125 of them.
+KB_PER_S_PER_MBIT = 125
+DIRECTIONS = ("upstream", "downstream")
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A network between the aggregator and the square services."""
+
+    name: str
+    proxied: bool
+    rtt_ms: float
+    rate_mbit_s: Optional[int]
+    description: str
+
+    @property
+    def one_way_us(self) -> int:
+        """Each direction's share of the round trip."""
+        return round(self.rtt_ms * 1000 / 2)
+
+    def toxics(self) -> List[Dict]:
+        """Toxiproxy's toxics for this profile, on both directions: none for a bare proxy."""
+        toxics = []
+        for direction in DIRECTIONS:
+            if self.one_way_us:
+                toxics.append({"name": "latency_" + direction, "type": "latency_us", "stream": direction,
+                               "toxicity": 1.0, "attributes": {"latency": self.one_way_us}})
+            if self.rate_mbit_s:
+                toxics.append({"name": "bandwidth_" + direction, "type": "bandwidth", "stream": direction,
+                               "toxicity": 1.0, "attributes": {"rate": self.rate_mbit_s * KB_PER_S_PER_MBIT}})
+        return toxics
+
+
+PROFILES = {profile.name: profile for profile in (
+    Profile("loopback", False, 0.0, None, "loopback, direct: no proxy"),
+    Profile("proxy", True, 0.0, None, "loopback through Toxiproxy with no toxics: what the proxy itself costs"),
+    Profile("lan", True, 0.5, 1000, "LAN: 0.5 ms round trip, 1 Gbit/s each way"),
+    Profile("wan", True, 20.0, 100, "WAN: 20 ms round trip, 100 Mbit/s each way"),
+)}
+NAMES = tuple(PROFILES)
+
+
+def ensure_toxiproxy(tools_bin: str = TOOLS_BIN, source_dir: str = SOURCE_DIR,
+                     find: Optional[Callable[[], Optional[str]]] = None, log=print) -> str:
+    """The path of the lab's Toxiproxy server in tools_bin, built there with `go build` from source_dir when it is
+    missing, does not report VERSION_STAMP, or is older than one of its sources."""
+    binary = os.path.join(tools_bin, BINARY_NAME)
+    if installed_version(binary) == VERSION_STAMP and not _older_than_sources(binary, source_dir):
+        return binary
+    go = (find or find_go)()
+    if not go:
+        raise LabError("Go is needed for NETWORK=%s: the lab builds its network emulator, Toxiproxy %s, with `go "
+                       "build`. Install Go (https://go.dev/dl; Debian's golang package is too old for Toxiproxy) "
+                       "and run the lab again; NETWORK=loopback needs no Go."
+                       % ("|".join(name for name in NAMES if PROFILES[name].proxied), TOXIPROXY_VERSION))
+    log("[lab] building Toxiproxy %s with the latency_us toxic (go build in %s)" % (TOXIPROXY_VERSION, source_dir))
+    os.makedirs(tools_bin, exist_ok=True)
+    done = subprocess.run([go, "build", "-ldflags=-X github.com/Shopify/toxiproxy/v2.Version=" + VERSION_STAMP,
+                           "-o", os.path.abspath(binary), "."],
+                          cwd=source_dir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if done.returncode != 0:
+        raise LabError("go build of Toxiproxy failed (exit code %d), so NETWORK has no emulator:\n  %s"
+                       % (done.returncode, "\n  ".join(last_lines(done.stdout, 15))))
+    found = installed_version(binary)
+    if found != VERSION_STAMP:
+        raise LabError("go build left %s reporting version %r, not %s" % (binary, found, VERSION_STAMP))
+    return binary
+
+
+def installed_version(binary: str) -> Optional[str]:
+    """What `<binary> -version` reports ("toxiproxy-server <version>"), or None without a working binary."""
+    try:
+        done = subprocess.run([binary, "-version"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    words = done.stdout.split()
+    return words[1] if done.returncode == 0 and len(words) >= 2 and words[0] == BINARY_NAME else None
+
+
+def _older_than_sources(binary: str, source_dir: str) -> bool:
+    built = os.path.getmtime(binary)
+    return any(os.path.getmtime(os.path.join(source_dir, name)) > built
+               for name in os.listdir(source_dir) if name.endswith((".go", ".mod", ".sum")))
+
+
+class Toxiproxy:
+    """One Toxiproxy server, started under the lab's Processes, and its proxies, driven over its HTTP API."""
+
+    def __init__(self, binary: str, api_port: int, log_path: str) -> None:
+        self.binary = binary
+        self.api = "http://127.0.0.1:%d" % api_port
+        self.api_port = api_port
+        self.log_path = log_path
+        self._process: Optional[subprocess.Popen] = None
+        self._proxies: List[str] = []
+
+    def start(self, processes: Processes, timeout_s: float = 30.0) -> None:
+        """Starts the server and waits until its API answers."""
+        self._process = processes.start([self.binary, "-host", "127.0.0.1", "-port", str(self.api_port)],
+                                        log_path=self.log_path)
+        deadline = time.monotonic() + timeout_s
+        while True:
+            if self._process.poll() is not None:
+                raise LabError("Toxiproxy exited with code %d before its API answered: see %s"
+                               % (self._process.returncode, self.log_path))
+            try:
+                self._call("GET", "/version")
+                return
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise LabError("Toxiproxy's API did not answer on %s within %d s: see %s"
+                                   % (self.api, timeout_s, self.log_path)) from None
+                time.sleep(0.1)
+
+    @property
+    def pid(self) -> int:
+        return self._process.pid
+
+    def add_proxy(self, name: str, listen_port: int, upstream: str) -> str:
+        """A proxy from 127.0.0.1:listen_port to upstream ("host:port"); returns the address to call instead."""
+        listen = "127.0.0.1:%d" % listen_port
+        self._call("POST", "/proxies", {"name": name, "listen": listen, "upstream": upstream, "enabled": True})
+        self._proxies.append(name)
+        return listen
+
+    def apply(self, profile: Profile) -> None:
+        """Replaces the toxics of every proxy with the profile's (none for a bare proxy or loopback)."""
+        for name in self._proxies:
+            for toxic in self._call("GET", "/proxies/%s/toxics" % name):
+                self._call("DELETE", "/proxies/%s/toxics/%s" % (name, toxic["name"]))
+            for toxic in profile.toxics():
+                self._call("POST", "/proxies/%s/toxics" % name, toxic)
+
+    def toxics(self, name: str) -> List[Dict]:
+        """The toxics a proxy has now, as Toxiproxy reports them."""
+        return self._call("GET", "/proxies/%s/toxics" % name)
+
+    def bytes(self) -> Dict[str, Dict[str, int]]:
+        """Per proxy: the bytes it passed on upstream (aggregator -> service) and downstream, so far."""
+        with urllib.request.urlopen(self.api + "/metrics", timeout=10) as response:
+            return sent_bytes(response.read().decode("utf-8"))
+
+    def _call(self, method: str, path: str, body: Optional[Dict] = None):
+        data = json.dumps(body).encode("utf-8") if body is not None else None
+        request = urllib.request.Request(self.api + path, data=data, method=method,
+                                         headers={"Content-Type": "application/json"} if data else {})
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                text = response.read().decode("utf-8")
+        except urllib.error.HTTPError as error:
+            raise LabError("Toxiproxy refused %s %s: HTTP %d %s"
+                           % (method, path, error.code, error.read().decode("utf-8", "replace").strip())) from None
+        return json.loads(text) if text.strip().startswith(("{", "[")) else text
+
+
+def sent_bytes(metrics_page: str) -> Dict[str, Dict[str, int]]:
+    """toxiproxy_proxy_sent_bytes_total by proxy and direction, from Toxiproxy's /metrics page."""
+    counts: Dict[str, Dict[str, int]] = {}
+    for family in text_string_to_metric_families(metrics_page):
+        for sample in family.samples:
+            if sample.name == "toxiproxy_proxy_sent_bytes_total":
+                proxy = counts.setdefault(sample.labels["proxy"], dict.fromkeys(DIRECTIONS, 0))
+                proxy[sample.labels["direction"]] += int(sample.value)
+    return counts
