@@ -170,7 +170,8 @@ class Toxiproxy:
         return self._call("GET", "/proxies/%s/toxics" % name)
 
     def bytes(self) -> Dict[str, Dict[str, int]]:
-        """Per proxy: the bytes it passed on upstream (aggregator -> service) and downstream, so far."""
+        """Per proxy: the bytes it passed on upstream (aggregator -> service) and downstream. Toxiproxy adds a
+        connection's bytes when the connection closes: read them once the aggregator has stopped."""
         with urllib.request.urlopen(self.api + "/metrics", timeout=10) as response:
             return sent_bytes(response.read().decode("utf-8"))
 
