@@ -150,6 +150,9 @@ def floor_check(data: Dict) -> List[str]:
         found += ["%s: %s" % (label, problem) for problem in window.check(record.get("settings") or {})]
         if not (record.get("calls_per_second") or 0) > 0:
             found.append("%s: calls per second is %s" % (label, record.get("calls_per_second")))
+        measured = len(record.get("repeats") or [None])
+        if measured != settings.get("repeats", 1):
+            found.append("%s: %d repeats, REPEATS=%d" % (label, measured, settings.get("repeats", 1)))
         java_opts = (record.get("floor_settings") or {}).get("java_opts")
         if java_opts != settings.get("java_opts"):
             found.append("%s: ran with JAVA_OPTS %r, the services with %r"

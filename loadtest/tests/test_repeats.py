@@ -39,6 +39,13 @@ class MergeTests(unittest.TestCase):
                                   "failed_breakdown": {"length": 1}, "latency_curve_ms": [2.0, 4.0, 10.0],
                                   "url": "http://x/1", "errors": {"shed_503": 2, "timeout": 1}})
 
+    def test_a_floor_runs_unanswered_messages_add_up_over_its_repeats(self):
+        merged = repeats.merge([{"calls_per_second": 100.0, "unanswered_at_end": 0},
+                                {"calls_per_second": 300.0, "unanswered_at_end": 3},
+                                {"calls_per_second": 200.0, "unanswered_at_end": 1}])
+
+        self.assertEqual(merged, {"calls_per_second": 200.0, "unanswered_at_end": 4})
+
     def test_a_repeat_with_an_error_makes_the_run_an_error_and_keeps_every_repeat(self):
         run = sample_results()["runs"][0]
         broken = dict(copy.deepcopy(run), error="ab exited with code 1: apr_socket_recv: Connection refused")

@@ -253,6 +253,13 @@ class FloorCheckTests(unittest.TestCase):
         self.assertIn("grpc/unary n=50 c=5: compared with the floor of grpc_unary {'in_flight': 40}, but the "
                       "aggregator's window was grpc_unary {'in_flight': 160}", found)
 
+    def test_a_floor_run_with_another_number_of_repeats_than_repeats_fails(self):
+        data = sample_with_floor()
+        data["floor"]["runs"][2]["repeats"] = [{}, {}, {}]
+
+        self.assertEqual(check_results.problems(data),
+                         ["floor grpc_stream, 5 streams × 50 messages: 3 repeats, REPEATS=1"])
+
     def test_a_missing_or_failed_floor_fails(self):
         data = sample_with_floor()
         del data["floor"]
