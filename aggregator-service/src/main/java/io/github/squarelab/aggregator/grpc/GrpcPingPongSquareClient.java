@@ -6,17 +6,8 @@ import io.github.squarelab.aggregator.fanout.StreamSquareClient;
 import io.github.squarelab.aggregator.fanout.Transport;
 import io.github.squarelab.proto.Input;
 import io.github.squarelab.proto.Output;
-import io.github.squarelab.proto.SquareRpcGrpc;
-import io.grpc.CallOptions;
 import io.grpc.Channel;
-import io.grpc.ClientCall;
-import io.grpc.Deadline;
-import io.grpc.Status;
-import io.grpc.stub.ClientCallStreamObserver;
-import io.grpc.stub.ClientCalls;
-import io.grpc.stub.ClientResponseObserver;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
 
@@ -46,62 +37,39 @@ public class GrpcPingPongSquareClient implements StreamSquareClient {
     @Override
     public Mono<Squares> squares(int n, CallRecorder recorder) {
         return Mono.create(sink -> {
-            Exchange exchange =
-                    new Exchange(n, recorder, sink, Deadline.after(deadline.toNanos(), TimeUnit.NANOSECONDS));
+            Exchange exchange = new Exchange(n, recorder, sink);
             sink.onCancel(exchange::cancel);
             exchange.open();
         });
     }
 
     /**
-     * One request's squares. With one message in flight there is never more than one to buffer, so no
-     * isReady pacing is needed beyond the first message. grpc-java runs one call's callbacks one at a time, and each send follows
-     * the answer before it, so the plain fields need no lock; {@code cancelled} and {@code call} are
-     * touched from outside, hence volatile.
+     * One message in flight: the next leaves from the answer to the one before. With one message in flight
+     * there is never more than one to buffer, so no isReady pacing is needed beyond the first message.
      */
-    private final class Exchange implements ClientResponseObserver<Input, Output> {
+    private final class Exchange extends StreamExchange {
 
-        private final int n;
-        private final CallRecorder recorder;
-        private final MonoSink<Squares> sink;
-        private final Deadline streamDeadline;
-        private final Squares squares;
-        private volatile ClientCall<Input, Output> call;
-        private ClientCallStreamObserver<Input> requests;
         /** When the message now in flight was sent; 0 when none is. */
         private long sentAt;
 
         /** The current stream has not sent its first message yet. */
         private boolean awaitingFirst;
 
-        private boolean resumed;
-        private boolean finished;
-        private volatile boolean cancelled;
-
-        Exchange(int n, CallRecorder recorder, MonoSink<Squares> sink, Deadline streamDeadline) {
-            this.n = n;
-            this.recorder = recorder;
-            this.sink = sink;
-            this.streamDeadline = streamDeadline;
-            this.squares = new Squares(n);
+        Exchange(int n, CallRecorder recorder, MonoSink<Squares> sink) {
+            super(channel, target, deadline, n, recorder, sink);
         }
 
         /**
-         * Opens a stream; its first message, the first number not yet answered, leaves from the stream's
-         * first onReady, so that it runs in the stream's own callbacks and never races an early onError.
+         * A stream's first message, the first number not yet answered, leaves from the stream's first onReady,
+         * so that it runs in the stream's own callbacks and never races an early onError.
          */
-        void open() {
-            ClientCall<Input, Output> next = channel.newCall(
-                    SquareRpcGrpc.getFindSquareBiStreamMethod(), CallOptions.DEFAULT.withDeadline(streamDeadline));
-            call = next;
+        @Override
+        void prepareStream() {
             awaitingFirst = true;
-            ClientCalls.asyncBidiStreamingCall(next, this);
-            if (cancelled) {
-                next.cancel("the fan-out no longer needs these squares", null);
-            }
         }
 
-        private void sendFirst() {
+        @Override
+        void onReady() {
             if (awaitingFirst && !finished) {
                 awaitingFirst = false;
                 sendNext();
@@ -115,20 +83,10 @@ public class GrpcPingPongSquareClient implements StreamSquareClient {
         }
 
         @Override
-        public void beforeStart(ClientCallStreamObserver<Input> requests) {
-            this.requests = requests;
-            requests.setOnReadyHandler(this::sendFirst);
-        }
-
-        @Override
-        public void onNext(Output output) {
-            if (finished) {
-                return;
-            }
+        void onAnswer(Output output) {
             String wrong = wrongAnswer(output);
             if (wrong != null) {
-                fail(GrpcFailures.badAnswer(target, wrong));
-                requests.cancel("wrong answer from the square service", null);
+                rejectAnswer(wrong);
                 return;
             }
             squares.add(output.getResult());
@@ -156,64 +114,7 @@ public class GrpcPingPongSquareClient implements StreamSquareClient {
         }
 
         @Override
-        public void onError(Throwable error) {
-            if (finished) {
-                return;
-            }
-            if (squares.isComplete()) {
-                // Every answer arrived before the replica went away; only the stream's end was lost.
-                succeed();
-            } else if (!resumed && !cancelled && replicaWentAway(error)) {
-                resumed = true;
-                finishInFlight();
-                open();
-            } else {
-                fail(GrpcFailures.translate(error, target, deadline, "aggregator.deadline"));
-            }
-        }
-
-        /** UNAVAILABLE: the connection broke; CANCELLED, not by us: a replica shutting down cuts its streams. */
-        private boolean replicaWentAway(Throwable error) {
-            Status.Code code = Status.fromThrowable(error).getCode();
-            return code == Status.Code.UNAVAILABLE || code == Status.Code.CANCELLED;
-        }
-
-        @Override
-        public void onCompleted() {
-            if (finished) {
-                return;
-            }
-            if (squares.isComplete()) {
-                succeed();
-            } else {
-                fail(GrpcFailures.badAnswer(
-                        target, "only " + squares.size() + " of " + n + " squares before ending the stream"));
-            }
-        }
-
-        void cancel() {
-            cancelled = true;
-            ClientCall<Input, Output> current = call;
-            if (current != null) {
-                current.cancel("the fan-out no longer needs these squares", null);
-            }
-        }
-
-        private void succeed() {
-            finished = true;
-            sink.success(squares);
-        }
-
-        private void fail(RuntimeException failure) {
-            finished = true;
-            finishInFlight();
-            // After our own cancel nobody is listening for the error any more.
-            if (!cancelled) {
-                sink.error(failure);
-            }
-        }
-
-        private void finishInFlight() {
+        void finishUnanswered() {
             if (sentAt != 0) {
                 recorder.finished(System.nanoTime() - sentAt, false);
                 sentAt = 0;
