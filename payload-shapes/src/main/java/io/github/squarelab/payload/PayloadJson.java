@@ -1,0 +1,124 @@
+package io.github.squarelab.payload;
+
+import static io.github.squarelab.payload.ShapeValues.COLLECTION_ITEMS;
+import static io.github.squarelab.payload.ShapeValues.DEEP_LEVELS;
+import static io.github.squarelab.payload.ShapeValues.WIDE_CHILDREN;
+import static io.github.squarelab.payload.ShapeValues.WIDE_LEAVES;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import com.fasterxml.jackson.annotation.JsonSetter;
+import com.fasterxml.jackson.annotation.Nulls;
+import java.util.List;
+
+/**
+ * The JSON form of a payload, the body of {@code POST /rest/square/unary/{number}} and the {@code payload} of its
+ * answer: an object with exactly one key, the shape's name.
+ *
+ * <pre>
+ * {"wide":{"id":0,"name":"item-7-0","count":7,"value":7.0,"children":[{"id":1,...,"children":[{"id":2,...},...]},...]}}
+ * {"deep":{"id":0,"name":"item-7-0","count":7,"value":7.0,"next":{"id":1,...,"next":{...}}}}
+ * {"collection":[{"id":0,"name":"item-7-0","count":7,"value":7.0},...]}
+ * </pre>
+ *
+ * Keys in that order; a leaf has no {@code children} key and the 8th level no {@code next} key (read, a key whose value
+ * is null counts as absent: Jackson gives a record the same null for both). A PayloadJson read by
+ * {@link PayloadJsonCodec} or built by {@link JsonPayloads#of} has a known shape's structure
+ * ({@link #structureError}); its values are checked against a number by {@link JsonPayloads#difference}. The lists are the ones given (Jackson's, when read): treat them as read-only.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@JsonPropertyOrder({"wide", "deep", "collection"})
+public record PayloadJson(Node wide, Level deep, @JsonSetter(contentNulls = Nulls.FAIL) List<Item> collection) {
+
+    /** The shape this payload has; null if it has none or more than one (see {@link #structureError}). */
+    public Shape shape() {
+        int shapes = (wide != null ? 1 : 0) + (deep != null ? 1 : 0) + (collection != null ? 1 : 0);
+        if (shapes != 1) {
+            return null;
+        }
+        return wide != null ? Shape.WIDE : deep != null ? Shape.DEEP : Shape.COLLECTION;
+    }
+
+    /**
+     * Null when this is exactly one shape with that shape's structure (6 children of 9 leaves, 8 levels, 100 items),
+     * or else what is wrong, e.g. {@code wide.children[2] has 8 children where the shape has 9}. Checked when read
+     * ({@link PayloadJsonCodec}) rather than in the constructor, so that Jackson reports an unknown key, which it
+     * can only do once the record is built, before the structure it may explain.
+     */
+    public String structureError() {
+        if (shape() == null) {
+            return wide == null && deep == null && collection == null
+                    ? "no shape: the object must have one key, the shape's name"
+                    : "more than one shape in one payload";
+        }
+        return wide != null ? wideStructure(wide) : deep != null ? deepStructure(deep) : itemCount(collection);
+    }
+
+    /** A node of the wide shape; {@code children} is null (no key) for a leaf. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    @JsonPropertyOrder({"id", "name", "count", "value", "children"})
+    public record Node(
+            @JsonProperty(required = true) int id,
+            @JsonProperty(required = true) @JsonSetter(nulls = Nulls.FAIL) String name,
+            @JsonProperty(required = true) int count,
+            @JsonProperty(required = true) double value,
+            @JsonSetter(contentNulls = Nulls.FAIL) List<Node> children) {}
+
+    /** A level of the deep shape; {@code next} is null (no key) on the 8th. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    @JsonPropertyOrder({"id", "name", "count", "value", "next"})
+    public record Level(
+            @JsonProperty(required = true) int id,
+            @JsonProperty(required = true) @JsonSetter(nulls = Nulls.FAIL) String name,
+            @JsonProperty(required = true) int count,
+            @JsonProperty(required = true) double value,
+            Level next) {}
+
+    /** An item of the collection shape. */
+    @JsonPropertyOrder({"id", "name", "count", "value"})
+    public record Item(
+            @JsonProperty(required = true) int id,
+            @JsonProperty(required = true) @JsonSetter(nulls = Nulls.FAIL) String name,
+            @JsonProperty(required = true) int count,
+            @JsonProperty(required = true) double value) {}
+
+    private static String wideStructure(Node root) {
+        String wrong = childCount("wide", root, WIDE_CHILDREN);
+        for (int child = 0; wrong == null && child < WIDE_CHILDREN; child++) {
+            Node middle = root.children().get(child);
+            String where = "wide.children[" + child + "]";
+            wrong = childCount(where, middle, WIDE_LEAVES);
+            for (int leaf = 0; wrong == null && leaf < WIDE_LEAVES; leaf++) {
+                if (middle.children().get(leaf).children() != null) {
+                    wrong = where + ".children[" + leaf + "] has children where the shape has a leaf";
+                }
+            }
+        }
+        return wrong;
+    }
+
+    private static String childCount(String where, Node node, int expected) {
+        int count = node.children() == null ? 0 : node.children().size();
+        return count == expected ? null : where + " has " + count + " children where the shape has " + expected;
+    }
+
+    private static String deepStructure(Level top) {
+        int levels = 0;
+        for (Level level = top; level != null && levels <= DEEP_LEVELS; level = level.next()) {
+            levels++;
+        }
+        if (levels == DEEP_LEVELS) {
+            return null;
+        }
+        return levels > DEEP_LEVELS
+                ? "deep has more than " + DEEP_LEVELS + " levels where the shape has " + DEEP_LEVELS
+                : "deep has " + levels + " levels where the shape has " + DEEP_LEVELS;
+    }
+
+    private static String itemCount(List<Item> items) {
+        return items.size() == COLLECTION_ITEMS
+                ? null
+                : "collection has " + items.size() + " items where the shape has " + COLLECTION_ITEMS;
+    }
+}
