@@ -8,7 +8,11 @@ import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import net.devh.boot.grpc.server.service.GrpcService;
 
-/** {@code vinsmath.SquareRpc}: one square per call, or one square per message on a bidi stream. */
+/**
+ * {@code vinsmath.SquareRpc}: one square per call, or one square per message on a bidi stream. A payload, when the
+ * Input carries one, goes back in the Output as it came (the same immutable message, not a copy); an Input without
+ * one, the article's call, gets exactly the Output it always got.
+ */
 @GrpcService
 class SquareRpcService extends SquareRpcGrpc.SquareRpcImplBase {
 
@@ -26,9 +30,10 @@ class SquareRpcService extends SquareRpcGrpc.SquareRpcImplBase {
     static Output square(Input input) {
         int number = input.getNumber();
         // Widen before multiplying: squares above 2^31 must stay correct.
-        return Output.newBuilder()
-                .setNumber(number)
-                .setResult((long) number * number)
-                .build();
+        Output.Builder output = Output.newBuilder().setNumber(number).setResult((long) number * number);
+        if (input.hasPayload()) {
+            output.setPayload(input.getPayload());
+        }
+        return output.build();
     }
 }

@@ -2,6 +2,8 @@ package io.github.squarelab.square.grpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.squarelab.payload.ProtoPayloads;
+import io.github.squarelab.payload.Shape;
 import io.github.squarelab.proto.Input;
 import io.github.squarelab.proto.Output;
 import io.github.squarelab.proto.SquareRpcGrpc;
@@ -29,6 +31,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** The service on an in-process server: exact answers, stream order, completion and flow control. */
 class SquareRpcServiceTests {
@@ -73,6 +76,72 @@ class SquareRpcServiceTests {
     }
 
     @Test
+    void anInputWithoutAPayloadIsAnsweredWithoutOneByteForByteAsTheArticlesService() {
+        Output output = SquareRpcGrpc.newBlockingStub(channel)
+                .withDeadlineAfter(5, TimeUnit.SECONDS)
+                .findSquareUnary(Input.newBuilder().setNumber(7).build());
+
+        assertThat(output.hasPayload()).isFalse();
+        // number = 7 (field 1, varint), result = 49 (field 2, varint), and nothing else.
+        assertThat(output.toByteArray()).containsExactly(0x08, 7, 0x10, 49);
+    }
+
+    @ParameterizedTest
+    @EnumSource(
+            value = Shape.class,
+            names = {"WIDE", "DEEP", "COLLECTION"})
+    void unaryEchoesThePayloadWithTheSquare(Shape shape) {
+        Input input = Input.newBuilder()
+                .setNumber(7)
+                .setPayload(ProtoPayloads.of(shape, 7))
+                .build();
+
+        Output output = SquareRpcGrpc.newBlockingStub(channel)
+                .withDeadlineAfter(5, TimeUnit.SECONDS)
+                .findSquareUnary(input);
+
+        assertThat(output)
+                .isEqualTo(Output.newBuilder()
+                        .setNumber(7)
+                        .setResult(49)
+                        .setPayload(ProtoPayloads.of(shape, 7))
+                        .build());
+    }
+
+    @ParameterizedTest
+    @EnumSource(
+            value = Shape.class,
+            names = {"WIDE", "DEEP", "COLLECTION"})
+    void streamEchoesEachMessagesPayloadInOrder(Shape shape) throws Exception {
+        RecordingObserver answers = new RecordingObserver();
+        StreamObserver<Input> questions = SquareRpcGrpc.newStub(channel).findSquareBiStream(answers);
+
+        for (int i = 1; i <= 300; i++) {
+            // Every third message carries none, as the article's would: each answer matches its own question.
+            Input.Builder input = Input.newBuilder().setNumber(i);
+            if (i % 3 != 0) {
+                input.setPayload(ProtoPayloads.of(shape, i));
+            }
+            questions.onNext(input.build());
+        }
+        questions.onCompleted();
+
+        assertThat(answers.done.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(answers.error.get()).isNull();
+        assertThat(answers.outputs).hasSize(300);
+        for (int i = 1; i <= 300; i++) {
+            Output output = answers.outputs.get(i - 1);
+            assertThat(output.getNumber()).isEqualTo(i);
+            assertThat(output.getResult()).isEqualTo((long) i * i);
+            assertThat(output.hasPayload()).isEqualTo(i % 3 != 0);
+            if (i % 3 != 0) {
+                assertThat(ProtoPayloads.difference(shape, i, output.getPayload()))
+                        .isNull();
+            }
+        }
+    }
+
+    @Test
     void streamAnswersEveryMessageInOrderAndCompletesAfterTheClient() throws Exception {
         RecordingObserver answers = new RecordingObserver();
         StreamObserver<Input> questions = SquareRpcGrpc.newStub(channel).findSquareBiStream(answers);
@@ -102,8 +171,11 @@ class SquareRpcServiceTests {
         assertThat(answers.outputs).isEmpty();
     }
 
-    @Test
-    void serverStopsReadingWhileTheClientIsNotReadingAnswers() throws Exception {
+    @ParameterizedTest
+    @EnumSource(
+            value = Shape.class,
+            names = {"SMALL", "COLLECTION"})
+    void serverStopsReadingWhileTheClientIsNotReadingAnswers(Shape shape) throws Exception {
         AtomicReference<ClientCallStreamObserver<Input>> questions = new AtomicReference<>();
         RecordingObserver answers = new RecordingObserver() {
             @Override
@@ -114,7 +186,11 @@ class SquareRpcServiceTests {
         };
         SquareRpcGrpc.newStub(channel).findSquareBiStream(answers);
         for (int i = 1; i <= 100; i++) {
-            questions.get().onNext(Input.newBuilder().setNumber(i).build());
+            Input.Builder input = Input.newBuilder().setNumber(i);
+            if (shape.hasPayload()) {
+                input.setPayload(ProtoPayloads.of(shape, i));
+            }
+            questions.get().onNext(input.build());
         }
 
         // Nobody reads the answers yet: the server squares what it has room to send and then stops reading.
@@ -129,6 +205,13 @@ class SquareRpcServiceTests {
                 .extracting(Output::getNumber)
                 .containsExactlyElementsOf(
                         java.util.stream.IntStream.rangeClosed(1, 100).boxed().toList());
+        for (Output output : answers.outputs) {
+            assertThat(output.hasPayload()).isEqualTo(shape.hasPayload());
+            if (shape.hasPayload()) {
+                assertThat(ProtoPayloads.difference(shape, output.getNumber(), output.getPayload()))
+                        .isNull();
+            }
+        }
     }
 
     /** Records answers; fails the test through {@code error} rather than by throwing on a gRPC thread. */
