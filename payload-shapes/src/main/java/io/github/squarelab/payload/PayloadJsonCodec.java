@@ -98,6 +98,11 @@ public final class PayloadJsonCodec {
         return payload;
     }
 
+    /** For a reader that refuses a body larger than any payload before parsing it. */
+    public static InvalidPayloadException tooLarge(int maxBytes) {
+        return new InvalidPayloadException("larger than any payload: more than " + maxBytes + " bytes");
+    }
+
     public static byte[] write(PayloadJson payload) {
         try {
             return PAYLOAD_WRITER.writeValueAsBytes(payload);

@@ -16,7 +16,7 @@ class StartupLog {
     void onWebServerStarted(WebServerInitializedEvent event) {
         int port = event.getWebServer().getPort();
         log.info(
-                "square-rest-service listening: GET http://localhost:{}/rest/square/unary/{number}"
+                "square-rest-service listening: GET (and POST with a payload) http://localhost:{}/rest/square/unary/{number}"
                         + " (HTTP/1.1, or HTTP/2 cleartext with prior knowledge), "
                         + "health and metrics under http://localhost:{}/actuator",
                 port,

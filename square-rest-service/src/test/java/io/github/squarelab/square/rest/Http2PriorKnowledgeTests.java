@@ -2,6 +2,7 @@ package io.github.squarelab.square.rest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.squarelab.payload.Shape;
 import java.time.Duration;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -18,6 +19,8 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.boot.web.context.WebServerApplicationContext;
 import org.springframework.boot.web.embedded.tomcat.TomcatWebServer;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.netty.ByteBufFlux;
 import reactor.netty.http.HttpProtocol;
 import reactor.netty.http.client.HttpClient;
 
@@ -39,6 +42,25 @@ class Http2PriorKnowledgeTests {
     void answersOverHttp2WithPriorKnowledgeAndOverHttp11OnTheSamePort() {
         assertThat(get(HttpProtocol.H2C, "/rest/square/unary/3")).containsExactly("HTTP/2.0 200 9");
         assertThat(get(HttpProtocol.HTTP11, "/rest/square/unary/3")).containsExactly("HTTP/1.1 200 9");
+    }
+
+    @Test
+    void postsAPayloadOverHttp2WithPriorKnowledgeAndOverHttp11() {
+        String collection = SquareEchoRoutesTests.json(Shape.COLLECTION, 7);
+        String deep = SquareEchoRoutesTests.DEEP_7;
+
+        assertThat(post(HttpProtocol.H2C, "/rest/square/unary/7", "application/json", collection))
+                .isEqualTo("HTTP/2.0 200 application/json {\"result\":49,\"payload\":" + collection + "}");
+        assertThat(post(HttpProtocol.HTTP11, "/rest/square/unary/-3", "application/json", deep))
+                .isEqualTo("HTTP/1.1 200 application/json {\"result\":9,\"payload\":" + deep + "}");
+        assertThat(post(HttpProtocol.H2C, "/rest/square/unary/7", "application/json", "{\"small\":{}}"))
+                .isEqualTo("HTTP/2.0 400 application/problem+json {\"type\":\"about:blank\",\"title\":\"Bad Request\","
+                        + "\"status\":400,\"detail\":\"the body is not a payload of a known shape (wide, deep, collection):"
+                        + " unknown key 'small'\",\"instance\":\"/rest/square/unary/7\"}");
+        assertThat(post(HttpProtocol.H2C, "/rest/square/unary/7", "text/plain", deep))
+                .startsWith("HTTP/2.0 415 application/problem+json {");
+        // GET on the same connection kind is as it was.
+        assertThat(get(HttpProtocol.H2C, "/rest/square/unary/7")).containsExactly("HTTP/2.0 200 49");
     }
 
     @Test
@@ -84,6 +106,22 @@ class Http2PriorKnowledgeTests {
             sum += Double.parseDouble(series.group(1));
         }
         return sum;
+    }
+
+    /** The answer as "VERSION STATUS CONTENT-TYPE BODY". */
+    private String post(HttpProtocol protocol, String path, String contentType, String body) {
+        return HttpClient.create()
+                .protocol(protocol)
+                .baseUrl("http://127.0.0.1:" + port)
+                .headers(headers -> headers.set("Content-Type", contentType))
+                .post()
+                .uri(path)
+                .send(ByteBufFlux.fromString(Mono.just(body)))
+                .responseSingle((response, answer) -> answer.asString()
+                        .map(text -> response.version().text() + " "
+                                + response.status().code() + " "
+                                + response.responseHeaders().get("Content-Type") + " " + text))
+                .block(Duration.ofSeconds(20));
     }
 
     /** Each answer as "VERSION STATUS BODY". */

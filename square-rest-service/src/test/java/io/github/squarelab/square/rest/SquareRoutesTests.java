@@ -3,7 +3,7 @@ package io.github.squarelab.square.rest;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.head;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.options;
-import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.post;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.request;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.content;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.header;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.jsonPath;
@@ -16,6 +16,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.autoconfigure.web.servlet.WebMvcTest;
 import org.springframework.context.annotation.Import;
+import org.springframework.http.HttpMethod;
 import org.springframework.http.MediaType;
 import org.springframework.test.web.servlet.MockMvc;
 
@@ -63,7 +64,7 @@ class SquareRoutesTests {
                 .andExpect(content().contentType(MediaType.APPLICATION_JSON));
         mvc.perform(options("/rest/square/unary/7"))
                 .andExpect(status().isOk())
-                .andExpect(header().string("Allow", "GET,HEAD,OPTIONS"));
+                .andExpect(header().string("Allow", "GET,HEAD,POST,OPTIONS"));
     }
 
     @Test
@@ -83,15 +84,16 @@ class SquareRoutesTests {
                 .andExpect(jsonPath("$.detail").value("No endpoint GET /rest/square/binary/7."));
     }
 
-    @Test
-    void otherMethodsAreRefusedWithAProblem() throws Exception {
-        mvc.perform(post("/rest/square/unary/7"))
+    @ParameterizedTest
+    @ValueSource(strings = {"PUT", "DELETE", "PATCH"})
+    void otherMethodsAreRefusedWithAProblem(String method) throws Exception {
+        mvc.perform(request(HttpMethod.valueOf(method), "/rest/square/unary/7"))
                 .andExpect(status().isMethodNotAllowed())
                 .andExpect(content().contentType(MediaType.APPLICATION_PROBLEM_JSON))
-                .andExpect(header().string("Allow", "GET,HEAD,OPTIONS"))
-                .andExpect(jsonPath("$.title").value("Method Not Allowed"))
-                .andExpect(jsonPath("$.status").value(405))
-                .andExpect(jsonPath("$.detail").value("Method 'POST' is not supported."))
-                .andExpect(jsonPath("$.instance").value("/rest/square/unary/7"));
+                .andExpect(header().string("Allow", "GET,HEAD,POST,OPTIONS"))
+                .andExpect(content()
+                        .string("{\"type\":\"about:blank\",\"title\":\"Method Not Allowed\",\"status\":405,"
+                                + "\"detail\":\"Method '" + method + "' is not supported.\","
+                                + "\"instance\":\"/rest/square/unary/7\"}"));
     }
 }
