@@ -3,6 +3,7 @@ package io.github.squarelab.aggregator.fanout;
 import io.github.squarelab.aggregator.AggregatorProperties;
 import io.github.squarelab.aggregator.admission.AdmissionBudget;
 import io.github.squarelab.aggregator.admission.OverloadedException;
+import io.github.squarelab.payload.Shape;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -47,17 +48,18 @@ public class FanoutService {
     }
 
     /**
-     * The squares of 1..n as the contract's JSON array; fails with a {@link DownstreamException}, or an
-     * {@link OverloadedException} when the request does not fit the admission budget.
+     * The squares of 1..n as the contract's JSON array, every call or message carrying the payload of
+     * {@code shape}; fails with a {@link DownstreamException}, or an {@link OverloadedException} when the request
+     * does not fit the admission budget.
      */
-    public Mono<String> fanOut(Transport transport, int n) {
+    public Mono<String> fanOut(Transport transport, int n, Shape shape) {
         return Mono.defer(() -> {
             if (!admission.tryAdmit(n)) {
                 metrics.shed(transport);
                 return Mono.error(overloaded(n));
             }
             FanoutMetrics.Recording recording = metrics.start(transport);
-            return collect(transport, n, recording)
+            return collect(transport, n, shape, recording)
                     // Calls failing at the same moment on two event loops reach flatMapSequential together, which
                     // wraps them in one composite: the first says what went wrong.
                     .onErrorMap(Exceptions::isMultiple, error -> Exceptions.unwrapMultiple(error)
@@ -71,17 +73,17 @@ public class FanoutService {
         });
     }
 
-    private Mono<Squares> collect(Transport transport, int n, CallRecorder recorder) {
+    private Mono<Squares> collect(Transport transport, int n, Shape shape, CallRecorder recorder) {
         if (n == 0) {
             return Mono.just(new Squares(0));
         }
         StreamSquareClient stream = streamClients.get(transport);
         if (stream != null) {
-            return stream.squares(n, recorder);
+            return stream.squares(n, shape, recorder);
         }
         UnarySquareClient client = unaryClients.get(transport);
         return Flux.range(1, n)
-                .flatMapSequential(number -> call(client, number, recorder), properties.inFlight(), 1)
+                .flatMapSequential(number -> call(client, number, shape, recorder), properties.inFlight(), 1)
                 .collect(() -> new Squares(n), Squares::add)
                 .flatMap(squares -> squares.isComplete() ? Mono.just(squares) : Mono.error(incomplete(squares)));
     }
@@ -92,7 +94,7 @@ public class FanoutService {
      * both), or when it fails, or is cancelled unanswered (operators may also cancel a call that has
      * already answered, hence the flag).
      */
-    private static Mono<Long> call(UnarySquareClient client, int number, CallRecorder recorder) {
+    private static Mono<Long> call(UnarySquareClient client, int number, Shape shape, CallRecorder recorder) {
         return Mono.defer(() -> {
             recorder.started();
             long start = System.nanoTime();
@@ -102,7 +104,7 @@ public class FanoutService {
                     recorder.finished(System.nanoTime() - start, success);
                 }
             };
-            return client.square(number)
+            return client.square(number, shape)
                     .doOnSuccess(square -> finish.accept(square != null))
                     .doOnError(error -> finish.accept(false))
                     .doOnCancel(() -> finish.accept(false));

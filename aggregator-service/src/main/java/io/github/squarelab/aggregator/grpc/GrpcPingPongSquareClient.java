@@ -4,7 +4,7 @@ import io.github.squarelab.aggregator.fanout.CallRecorder;
 import io.github.squarelab.aggregator.fanout.Squares;
 import io.github.squarelab.aggregator.fanout.StreamSquareClient;
 import io.github.squarelab.aggregator.fanout.Transport;
-import io.github.squarelab.proto.Input;
+import io.github.squarelab.payload.Shape;
 import io.github.squarelab.proto.Output;
 import io.grpc.Channel;
 import java.time.Duration;
@@ -13,7 +13,8 @@ import reactor.core.publisher.MonoSink;
 
 /**
  * {@code vinsmath.SquareRpc/findSquareBiStream} used one message at a time: the number k+1 is sent only
- * once the square of k has arrived. One stream per request, with the request's deadline; if its replica
+ * once the square of k has arrived. Each message carries the payload of the request's shape, and each answer's echo
+ * is checked. One stream per request, with the request's deadline; if its replica
  * goes away mid-stream, one new stream carries on from the first number not answered.
  */
 public class GrpcPingPongSquareClient implements StreamSquareClient {
@@ -35,9 +36,9 @@ public class GrpcPingPongSquareClient implements StreamSquareClient {
     }
 
     @Override
-    public Mono<Squares> squares(int n, CallRecorder recorder) {
+    public Mono<Squares> squares(int n, Shape shape, CallRecorder recorder) {
         return Mono.create(sink -> {
-            Exchange exchange = new Exchange(n, recorder, sink);
+            Exchange exchange = new Exchange(n, shape, recorder, sink);
             sink.onCancel(exchange::cancel);
             exchange.open();
         });
@@ -49,14 +50,17 @@ public class GrpcPingPongSquareClient implements StreamSquareClient {
      */
     private final class Exchange extends StreamExchange {
 
+        private final Shape shape;
+
         /** When the message now in flight was sent; 0 when none is. */
         private long sentAt;
 
         /** The current stream has not sent its first message yet. */
         private boolean awaitingFirst;
 
-        Exchange(int n, CallRecorder recorder, MonoSink<Squares> sink) {
+        Exchange(int n, Shape shape, CallRecorder recorder, MonoSink<Squares> sink) {
             super(channel, target, deadline, n, recorder, sink);
+            this.shape = shape;
         }
 
         /**
@@ -79,7 +83,7 @@ public class GrpcPingPongSquareClient implements StreamSquareClient {
         private void sendNext() {
             sentAt = System.nanoTime();
             recorder.started();
-            requests.onNext(Input.newBuilder().setNumber(squares.size() + 1).build());
+            requests.onNext(GrpcPayloads.input(squares.size() + 1, shape));
         }
 
         @Override
@@ -110,7 +114,7 @@ public class GrpcPingPongSquareClient implements StreamSquareClient {
             if (output.getNumber() != expected) {
                 return "number " + output.getNumber() + " where " + expected + " was in flight";
             }
-            return null;
+            return GrpcPayloads.wrongEcho(expected, shape, output);
         }
 
         @Override

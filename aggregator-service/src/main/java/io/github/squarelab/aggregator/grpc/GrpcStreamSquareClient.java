@@ -4,7 +4,7 @@ import io.github.squarelab.aggregator.fanout.CallRecorder;
 import io.github.squarelab.aggregator.fanout.Squares;
 import io.github.squarelab.aggregator.fanout.StreamSquareClient;
 import io.github.squarelab.aggregator.fanout.Transport;
-import io.github.squarelab.proto.Input;
+import io.github.squarelab.payload.Shape;
 import io.github.squarelab.proto.Output;
 import io.github.squarelab.stream.SendTimes;
 import io.grpc.Channel;
@@ -13,8 +13,8 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
 
 /**
- * {@code vinsmath.SquareRpc/findSquareBiStream}: the numbers 1..n as n messages on one stream, and their
- * squares collected in order. The stream as a whole has the request's deadline. If the stream fails
+ * {@code vinsmath.SquareRpc/findSquareBiStream}: the numbers 1..n as n messages on one stream, each carrying the
+ * payload of the request's shape, and their squares collected in order, each answer's echo checked. The stream as a whole has the request's deadline. If the stream fails
  * because its replica went away mid-stream, one new stream, which round_robin puts on another
  * replica, carries the numbers not yet answered, within the same deadline.
  */
@@ -37,9 +37,9 @@ public class GrpcStreamSquareClient implements StreamSquareClient {
     }
 
     @Override
-    public Mono<Squares> squares(int n, CallRecorder recorder) {
+    public Mono<Squares> squares(int n, Shape shape, CallRecorder recorder) {
         return Mono.create(sink -> {
-            Exchange exchange = new Exchange(n, recorder, sink);
+            Exchange exchange = new Exchange(n, shape, recorder, sink);
             sink.onCancel(exchange::cancel);
             exchange.open();
         });
@@ -48,17 +48,20 @@ public class GrpcStreamSquareClient implements StreamSquareClient {
     /**
      * Pipelined: sends only while the transport is ready for more (grpc-java's isReady/onReady back-pressure,
      * as in its ManualFlowControlClient), so nothing queues up in memory when the server reads slower than we
-     * write, and remembers when each unanswered message left.
+     * write, and remembers when each unanswered message left (but not what it carried: an echo is checked against
+     * the shape's values for its number, so the payloads in flight take no memory here).
      */
     private final class Exchange extends StreamExchange {
 
+        private final Shape shape;
         private final SendTimes sendTimes = new SendTimes();
         private int nextNumber;
         /** Every number sent and the sending side closed, on the current stream. */
         private boolean halfClosed;
 
-        Exchange(int n, CallRecorder recorder, MonoSink<Squares> sink) {
+        Exchange(int n, Shape shape, CallRecorder recorder, MonoSink<Squares> sink) {
             super(channel, target, deadline, n, recorder, sink);
+            this.shape = shape;
         }
 
         @Override
@@ -72,7 +75,7 @@ public class GrpcStreamSquareClient implements StreamSquareClient {
             while (nextNumber <= n && requests.isReady() && !finished) {
                 sendTimes.add(System.nanoTime());
                 recorder.started();
-                requests.onNext(Input.newBuilder().setNumber(nextNumber++).build());
+                requests.onNext(GrpcPayloads.input(nextNumber++, shape));
             }
             if (nextNumber > n && !halfClosed && !finished) {
                 halfClosed = true;
@@ -104,7 +107,7 @@ public class GrpcStreamSquareClient implements StreamSquareClient {
             if (sendTimes.isEmpty()) {
                 return "number " + expected + " before it was sent";
             }
-            return null;
+            return GrpcPayloads.wrongEcho(expected, shape, output);
         }
 
         @Override

@@ -2,6 +2,7 @@ package io.github.squarelab.aggregator.grpc;
 
 import io.github.squarelab.aggregator.fanout.Transport;
 import io.github.squarelab.aggregator.fanout.UnarySquareClient;
+import io.github.squarelab.payload.Shape;
 import io.github.squarelab.proto.Input;
 import io.github.squarelab.proto.Output;
 import io.github.squarelab.proto.SquareRpcGrpc;
@@ -16,7 +17,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
 
-/** {@code vinsmath.SquareRpc/findSquareUnary}, one asynchronous call per square, each with a deadline. */
+/**
+ * {@code vinsmath.SquareRpc/findSquareUnary}, one asynchronous call per square, each with a deadline, carrying the
+ * payload of the request's shape and checking that the answer echoes it.
+ */
 public class GrpcUnarySquareClient implements UnarySquareClient {
 
     private final Channel channel;
@@ -36,7 +40,7 @@ public class GrpcUnarySquareClient implements UnarySquareClient {
     }
 
     @Override
-    public Mono<Long> square(int number) {
+    public Mono<Long> square(int number, Shape shape) {
         return Mono.create(sink -> {
             ClientCall<Input, Output> call = channel.newCall(
                     SquareRpcGrpc.getFindSquareUnaryMethod(),
@@ -47,7 +51,7 @@ public class GrpcUnarySquareClient implements UnarySquareClient {
                 call.cancel("the fan-out no longer needs this square", null);
             });
             ClientCalls.asyncUnaryCall(
-                    call, Input.newBuilder().setNumber(number).build(), new Answer(number, sink, cancelled));
+                    call, GrpcPayloads.input(number, shape), new Answer(number, shape, sink, cancelled));
         });
     }
 
@@ -55,11 +59,13 @@ public class GrpcUnarySquareClient implements UnarySquareClient {
     private final class Answer implements StreamObserver<Output> {
 
         private final int number;
+        private final Shape shape;
         private final MonoSink<Long> sink;
         private final AtomicBoolean cancelled;
 
-        Answer(int number, MonoSink<Long> sink, AtomicBoolean cancelled) {
+        Answer(int number, Shape shape, MonoSink<Long> sink, AtomicBoolean cancelled) {
             this.number = number;
+            this.shape = shape;
             this.sink = sink;
             this.cancelled = cancelled;
         }
@@ -69,6 +75,11 @@ public class GrpcUnarySquareClient implements UnarySquareClient {
             if (output.getNumber() != number) {
                 sink.error(GrpcFailures.badAnswer(
                         target, "number " + output.getNumber() + " where " + number + " was asked"));
+                return;
+            }
+            String wrongEcho = GrpcPayloads.wrongEcho(number, shape, output);
+            if (wrongEcho != null) {
+                sink.error(GrpcFailures.badAnswer(target, wrongEcho));
             } else {
                 sink.success(output.getResult());
             }

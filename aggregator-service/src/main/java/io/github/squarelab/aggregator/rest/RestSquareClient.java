@@ -4,8 +4,17 @@ import io.github.squarelab.aggregator.fanout.DownstreamException;
 import io.github.squarelab.aggregator.fanout.DownstreamException.Kind;
 import io.github.squarelab.aggregator.fanout.Transport;
 import io.github.squarelab.aggregator.fanout.UnarySquareClient;
+import io.github.squarelab.payload.EchoJson;
+import io.github.squarelab.payload.InvalidPayloadException;
+import io.github.squarelab.payload.JsonPayloads;
+import io.github.squarelab.payload.PayloadJsonCodec;
+import io.github.squarelab.payload.Shape;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.timeout.ReadTimeoutException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.TimeoutException;
 import reactor.core.publisher.Mono;
@@ -19,6 +28,12 @@ import reactor.core.publisher.Mono;
  * the call's deadline; squares are idempotent. A timeout is not retried. Reactor Netty's client is used
  * directly: WebClient would add a request object, filters and a codec lookup to every call, for a body
  * that is one number.
+ *
+ * <p>A call of the shape small is the article's GET, exactly as before. Any other shape is a {@code POST} of the
+ * same path whose JSON body is the shape's payload for the number, built as records and written with Jackson once
+ * per call (a retry sends the same bytes); the answer, {@code {"result":..,"payload":..}}, is read strictly with
+ * Jackson and its payload checked in place against the shape's values for the number: an answer without it or
+ * with another one is a bad answer.
  */
 public class RestSquareClient implements UnarySquareClient {
 
@@ -47,25 +62,40 @@ public class RestSquareClient implements UnarySquareClient {
     }
 
     @Override
-    public Mono<Long> square(int number) {
+    public Mono<Long> square(int number, Shape shape) {
         return Mono.defer(() -> {
             long start = System.nanoTime();
+            byte[] payload = shape.hasPayload() ? PayloadJsonCodec.write(JsonPayloads.of(shape, number)) : null;
             RestReplicas.Replica first = replicas.next();
-            return attempt(first, number, null).onErrorResume(RestSquareClient::isUnavailable, error -> {
-                replicas.failed(first);
-                RestReplicas.Replica other = replicas.nextOtherThan(first);
-                Duration left = callDeadline.minusNanos(System.nanoTime() - start);
-                return left.isNegative() || left.isZero()
-                        ? Mono.error(error)
-                        : attempt(other, number, left)
-                                .doOnError(RestSquareClient::isUnavailable, retryError -> replicas.failed(other));
-            });
+            return attempt(first, number, shape, payload, null)
+                    .onErrorResume(RestSquareClient::isUnavailable, error -> {
+                        replicas.failed(first);
+                        RestReplicas.Replica other = replicas.nextOtherThan(first);
+                        Duration left = callDeadline.minusNanos(System.nanoTime() - start);
+                        return left.isNegative() || left.isZero()
+                                ? Mono.error(error)
+                                : attempt(other, number, shape, payload, left)
+                                        .doOnError(
+                                                RestSquareClient::isUnavailable, retryError -> replicas.failed(other));
+                    });
         });
     }
 
-    /** One call to one replica; {@code budget}, if given, is what is left of the call's deadline. */
-    private Mono<Long> attempt(RestReplicas.Replica replica, int number, Duration budget) {
-        Mono<Long> call = replica.http()
+    /**
+     * One call to one replica: the GET, or with a payload the POST; {@code budget}, if given, is what is left of the
+     * call's deadline.
+     */
+    private Mono<Long> attempt(RestReplicas.Replica replica, int number, Shape shape, byte[] payload, Duration budget) {
+        Mono<Long> call = payload == null ? get(replica, number) : post(replica, number, shape, payload);
+        if (budget != null) {
+            call = call.timeout(budget);
+        }
+        return call.onErrorMap(
+                error -> !(error instanceof DownstreamException), error -> translate(replica, number, error));
+    }
+
+    private Mono<Long> get(RestReplicas.Replica replica, int number) {
+        return replica.http()
                 .get()
                 .uri(PATH + number)
                 .responseSingle((response, body) -> {
@@ -73,21 +103,60 @@ public class RestSquareClient implements UnarySquareClient {
                     if (status.equals(HttpResponseStatus.OK)) {
                         return body.asString();
                     }
-                    return Mono.error(
-                            status.equals(HttpResponseStatus.SERVICE_UNAVAILABLE)
-                                    ? new DownstreamException(
-                                            Kind.UNAVAILABLE,
-                                            "the REST square service at " + replica.baseUrl()
-                                                    + " is unavailable: it answered HTTP 503 for number " + number)
-                                    : badAnswer(replica, number, "HTTP " + status.code(), null));
+                    return Mono.error(failed(replica, number, status));
                 })
                 .switchIfEmpty(Mono.error(() -> badAnswer(replica, number, "an empty body", null)))
                 .map(body -> parse(replica, number, body));
-        if (budget != null) {
-            call = call.timeout(budget);
+    }
+
+    private Mono<Long> post(RestReplicas.Replica replica, int number, Shape shape, byte[] payload) {
+        return replica.http()
+                .post()
+                .uri(PATH + number)
+                .send((request, body) -> {
+                    request.header(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
+                    request.header(HttpHeaderNames.CONTENT_LENGTH, Integer.toString(payload.length));
+                    return body.send(Mono.fromSupplier(() -> Unpooled.wrappedBuffer(payload)));
+                })
+                .responseSingle((response, body) -> {
+                    HttpResponseStatus status = response.status();
+                    if (status.equals(HttpResponseStatus.OK)) {
+                        return body.asByteArray();
+                    }
+                    return Mono.error(failed(replica, number, status));
+                })
+                .switchIfEmpty(Mono.error(() -> badAnswer(replica, number, "an empty body", null)))
+                .map(body -> checkEcho(replica, number, shape, body));
+    }
+
+    /** 503 is a replica that is unavailable (tried again elsewhere); any other status a bad answer. */
+    private static DownstreamException failed(RestReplicas.Replica replica, int number, HttpResponseStatus status) {
+        return status.equals(HttpResponseStatus.SERVICE_UNAVAILABLE)
+                ? new DownstreamException(
+                        Kind.UNAVAILABLE,
+                        "the REST square service at " + replica.baseUrl()
+                                + " is unavailable: it answered HTTP 503 for number " + number)
+                : badAnswer(replica, number, "HTTP " + status.code(), null);
+    }
+
+    /** The square of an answer to a POST, once its payload is known to be the one sent. */
+    private static long checkEcho(RestReplicas.Replica replica, int number, Shape shape, byte[] body) {
+        EchoJson echo;
+        try {
+            echo = PayloadJsonCodec.readEcho(body);
+        } catch (InvalidPayloadException e) {
+            throw badAnswer(
+                    replica,
+                    number,
+                    "'" + abbreviate(new String(body, StandardCharsets.UTF_8)) + "', not the square with its payload ("
+                            + e.getMessage() + ")",
+                    e);
         }
-        return call.onErrorMap(
-                error -> !(error instanceof DownstreamException), error -> translate(replica, number, error));
+        String difference = JsonPayloads.difference(shape, number, echo.payload());
+        if (difference != null) {
+            throw badAnswer(replica, number, "a payload that differs from the one sent (" + difference + ")", null);
+        }
+        return echo.result();
     }
 
     private static boolean isUnavailable(Throwable error) {

@@ -3,6 +3,7 @@ package io.github.squarelab.aggregator.web;
 import io.github.squarelab.aggregator.admission.OverloadedException;
 import io.github.squarelab.aggregator.fanout.DownstreamException;
 import io.github.squarelab.aggregator.fanout.InvalidCountException;
+import io.github.squarelab.payload.UnknownShapeException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpHeaders;
@@ -25,6 +26,12 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
 
     @ExceptionHandler
     ProblemDetail invalidCount(InvalidCountException e) {
+        return ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, e.getMessage());
+    }
+
+    /** {@code ?payload=} named no shape: the detail lists them. */
+    @ExceptionHandler
+    ProblemDetail unknownShape(UnknownShapeException e) {
         return ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, e.getMessage());
     }
 

@@ -25,6 +25,7 @@ class StartupLog {
         int port = event.getWebServer().getPort();
         log.info(
                 "aggregator-service listening: GET http://localhost:{}/{rest/unary,rest/h2c,grpc/unary,grpc/pingpong,grpc/stream}/{n}"
+                        + "[?payload=small|wide|deep|collection]"
                         + " -> REST square service {}, gRPC square service {} (round robin over replicas); {} calls in flight per request,"
                         + " n up to {}, deadline {} ms per request and {} ms per call",
                 port,

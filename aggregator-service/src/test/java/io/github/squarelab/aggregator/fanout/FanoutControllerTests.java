@@ -10,6 +10,7 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 import io.github.squarelab.aggregator.AggregatorProperties;
 import io.github.squarelab.aggregator.admission.AdmissionBudget;
 import io.github.squarelab.aggregator.fanout.DownstreamException.Kind;
+import io.github.squarelab.payload.Shape;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -84,6 +85,66 @@ class FanoutControllerTests {
                 .andExpect(status().isOk())
                 .andExpect(content().contentType(MediaType.APPLICATION_JSON))
                 .andExpect(content().string("[{\"1\":1},{\"2\":4},{\"3\":9}]"));
+    }
+
+    @ParameterizedTest
+    @CsvSource({
+        "rest/unary, small",
+        "rest/unary, wide",
+        "rest/h2c, deep",
+        "rest/h2c, collection",
+        "grpc/unary, collection",
+        "grpc/unary, deep",
+        "grpc/pingpong, wide",
+        "grpc/pingpong, small",
+        "grpc/stream, collection",
+        "grpc/stream, deep"
+    })
+    void eachPathPassesThePayloadShapeToItsTransportAndAnswersTheSameSquares(String path, String shape)
+            throws Exception {
+        get("/" + path + "/3?payload=" + shape)
+                .andExpect(status().isOk())
+                .andExpect(content().contentType(MediaType.APPLICATION_JSON))
+                .andExpect(content().string("[{\"1\":1},{\"2\":4},{\"3\":9}]"));
+
+        assertThat(shapesSeenBy(path)).containsExactly(Shape.parse(shape));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"rest/unary", "rest/h2c", "grpc/unary", "grpc/pingpong", "grpc/stream"})
+    void withoutAPayloadParameterEveryCallIsSmall(String path) throws Exception {
+        get("/" + path + "/3").andExpect(status().isOk());
+
+        assertThat(shapesSeenBy(path)).containsExactly(Shape.SMALL);
+    }
+
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "rest/unary/3?payload=huge              | huge",
+                "rest/h2c/3?payload=                    | ''",
+                "grpc/unary/3?payload=Wide              | Wide",
+                "grpc/pingpong/3?payload=small,wide     | small,wide",
+                "grpc/stream/3?payload=deep&payload=wide | deep,wide",
+                "grpc/stream/0?payload=SMALL             | SMALL",
+            })
+    void anUnknownPayloadIsABadRequestProblemListingTheShapes(String uri, String got) throws Exception {
+        String path = uri.substring(0, uri.indexOf('?'));
+        get("/" + uri)
+                .andExpect(status().isBadRequest())
+                .andExpect(content().contentType(MediaType.APPLICATION_PROBLEM_JSON))
+                .andExpect(content()
+                        .string("{\"type\":\"about:blank\",\"title\":\"Bad Request\",\"status\":400,"
+                                + "\"detail\":\"payload must be one of small, wide, deep, collection; got '" + got
+                                + "'\",\"instance\":\"/" + path + "\"}"));
+
+        assertThat(restClient.calls.get()
+                        + grpcUnaryClient.calls.get()
+                        + streamClient.streams.get()
+                        + restH2cClient.calls.get()
+                        + pingPongClient.streams.get())
+                .isZero();
     }
 
     @Test
@@ -340,6 +401,17 @@ class FanoutControllerTests {
                         .count())
                 .isEqualTo(received + 6);
         assertThat(downstreamCalls(transport, "success")).isEqualTo(calls + 6);
+    }
+
+    private java.util.Set<Shape> shapesSeenBy(String path) {
+        return switch (path) {
+            case "rest/unary" -> restClient.shapes;
+            case "rest/h2c" -> restH2cClient.shapes;
+            case "grpc/unary" -> grpcUnaryClient.shapes;
+            case "grpc/pingpong" -> pingPongClient.shapes;
+            case "grpc/stream" -> streamClient.shapes;
+            default -> throw new IllegalArgumentException(path);
+        };
     }
 
     private double fanoutCount(String transport, String outcome) {

@@ -1,5 +1,8 @@
 package io.github.squarelab.aggregator.fanout;
 
+import io.github.squarelab.payload.Shape;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntFunction;
@@ -8,7 +11,8 @@ import reactor.core.publisher.Mono;
 
 /**
  * Square clients whose answers a test scripts, standing in for the transports in slice tests (the real
- * transports have their own tests against real servers). They count calls and the most in flight at once.
+ * transports have their own tests against real servers). They count calls and the most in flight at once, and
+ * keep the payload shapes they were asked to carry.
  */
 final class ScriptedClients {
 
@@ -24,6 +28,7 @@ final class ScriptedClients {
         final AtomicInteger calls = new AtomicInteger();
         final AtomicInteger inFlight = new AtomicInteger();
         final AtomicInteger mostInFlight = new AtomicInteger();
+        final Set<Shape> shapes = ConcurrentHashMap.newKeySet();
         volatile IntFunction<Mono<Long>> answer = ScriptedClients::correct;
 
         Unary(Transport transport) {
@@ -36,9 +41,10 @@ final class ScriptedClients {
         }
 
         @Override
-        public Mono<Long> square(int number) {
+        public Mono<Long> square(int number, Shape shape) {
             return Mono.defer(() -> {
                 calls.incrementAndGet();
+                shapes.add(shape);
                 mostInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
                 AtomicBoolean answered = new AtomicBoolean();
                 Runnable done = () -> {
@@ -54,6 +60,7 @@ final class ScriptedClients {
             calls.set(0);
             inFlight.set(0);
             mostInFlight.set(0);
+            shapes.clear();
             answer = ScriptedClients::correct;
         }
     }
@@ -62,6 +69,7 @@ final class ScriptedClients {
 
         private final Transport transport;
         final AtomicInteger streams = new AtomicInteger();
+        final Set<Shape> shapes = ConcurrentHashMap.newKeySet();
         volatile Mono<Squares> failure;
 
         Stream(Transport transport) {
@@ -74,8 +82,9 @@ final class ScriptedClients {
         }
 
         @Override
-        public Mono<Squares> squares(int n, CallRecorder recorder) {
+        public Mono<Squares> squares(int n, Shape shape, CallRecorder recorder) {
             streams.incrementAndGet();
+            shapes.add(shape);
             if (failure != null) {
                 return failure;
             }
@@ -88,6 +97,7 @@ final class ScriptedClients {
 
         void reset() {
             streams.set(0);
+            shapes.clear();
             failure = null;
         }
     }

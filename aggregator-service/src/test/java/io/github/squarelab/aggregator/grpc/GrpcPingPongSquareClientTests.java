@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.github.squarelab.aggregator.fanout.DownstreamException;
 import io.github.squarelab.aggregator.fanout.DownstreamException.Kind;
 import io.github.squarelab.aggregator.fanout.Squares;
+import io.github.squarelab.payload.ProtoPayloads;
+import io.github.squarelab.payload.Shape;
 import io.github.squarelab.proto.Input;
 import io.github.squarelab.proto.Output;
 import io.grpc.ManagedChannel;
@@ -34,7 +36,8 @@ class GrpcPingPongSquareClientTests {
     void sendsEachNumberOnlyOnceThePreviousSquareHasArrived() throws Exception {
         UnansweredCounter server = new UnansweredCounter();
         try (InProcessSquareServer squares = new InProcessSquareServer(server)) {
-            Squares answer = client(squares.channel).squares(500, recorder).block(Duration.ofSeconds(30));
+            Squares answer =
+                    client(squares.channel).squares(500, Shape.SMALL, recorder).block(Duration.ofSeconds(30));
 
             assertThat(answer.toJson()).startsWith("[{\"1\":1},{\"2\":4},").endsWith(",{\"500\":250000}]");
             assertThat(server.streams).hasValue(1);
@@ -44,6 +47,80 @@ class GrpcPingPongSquareClientTests {
             assertThat(recorder.started).hasValue(500);
             assertThat(recorder.answered).hasValue(500);
             assertThat(recorder.unanswered).hasValue(0);
+        }
+    }
+
+    @Test
+    void eachMessageCarriesItsNumbersPayloadAndLeavesOnlyOnceThePreviousEchoHasArrived() throws Exception {
+        UnansweredCounter server = new UnansweredCounter();
+        try (InProcessSquareServer squares = new InProcessSquareServer(server)) {
+            Squares answer = client(squares.channel)
+                    .squares(50, Shape.COLLECTION, recorder)
+                    .block(Duration.ofSeconds(30));
+
+            assertThat(answer.toJson()).startsWith("[{\"1\":1},{\"2\":4},").endsWith(",{\"50\":2500}]");
+            assertThat(server.received).hasValue(50);
+            assertThat(server.withPayload).hasValue(50);
+            assertThat(server.mostUnanswered).hasValue(1);
+            assertThat(recorder.answered).hasValue(50);
+        }
+    }
+
+    @Test
+    void anEchoOfAnotherPayloadIsABadAnswer() throws Exception {
+        InProcessSquareServer.Correct mixedUp = new InProcessSquareServer.Correct() {
+            @Override
+            public StreamObserver<Input> findSquareBiStream(StreamObserver<Output> answers) {
+                return new Answering(answers) {
+                    @Override
+                    public void onNext(Input input) {
+                        Output right = InProcessSquareServer.answer(input);
+                        answers.onNext(
+                                input.getNumber() == 3
+                                        ? right.toBuilder()
+                                                .setPayload(ProtoPayloads.of(Shape.DEEP, 3).toBuilder()
+                                                        .setDeep(ProtoPayloads.of(Shape.DEEP, 3).getDeep().toBuilder()
+                                                                .setValue(0.5)))
+                                                .build()
+                                        : right);
+                    }
+                };
+            }
+        };
+        try (InProcessSquareServer server = new InProcessSquareServer(mixedUp)) {
+            assertThatThrownBy(() -> client(server.channel)
+                            .squares(10, Shape.DEEP, recorder)
+                            .block(Duration.ofSeconds(20)))
+                    .isInstanceOf(DownstreamException.class)
+                    .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.BAD_ANSWER))
+                    .hasMessage("the gRPC square service at square-test answered number 3 with a payload that differs"
+                            + " from the one sent: deep.value 0.5 where 3.0 was sent");
+            assertThat(recorder.answered).hasValue(2);
+            assertThat(recorder.unanswered).hasValue(1);
+        }
+    }
+
+    @Test
+    void anAnswerWithoutTheEchoIsABadAnswer() throws Exception {
+        InProcessSquareServer.Correct dropping = new InProcessSquareServer.Correct() {
+            @Override
+            public StreamObserver<Input> findSquareBiStream(StreamObserver<Output> answers) {
+                return new Answering(answers) {
+                    @Override
+                    public void onNext(Input input) {
+                        answers.onNext(InProcessSquareServer.square(input.getNumber()));
+                    }
+                };
+            }
+        };
+        try (InProcessSquareServer server = new InProcessSquareServer(dropping)) {
+            assertThatThrownBy(() -> client(server.channel)
+                            .squares(10, Shape.WIDE, recorder)
+                            .block(Duration.ofSeconds(20)))
+                    .isInstanceOf(DownstreamException.class)
+                    .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.BAD_ANSWER))
+                    .hasMessage("the gRPC square service at square-test answered number 1 without the wide payload it"
+                            + " was sent");
         }
     }
 
@@ -61,8 +138,9 @@ class GrpcPingPongSquareClientTests {
             }
         };
         try (InProcessSquareServer server = new InProcessSquareServer(wrong)) {
-            assertThatThrownBy(
-                            () -> client(server.channel).squares(10, recorder).block(Duration.ofSeconds(20)))
+            assertThatThrownBy(() -> client(server.channel)
+                            .squares(10, Shape.SMALL, recorder)
+                            .block(Duration.ofSeconds(20)))
                     .isInstanceOf(DownstreamException.class)
                     .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.BAD_ANSWER))
                     .hasMessage("the gRPC square service at square-test answered number 4 where 3 was in flight");
@@ -89,8 +167,9 @@ class GrpcPingPongSquareClientTests {
             }
         };
         try (InProcessSquareServer server = new InProcessSquareServer(quitter)) {
-            assertThatThrownBy(
-                            () -> client(server.channel).squares(10, recorder).block(Duration.ofSeconds(20)))
+            assertThatThrownBy(() -> client(server.channel)
+                            .squares(10, Shape.SMALL, recorder)
+                            .block(Duration.ofSeconds(20)))
                     .isInstanceOf(DownstreamException.class)
                     .hasMessage("the gRPC square service at square-test answered only 3 of 10 squares"
                             + " before ending the stream");
@@ -104,7 +183,8 @@ class GrpcPingPongSquareClientTests {
     void anUnreachableServiceIsUnavailableAndLeavesNothingInFlight() {
         ManagedChannel nowhere = InProcessSquareServer.channelToNowhere();
         try {
-            assertThatThrownBy(() -> client(nowhere).squares(10, recorder).block(Duration.ofSeconds(20)))
+            assertThatThrownBy(() ->
+                            client(nowhere).squares(10, Shape.SMALL, recorder).block(Duration.ofSeconds(20)))
                     .isInstanceOf(DownstreamException.class)
                     .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.UNAVAILABLE));
             assertThat(recorder.answered.get() + recorder.unanswered.get()).isEqualTo(recorder.started.get());
@@ -138,7 +218,8 @@ class GrpcPingPongSquareClientTests {
             }
         };
         try (InProcessSquareServer server = new InProcessSquareServer(leaving)) {
-            Squares answer = client(server.channel).squares(6, recorder).block(Duration.ofSeconds(20));
+            Squares answer =
+                    client(server.channel).squares(6, Shape.SMALL, recorder).block(Duration.ofSeconds(20));
 
             assertThat(answer.toJson()).isEqualTo("[{\"1\":1},{\"2\":4},{\"3\":9},{\"4\":16},{\"5\":25},{\"6\":36}]");
             assertThat(streams).hasValue(2);
@@ -163,7 +244,7 @@ class GrpcPingPongSquareClientTests {
                     new GrpcPingPongSquareClient(server.channel, "square-test", Duration.ofMillis(300));
 
             long start = System.nanoTime();
-            assertThatThrownBy(() -> impatient.squares(5, recorder).block(Duration.ofSeconds(10)))
+            assertThatThrownBy(() -> impatient.squares(5, Shape.SMALL, recorder).block(Duration.ofSeconds(10)))
                     .isInstanceOf(DownstreamException.class)
                     .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.TIMEOUT))
                     .hasMessage("no complete answer from the gRPC square service at square-test within 300 ms"
@@ -196,8 +277,9 @@ class GrpcPingPongSquareClientTests {
             }
         };
         try (InProcessSquareServer server = new InProcessSquareServer(dying)) {
-            assertThatThrownBy(
-                            () -> client(server.channel).squares(10, recorder).block(Duration.ofSeconds(20)))
+            assertThatThrownBy(() -> client(server.channel)
+                            .squares(10, Shape.SMALL, recorder)
+                            .block(Duration.ofSeconds(20)))
                     .isInstanceOf(DownstreamException.class)
                     .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.UNAVAILABLE))
                     .hasMessage("the gRPC square service at square-test is unavailable: gone");
@@ -225,8 +307,9 @@ class GrpcPingPongSquareClientTests {
             }
         };
         try (InProcessSquareServer server = new InProcessSquareServer(failing)) {
-            assertThatThrownBy(
-                            () -> client(server.channel).squares(10, recorder).block(Duration.ofSeconds(20)))
+            assertThatThrownBy(() -> client(server.channel)
+                            .squares(10, Shape.SMALL, recorder)
+                            .block(Duration.ofSeconds(20)))
                     .isInstanceOf(DownstreamException.class)
                     .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.BAD_ANSWER))
                     .hasMessage("the gRPC square service at square-test answered INTERNAL: boom");
@@ -251,8 +334,9 @@ class GrpcPingPongSquareClientTests {
             }
         };
         try (InProcessSquareServer server = new InProcessSquareServer(eager)) {
-            assertThatThrownBy(
-                            () -> client(server.channel).squares(10, recorder).block(Duration.ofSeconds(20)))
+            assertThatThrownBy(() -> client(server.channel)
+                            .squares(10, Shape.SMALL, recorder)
+                            .block(Duration.ofSeconds(20)))
                     .isInstanceOf(DownstreamException.class)
                     .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.BAD_ANSWER))
                     .hasMessage("the gRPC square service at square-test answered number 1 before it was sent");
@@ -286,7 +370,7 @@ class GrpcPingPongSquareClientTests {
         try (InProcessSquareServer server = new InProcessSquareServer(holding)) {
             AtomicInteger signals = new AtomicInteger();
             Disposable answer = client(server.channel)
-                    .squares(10, recorder)
+                    .squares(10, Shape.SMALL, recorder)
                     .subscribe(squares -> signals.incrementAndGet(), error -> signals.incrementAndGet());
             assertThat(received.await(10, TimeUnit.SECONDS)).isTrue();
 
@@ -335,6 +419,7 @@ class GrpcPingPongSquareClientTests {
 
         final AtomicInteger streams = new AtomicInteger();
         final AtomicInteger received = new AtomicInteger();
+        final AtomicInteger withPayload = new AtomicInteger();
         final AtomicInteger mostUnanswered = new AtomicInteger();
         private final AtomicInteger unanswered = new AtomicInteger();
         /** One thread: a stream's answers and its end leave in order. */
@@ -347,11 +432,14 @@ class GrpcPingPongSquareClientTests {
                 @Override
                 public void onNext(Input input) {
                     received.incrementAndGet();
+                    if (input.hasPayload()) {
+                        withPayload.incrementAndGet();
+                    }
                     mostUnanswered.accumulateAndGet(unanswered.incrementAndGet(), Math::max);
                     later.schedule(
                             () -> {
                                 unanswered.decrementAndGet();
-                                answers.onNext(InProcessSquareServer.square(input.getNumber()));
+                                answers.onNext(InProcessSquareServer.answer(input));
                             },
                             2,
                             TimeUnit.MILLISECONDS);

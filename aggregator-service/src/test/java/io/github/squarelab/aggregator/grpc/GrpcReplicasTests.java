@@ -7,6 +7,7 @@ import io.github.squarelab.aggregator.AggregatorProperties;
 import io.github.squarelab.aggregator.fanout.DownstreamException;
 import io.github.squarelab.aggregator.fanout.DownstreamException.Kind;
 import io.github.squarelab.aggregator.fanout.Squares;
+import io.github.squarelab.payload.Shape;
 import io.github.squarelab.proto.Input;
 import io.github.squarelab.proto.Output;
 import io.github.squarelab.proto.SquareRpcGrpc;
@@ -62,7 +63,7 @@ class GrpcReplicasTests {
         b.calls.set(0);
 
         for (int i = 1; i <= 20; i++) {
-            assertThat(client.square(i).block()).isEqualTo((long) i * i);
+            assertThat(client.square(i, Shape.SMALL).block()).isEqualTo((long) i * i);
         }
 
         assertThat(a.calls).hasValue(10);
@@ -79,7 +80,7 @@ class GrpcReplicasTests {
         healthy.calls.set(0);
 
         for (int i = 1; i <= 10; i++) {
-            assertThat(client.square(i).block()).isEqualTo((long) i * i);
+            assertThat(client.square(i, Shape.SMALL).block()).isEqualTo((long) i * i);
         }
 
         assertThat(unavailable.calls.get())
@@ -97,7 +98,7 @@ class GrpcReplicasTests {
         GrpcUnarySquareClient impatient =
                 new GrpcUnarySquareClient(channelTo(silentA, silentB), "a,b", Duration.ofMillis(300));
 
-        assertThatThrownBy(() -> impatient.square(7).block(Duration.ofSeconds(5)))
+        assertThatThrownBy(() -> impatient.square(7, Shape.SMALL).block(Duration.ofSeconds(5)))
                 .isInstanceOf(DownstreamException.class)
                 .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.TIMEOUT));
         Thread.sleep(300);
@@ -113,7 +114,7 @@ class GrpcReplicasTests {
         GrpcStreamSquareClient client = new GrpcStreamSquareClient(channelTo(a, b), "a,b", DEADLINE);
         CountingRecorder recorder = new CountingRecorder();
 
-        Squares squares = client.squares(5000, recorder).block(Duration.ofSeconds(30));
+        Squares squares = client.squares(5000, Shape.SMALL, recorder).block(Duration.ofSeconds(30));
 
         assertThat(squares.toJson())
                 .isEqualTo(IntStream.rangeClosed(1, 5000)
@@ -160,7 +161,7 @@ class GrpcReplicasTests {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (a.calls.get() == 0 || b.calls.get() == 0) {
             assertThat(System.nanoTime()).as("both replicas in use").isLessThan(deadline);
-            client.square(1).onErrorResume(e -> Mono.empty()).block();
+            client.square(1, Shape.SMALL).onErrorResume(e -> Mono.empty()).block();
             Thread.sleep(10);
         }
     }

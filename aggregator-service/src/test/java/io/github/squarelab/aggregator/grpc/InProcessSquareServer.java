@@ -44,12 +44,24 @@ final class InProcessSquareServer implements AutoCloseable {
                 .build();
     }
 
-    /** Answers correctly: unary, and a stream that answers each message and completes after the client. */
+    /** The right answer to an Input: its square, and its payload echoed when it has one, as the real service answers. */
+    static Output answer(Input input) {
+        Output.Builder output = square(input.getNumber()).toBuilder();
+        if (input.hasPayload()) {
+            output.setPayload(input.getPayload());
+        }
+        return output.build();
+    }
+
+    /**
+     * Answers correctly: unary, and a stream that answers each message and completes after the client; each answer
+     * echoes its Input's payload.
+     */
     static class Correct extends SquareRpcGrpc.SquareRpcImplBase {
 
         @Override
         public void findSquareUnary(Input request, StreamObserver<Output> answers) {
-            answers.onNext(square(request.getNumber()));
+            answers.onNext(answer(request));
             answers.onCompleted();
         }
 
@@ -58,7 +70,7 @@ final class InProcessSquareServer implements AutoCloseable {
             return new StreamObserver<>() {
                 @Override
                 public void onNext(Input input) {
-                    answers.onNext(square(input.getNumber()));
+                    answers.onNext(answer(input));
                 }
 
                 @Override

@@ -7,6 +7,8 @@ import io.github.squarelab.aggregator.AggregatorProperties;
 import io.github.squarelab.aggregator.fanout.DownstreamException;
 import io.github.squarelab.aggregator.fanout.DownstreamException.Kind;
 import io.github.squarelab.aggregator.fanout.Transport;
+import io.github.squarelab.payload.InvalidPayloadException;
+import io.github.squarelab.payload.Shape;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -55,7 +57,7 @@ class RestH2cSquareClientTests {
 
         // Above the numbers the server answers wrongly on purpose.
         List<Long> squares = Flux.range(1001, 400)
-                .flatMapSequential(client::square, 400)
+                .flatMapSequential(number -> client.square(number, Shape.SMALL), 400)
                 .collectList()
                 .block(Duration.ofSeconds(30));
 
@@ -68,12 +70,40 @@ class RestH2cSquareClientTests {
     }
 
     @Test
+    void postsPayloadsOverHttp2AndChecksEachEcho() {
+        H2cSquareServer server = start(200);
+        String baseUrl = server.baseUrl();
+        RestSquareClient client = clientFor(CALL_DEADLINE, 2, baseUrl);
+
+        List<Long> squares = Flux.range(1, 20)
+                .flatMapSequential(number -> client.square(number, Shape.COLLECTION), 20)
+                .collectList()
+                .block(Duration.ofSeconds(30));
+
+        assertThat(squares).hasSize(20).startsWith(1L, 4L).endsWith(400L);
+        assertThat(server.protocols).containsExactly("HTTP/2.0");
+        assertThat(server.contentTypes).containsExactly("application/json");
+        assertThat(client.square(7, Shape.WIDE).block()).isEqualTo(49L);
+        assertThatThrownBy(() ->
+                        client.square(EchoingSquares.WRONG_PAYLOAD, Shape.DEEP).block())
+                .isInstanceOf(DownstreamException.class)
+                .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.BAD_ANSWER))
+                .hasMessage("the REST square service at " + baseUrl + " answered a payload that differs from the one"
+                        + " sent (deep.name 'item-22-0' where 'item-21-0' was sent) for number 21");
+        assertThatThrownBy(() ->
+                        client.square(EchoingSquares.NO_PAYLOAD, Shape.DEEP).block())
+                .isInstanceOf(DownstreamException.class)
+                .hasMessage("the REST square service at " + baseUrl + " answered '{\"result\":484}', not the square"
+                        + " with its payload ('payload' is missing) for number 22");
+    }
+
+    @Test
     void answersTheSquareFromTheService() {
         RestSquareClient client = clientFor(CALL_DEADLINE, 2, start(200).baseUrl());
 
-        assertThat(client.square(7).block()).isEqualTo(49L);
-        assertThat(client.square(65536).block()).isEqualTo(4_294_967_296L);
-        assertThat(client.square(-3).block()).isEqualTo(9L);
+        assertThat(client.square(7, Shape.SMALL).block()).isEqualTo(49L);
+        assertThat(client.square(65536, Shape.SMALL).block()).isEqualTo(4_294_967_296L);
+        assertThat(client.square(-3, Shape.SMALL).block()).isEqualTo(9L);
     }
 
     @Test
@@ -81,11 +111,11 @@ class RestH2cSquareClientTests {
         String baseUrl = start(200).baseUrl();
         RestSquareClient client = clientFor(CALL_DEADLINE, 2, baseUrl);
 
-        assertThatThrownBy(() -> client.square(500).block())
+        assertThatThrownBy(() -> client.square(500, Shape.SMALL).block())
                 .isInstanceOf(DownstreamException.class)
                 .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.BAD_ANSWER))
                 .hasMessage("the REST square service at " + baseUrl + " answered HTTP 500 for number 500");
-        assertThatThrownBy(() -> client.square(13).block())
+        assertThatThrownBy(() -> client.square(13, Shape.SMALL).block())
                 .isInstanceOf(DownstreamException.class)
                 .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.BAD_ANSWER))
                 .hasMessage(
@@ -98,7 +128,7 @@ class RestH2cSquareClientTests {
         RestSquareClient impatient = clientFor(Duration.ofMillis(500), 2, baseUrl);
 
         long start = System.nanoTime();
-        assertThatThrownBy(() -> impatient.square(99).block(Duration.ofSeconds(5)))
+        assertThatThrownBy(() -> impatient.square(99, Shape.SMALL).block(Duration.ofSeconds(5)))
                 .isInstanceOf(DownstreamException.class)
                 .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.TIMEOUT))
                 .hasMessage("no answer from the REST square service at " + baseUrl
@@ -111,7 +141,9 @@ class RestH2cSquareClientTests {
         String closed = "http://127.0.0.1:" + freePort();
 
         long start = System.nanoTime();
-        assertThatThrownBy(() -> clientFor(CALL_DEADLINE, 2, closed).square(7).block(Duration.ofSeconds(5)))
+        assertThatThrownBy(() -> clientFor(CALL_DEADLINE, 2, closed)
+                        .square(7, Shape.SMALL)
+                        .block(Duration.ofSeconds(5)))
                 .isInstanceOf(DownstreamException.class)
                 .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.UNAVAILABLE))
                 .hasMessageStartingWith("the REST square service at " + closed + " is unreachable: ");
@@ -124,7 +156,7 @@ class RestH2cSquareClientTests {
         H2cSquareServer healthy = start(200);
         RestSquareClient client = clientFor(CALL_DEADLINE, 2, shuttingDown.baseUrl(), healthy.baseUrl());
 
-        assertThat(client.square(7).block()).isEqualTo(49L);
+        assertThat(client.square(7, Shape.SMALL).block()).isEqualTo(49L);
 
         assertThat(shuttingDown.calls).hasValue(1);
         assertThat(healthy.calls).hasValue(1);
@@ -136,7 +168,7 @@ class RestH2cSquareClientTests {
         RestSquareClient client = clientFor(CALL_DEADLINE, 2, "http://127.0.0.1:" + freePort(), healthy.baseUrl());
 
         for (int i = 1; i <= 10; i++) {
-            assertThat(client.square(i).block()).isEqualTo((long) i * i);
+            assertThat(client.square(i, Shape.SMALL).block()).isEqualTo((long) i * i);
         }
 
         assertThat(healthy.calls).hasValue(10);
@@ -187,6 +219,7 @@ class RestH2cSquareClientTests {
         final AtomicInteger mostInFlight = new AtomicInteger();
         final Set<String> protocols = ConcurrentHashMap.newKeySet();
         final Set<String> connections = ConcurrentHashMap.newKeySet();
+        final Set<String> contentTypes = ConcurrentHashMap.newKeySet();
         private final AtomicInteger inFlight = new AtomicInteger();
         private final int status;
         private final Duration delay;
@@ -202,12 +235,31 @@ class RestH2cSquareClientTests {
                     // Far more than the client opens on a connection, so that the client's limit is what shows.
                     .http2Settings(settings -> settings.maxConcurrentStreams(10_000))
                     .route(routes -> routes.get("/rest/square/unary/{number}", (request, response) -> {
-                        calls.incrementAndGet();
-                        protocols.add(request.version().text());
-                        // An HTTP/2 stream's remote address is its connection's.
-                        connections.add(String.valueOf(request.remoteAddress()));
-                        return answer(request.param("number"), response);
-                    }))
+                                calls.incrementAndGet();
+                                protocols.add(request.version().text());
+                                // An HTTP/2 stream's remote address is its connection's.
+                                connections.add(String.valueOf(request.remoteAddress()));
+                                return answer(request.param("number"), response);
+                            })
+                            .post("/rest/square/unary/{number}", (request, response) -> {
+                                calls.incrementAndGet();
+                                protocols.add(request.version().text());
+                                contentTypes.add(request.requestHeaders().get("content-type"));
+                                return request.receive()
+                                        .aggregate()
+                                        .asByteArray()
+                                        .flatMap(body -> {
+                                            try {
+                                                return response.sendString(Mono.just(EchoingSquares.answer(
+                                                                Integer.parseInt(request.param("number")), body)))
+                                                        .then();
+                                            } catch (InvalidPayloadException e) {
+                                                return response.status(400)
+                                                        .sendString(Mono.just(e.getMessage()))
+                                                        .then();
+                                            }
+                                        });
+                            }))
                     .bindNow();
         }
 

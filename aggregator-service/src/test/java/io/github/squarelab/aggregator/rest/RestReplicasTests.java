@@ -7,6 +7,7 @@ import com.sun.net.httpserver.HttpServer;
 import io.github.squarelab.aggregator.AggregatorProperties;
 import io.github.squarelab.aggregator.fanout.DownstreamException;
 import io.github.squarelab.aggregator.fanout.DownstreamException.Kind;
+import io.github.squarelab.payload.Shape;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -52,7 +53,7 @@ class RestReplicasTests {
         RestSquareClient client = clientFor(CALL_DEADLINE, start(a), start(b));
 
         for (int i = 1; i <= 20; i++) {
-            assertThat(client.square(i).block()).isEqualTo((long) i * i);
+            assertThat(client.square(i, Shape.SMALL).block()).isEqualTo((long) i * i);
         }
 
         assertThat(a.calls).hasValue(10);
@@ -66,7 +67,7 @@ class RestReplicasTests {
 
         long start = System.nanoTime();
         for (int i = 1; i <= 10; i++) {
-            assertThat(client.square(i).block()).isEqualTo((long) i * i);
+            assertThat(client.square(i, Shape.SMALL).block()).isEqualTo((long) i * i);
         }
 
         assertThat(healthy.calls).hasValue(10);
@@ -83,7 +84,7 @@ class RestReplicasTests {
         Replica healthy = new Replica(200);
         RestSquareClient client = clientFor(CALL_DEADLINE, start(shuttingDown), start(healthy));
 
-        assertThat(client.square(7).block()).isEqualTo(49L);
+        assertThat(client.square(7, Shape.SMALL).block()).isEqualTo(49L);
 
         assertThat(shuttingDown.calls).hasValue(1);
         assertThat(healthy.calls).hasValue(1);
@@ -95,7 +96,7 @@ class RestReplicasTests {
         String closedB = "http://127.0.0.1:" + freePort();
         RestSquareClient client = clientFor(CALL_DEADLINE, closedA, closedB);
 
-        assertThatThrownBy(() -> client.square(7).block(Duration.ofSeconds(5)))
+        assertThatThrownBy(() -> client.square(7, Shape.SMALL).block(Duration.ofSeconds(5)))
                 .isInstanceOf(DownstreamException.class)
                 .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.UNAVAILABLE))
                 .hasMessageStartingWith("the REST square service at " + closedB + " is unreachable: ");
@@ -108,7 +109,7 @@ class RestReplicasTests {
         Replica healthy = new Replica(200);
         RestSquareClient client = clientFor(Duration.ofMillis(500), start(slow), start(healthy));
 
-        assertThatThrownBy(() -> client.square(7).block(Duration.ofSeconds(5)))
+        assertThatThrownBy(() -> client.square(7, Shape.SMALL).block(Duration.ofSeconds(5)))
                 .isInstanceOf(DownstreamException.class)
                 .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.TIMEOUT))
                 .hasMessage("no answer from the REST square service at " + slow.baseUrl

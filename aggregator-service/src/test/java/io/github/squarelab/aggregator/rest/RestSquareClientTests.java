@@ -8,6 +8,10 @@ import com.sun.net.httpserver.HttpServer;
 import io.github.squarelab.aggregator.AggregatorProperties;
 import io.github.squarelab.aggregator.fanout.DownstreamException;
 import io.github.squarelab.aggregator.fanout.DownstreamException.Kind;
+import io.github.squarelab.payload.InvalidPayloadException;
+import io.github.squarelab.payload.JsonPayloads;
+import io.github.squarelab.payload.PayloadJsonCodec;
+import io.github.squarelab.payload.Shape;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -15,12 +19,15 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The client as configured for the aggregator, against a real HTTP server on a free loopback port whose
@@ -34,6 +41,9 @@ class RestSquareClientTests {
     private static final Duration SHORT_DEADLINE = Duration.ofMillis(500);
 
     private final CountDownLatch releaseSlowAnswers = new CountDownLatch(1);
+    /** Each request as "METHOD CONTENT-TYPE BODY". */
+    private final List<String> requests = new CopyOnWriteArrayList<>();
+
     private HttpServer server;
     private RestReplicas replicas;
 
@@ -43,6 +53,18 @@ class RestSquareClientTests {
         server.setExecutor(Executors.newCachedThreadPool());
         server.createContext("/rest/square/unary/", exchange -> {
             String number = exchange.getRequestURI().getPath().substring("/rest/square/unary/".length());
+            byte[] body = exchange.getRequestBody().readAllBytes();
+            requests.add(exchange.getRequestMethod() + " "
+                    + exchange.getRequestHeaders().getFirst("Content-Type") + " "
+                    + new String(body, StandardCharsets.UTF_8));
+            if (exchange.getRequestMethod().equals("POST")) {
+                try {
+                    answer(exchange, 200, EchoingSquares.answer(Integer.parseInt(number), body));
+                } catch (InvalidPayloadException e) {
+                    answer(exchange, 400, "{\"detail\":\"" + e.getMessage() + "\"}");
+                }
+                return;
+            }
             switch (number) {
                 case "500" -> answer(exchange, 500, "{\"title\":\"Internal Server Error\"}");
                 case "13" -> answer(exchange, 200, "thirteen");
@@ -71,14 +93,61 @@ class RestSquareClientTests {
     void answersTheSquareFromTheService() {
         RestSquareClient client = clientFor(baseUrl());
 
-        assertThat(client.square(7).block()).isEqualTo(49L);
-        assertThat(client.square(65536).block()).isEqualTo(4_294_967_296L);
-        assertThat(client.square(-3).block()).isEqualTo(9L);
+        assertThat(client.square(7, Shape.SMALL).block()).isEqualTo(49L);
+        assertThat(client.square(65536, Shape.SMALL).block()).isEqualTo(4_294_967_296L);
+        assertThat(client.square(-3, Shape.SMALL).block()).isEqualTo(9L);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Shape.class)
+    void postsThePayloadOfTheShapeAsJsonAndTakesTheSquareOnceItIsEchoed(Shape shape) {
+        RestSquareClient client = clientFor(baseUrl());
+
+        assertThat(client.square(7, shape).block()).isEqualTo(49L);
+        assertThat(client.square(-3, shape).block()).isEqualTo(9L);
+
+        if (shape.hasPayload()) {
+            assertThat(requests)
+                    .containsExactly(
+                            "POST application/json " + json(shape, 7), "POST application/json " + json(shape, -3));
+        } else {
+            // The article's call, as before: a GET without a body.
+            assertThat(requests).containsExactly("GET null ", "GET null ");
+        }
+    }
+
+    @Test
+    void anEchoOfAnotherPayloadIsABadAnswerSayingWhichNumber() {
+        assertThatThrownBy(() -> clientFor(baseUrl())
+                        .square(EchoingSquares.WRONG_PAYLOAD, Shape.COLLECTION)
+                        .block())
+                .isInstanceOf(DownstreamException.class)
+                .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.BAD_ANSWER))
+                .hasMessage("the REST square service at " + baseUrl() + " answered a payload that differs from the one"
+                        + " sent (collection[0].name 'item-22-0' where 'item-21-0' was sent) for number 21");
+    }
+
+    @Test
+    void anAnswerWithoutTheEchoIsABadAnswer() {
+        assertThatThrownBy(() -> clientFor(baseUrl())
+                        .square(EchoingSquares.NO_PAYLOAD, Shape.DEEP)
+                        .block())
+                .isInstanceOf(DownstreamException.class)
+                .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.BAD_ANSWER))
+                .hasMessage("the REST square service at " + baseUrl() + " answered '{\"result\":484}', not the square"
+                        + " with its payload ('payload' is missing) for number 22");
+        assertThatThrownBy(() -> clientFor(baseUrl())
+                        .square(EchoingSquares.BARE_SQUARE, Shape.WIDE)
+                        .block())
+                .isInstanceOf(DownstreamException.class)
+                .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.BAD_ANSWER))
+                .hasMessage("the REST square service at " + baseUrl() + " answered '529', not the square with its"
+                        + " payload (not a JSON object) for number 23");
     }
 
     @Test
     void anErrorStatusIsABadAnswer() {
-        assertThatThrownBy(() -> clientFor(baseUrl()).square(500).block())
+        assertThatThrownBy(() -> clientFor(baseUrl()).square(500, Shape.SMALL).block())
                 .isInstanceOf(DownstreamException.class)
                 .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.BAD_ANSWER))
                 .hasMessage("the REST square service at " + baseUrl() + " answered HTTP 500 for number 500");
@@ -86,12 +155,12 @@ class RestSquareClientTests {
 
     @Test
     void aBodyThatIsNotANumberIsABadAnswer() {
-        assertThatThrownBy(() -> clientFor(baseUrl()).square(13).block())
+        assertThatThrownBy(() -> clientFor(baseUrl()).square(13, Shape.SMALL).block())
                 .isInstanceOf(DownstreamException.class)
                 .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.BAD_ANSWER))
                 .hasMessage(
                         "the REST square service at " + baseUrl() + " answered 'thirteen', not a number for number 13");
-        assertThatThrownBy(() -> clientFor(baseUrl()).square(14).block())
+        assertThatThrownBy(() -> clientFor(baseUrl()).square(14, Shape.SMALL).block())
                 .isInstanceOf(DownstreamException.class)
                 .hasMessage("the REST square service at " + baseUrl() + " answered an empty body for number 14");
     }
@@ -99,7 +168,9 @@ class RestSquareClientTests {
     @Test
     void aSlowAnswerTimesOutAtTheCallDeadline() {
         long start = System.nanoTime();
-        assertThatThrownBy(() -> clientFor(baseUrl(), SHORT_DEADLINE).square(99).block(Duration.ofSeconds(5)))
+        assertThatThrownBy(() -> clientFor(baseUrl(), SHORT_DEADLINE)
+                        .square(99, Shape.SMALL)
+                        .block(Duration.ofSeconds(5)))
                 .isInstanceOf(DownstreamException.class)
                 .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.TIMEOUT))
                 .hasMessage("no answer from the REST square service at " + baseUrl()
@@ -111,7 +182,7 @@ class RestSquareClientTests {
     void aClosedPortIsUnavailableAtOnce() throws IOException {
         String closed = "http://127.0.0.1:" + freePort();
         long start = System.nanoTime();
-        assertThatThrownBy(() -> clientFor(closed).square(7).block(Duration.ofSeconds(5)))
+        assertThatThrownBy(() -> clientFor(closed).square(7, Shape.SMALL).block(Duration.ofSeconds(5)))
                 .isInstanceOf(DownstreamException.class)
                 .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.UNAVAILABLE))
                 .hasMessageStartingWith("the REST square service at " + closed + " is unreachable: ");
@@ -144,6 +215,10 @@ class RestSquareClientTests {
         try (ServerSocket socket = new ServerSocket(0)) {
             return socket.getLocalPort();
         }
+    }
+
+    private static String json(Shape shape, int number) {
+        return new String(PayloadJsonCodec.write(JsonPayloads.of(shape, number)), StandardCharsets.UTF_8);
     }
 
     private static void answer(HttpExchange exchange, int status, String body) throws IOException {
