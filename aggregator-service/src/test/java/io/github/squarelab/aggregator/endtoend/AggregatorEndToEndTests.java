@@ -4,12 +4,29 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.google.protobuf.DynamicMessage;
+import io.github.squarelab.payload.ProtoPayloads;
+import io.github.squarelab.payload.Shape;
+import io.github.squarelab.proto.Input;
+import io.github.squarelab.proto.Output;
+import io.grpc.CallOptions;
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
+import io.grpc.stub.ClientCalls;
+import io.grpc.stub.StreamObserver;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
@@ -17,6 +34,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.test.autoconfigure.actuate.observability.AutoConfigureObservability;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -91,6 +109,151 @@ class AggregatorEndToEndTests {
                         .collect(Collectors.joining(",", "[", "]")));
 
         assertThat(get(path + "/0").body()).isEqualTo("[]");
+    }
+
+    @ParameterizedTest
+    @CsvSource({
+        "rest/unary, wide", "rest/unary, deep", "rest/unary, collection",
+        "rest/h2c, wide", "rest/h2c, deep", "rest/h2c, collection",
+        "grpc/unary, wide", "grpc/unary, deep", "grpc/unary, collection",
+        "grpc/pingpong, wide", "grpc/pingpong, deep", "grpc/pingpong, collection",
+        "grpc/stream, wide", "grpc/stream, deep", "grpc/stream, collection"
+    })
+    void everyPayloadShapeAnswersTheExactSquaresOverTheRealTransports(String path, String shape) throws Exception {
+        HttpResponse<String> fifty = get(path + "/50?payload=" + shape);
+
+        assertThat(fifty.statusCode()).as(fifty.body()).isEqualTo(200);
+        assertThat(fifty.headers().firstValue("Content-Type")).hasValue("application/json");
+        assertThat(fifty.body())
+                .isEqualTo(IntStream.rangeClosed(1, 50)
+                        .mapToObj(i -> "{\"" + i + "\":" + (long) i * i + "}")
+                        .collect(Collectors.joining(",", "[", "]")));
+        assertThat(get(path + "/0?payload=" + shape).body()).isEqualTo("[]");
+    }
+
+    @Test
+    void theRestSquareServiceGetsTheArticlesGetForSmallAndAPostForEveryOtherShape() throws Exception {
+        double gets = restSquareRequests("GET");
+        double posts = restSquareRequests("POST");
+
+        assertThat(get("rest/unary/20").statusCode()).isEqualTo(200);
+        assertThat(get("rest/h2c/20?payload=small").statusCode()).isEqualTo(200);
+        awaitRestSquareRequests("GET", gets + 40);
+        assertThat(restSquareRequests("POST")).isEqualTo(posts);
+
+        assertThat(get("rest/unary/20?payload=collection").statusCode()).isEqualTo(200);
+        assertThat(get("rest/h2c/20?payload=wide").statusCode()).isEqualTo(200);
+        awaitRestSquareRequests("POST", posts + 40);
+        assertThat(restSquareRequests("GET")).isEqualTo(gets + 40);
+    }
+
+    @Test
+    void anUnknownPayloadIsABadRequestProblemOnEveryPath() throws Exception {
+        for (String path : PATHS) {
+            for (String payload : new String[] {"huge", "", "Deep"}) {
+                HttpResponse<String> response = get(path + "/10?payload=" + payload);
+                assertThat(response.statusCode()).isEqualTo(400);
+                assertThat(response.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+                assertThat(json.readTree(response.body()).get("detail").asText())
+                        .isEqualTo("payload must be one of small, wide, deep, collection; got '" + payload + "'");
+            }
+        }
+    }
+
+    @Test
+    void anArticleStyleClientGetsExactlyWhatItAlwaysGotFromTheRealGrpcService() throws Exception {
+        ManagedChannel channel = Grpc.newChannelBuilder(grpc.grpcTarget(), InsecureChannelCredentials.create())
+                .build();
+        try {
+            MethodDescriptor<DynamicMessage, DynamicMessage> unary = ArticleMessages.method(
+                    ArticleMessages.UNARY,
+                    MethodDescriptor.MethodType.UNARY,
+                    ArticleMessages.input(0),
+                    ArticleMessages.output(0, 0));
+            DynamicMessage answer = ClientCalls.blockingUnaryCall(
+                    channel,
+                    unary,
+                    CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS),
+                    ArticleMessages.input(7));
+            assertThat(answer).isEqualTo(ArticleMessages.output(7, 49));
+            assertThat(answer.toByteArray()).containsExactly(0x08, 7, 0x10, 49);
+
+            MethodDescriptor<DynamicMessage, DynamicMessage> bidi = ArticleMessages.method(
+                    ArticleMessages.BIDI,
+                    MethodDescriptor.MethodType.BIDI_STREAMING,
+                    ArticleMessages.input(0),
+                    ArticleMessages.output(0, 0));
+            List<DynamicMessage> answers = bidi(
+                    channel,
+                    bidi,
+                    IntStream.rangeClosed(1, 100)
+                            .mapToObj(ArticleMessages::input)
+                            .toList());
+            assertThat(answers)
+                    .containsExactlyElementsOf(IntStream.rangeClosed(1, 100)
+                            .mapToObj(i -> ArticleMessages.output(i, (long) i * i))
+                            .toList());
+            assertThat(answers)
+                    .allSatisfy(
+                            each -> assertThat(each.getUnknownFields().asMap()).isEmpty());
+        } finally {
+            channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void theArticlesMessagesAndOursReadEachOtherThroughTheRealGrpcService() throws Exception {
+        ManagedChannel channel = Grpc.newChannelBuilder(grpc.grpcTarget(), InsecureChannelCredentials.create())
+                .build();
+        try {
+            // Ours, with a payload, read by the article's Output: its fields, and the payload kept as unknown.
+            MethodDescriptor<Input, DynamicMessage> oursToArticle = ArticleMessages.method(
+                    ArticleMessages.BIDI,
+                    MethodDescriptor.MethodType.BIDI_STREAMING,
+                    Input.getDefaultInstance(),
+                    ArticleMessages.output(0, 0));
+            List<DynamicMessage> articleAnswers = bidi(
+                    channel,
+                    oursToArticle,
+                    IntStream.rangeClosed(1, 20)
+                            .mapToObj(i -> Input.newBuilder()
+                                    .setNumber(i)
+                                    .setPayload(ProtoPayloads.of(Shape.COLLECTION, i))
+                                    .build())
+                            .toList());
+            assertThat(articleAnswers).hasSize(20);
+            for (int i = 1; i <= 20; i++) {
+                DynamicMessage answer = articleAnswers.get(i - 1);
+                assertThat(answer.getField(ArticleMessages.OUTPUT.findFieldByName("number")))
+                        .isEqualTo(i);
+                assertThat(answer.getField(ArticleMessages.OUTPUT.findFieldByName("result")))
+                        .isEqualTo((long) i * i);
+                assertThat(answer.getUnknownFields().asMap()).containsOnlyKeys(3);
+                Output ours = Output.parseFrom(answer.toByteArray());
+                assertThat(ProtoPayloads.difference(Shape.COLLECTION, i, ours.getPayload()))
+                        .isNull();
+            }
+
+            // The article's Input, read as ours: no payload, and an Output without one.
+            MethodDescriptor<DynamicMessage, Output> articleToOurs = ArticleMessages.method(
+                    ArticleMessages.UNARY,
+                    MethodDescriptor.MethodType.UNARY,
+                    ArticleMessages.input(0),
+                    Output.getDefaultInstance());
+            Output answer = ClientCalls.blockingUnaryCall(
+                    channel,
+                    articleToOurs,
+                    CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS),
+                    ArticleMessages.input(65536));
+            assertThat(answer)
+                    .isEqualTo(Output.newBuilder()
+                            .setNumber(65536)
+                            .setResult(4_294_967_296L)
+                            .build());
+            assertThat(answer.hasPayload()).isFalse();
+        } finally {
+            channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        }
     }
 
     @ParameterizedTest
@@ -187,6 +350,56 @@ class AggregatorEndToEndTests {
                         + "\"rest-h2c-connections\":4,\"rest-h2c-max-streams\":200,\"deadline-ms\":120000,\"call-deadline-ms\":"
                         + CALL_DEADLINE.toMillis()
                         + ",\"max-n\":100000}}");
+    }
+
+    /** Every message of one bidi stream's answers, in order, once the stream has completed. */
+    private static <I, O> List<O> bidi(ManagedChannel channel, MethodDescriptor<I, O> method, List<I> questions)
+            throws Exception {
+        List<O> answers = new CopyOnWriteArrayList<>();
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        StreamObserver<I> requests = ClientCalls.asyncBidiStreamingCall(
+                channel.newCall(method, CallOptions.DEFAULT.withDeadlineAfter(20, TimeUnit.SECONDS)),
+                new StreamObserver<O>() {
+                    @Override
+                    public void onNext(O answer) {
+                        answers.add(answer);
+                    }
+
+                    @Override
+                    public void onError(Throwable t) {
+                        done.completeExceptionally(t);
+                    }
+
+                    @Override
+                    public void onCompleted() {
+                        done.complete(null);
+                    }
+                });
+        questions.forEach(requests::onNext);
+        requests.onCompleted();
+        done.get(30, TimeUnit.SECONDS);
+        return answers;
+    }
+
+    /** The REST square service's own count of its square requests with this method. */
+    private static double restSquareRequests(String method) throws Exception {
+        Matcher series = Pattern.compile("(?m)^http_server_requests_seconds_count\\{[^}]*method=\"" + method
+                        + "\"[^}]*uri=\"/rest/square/unary/\\{number}\"[^}]*} (\\S+)$")
+                .matcher(rest.prometheus());
+        double sum = 0;
+        while (series.find()) {
+            sum += Double.parseDouble(series.group(1));
+        }
+        return sum;
+    }
+
+    /** The service counts a request as it ends, which may be just after the aggregator has its answer. */
+    private static void awaitRestSquareRequests(String method, double expected) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (restSquareRequests(method) < expected && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertThat(restSquareRequests(method)).as(method).isEqualTo(expected);
     }
 
     /** The services are healthy: within a few seconds every path must answer again, without a restart. */
