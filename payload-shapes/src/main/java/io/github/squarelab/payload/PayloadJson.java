@@ -100,7 +100,10 @@ public record PayloadJson(Node wide, Level deep, @JsonSetter(contentNulls = Null
 
     private static String childCount(String where, Node node, int expected) {
         int count = node.children() == null ? 0 : node.children().size();
-        return count == expected ? null : where + " has " + count + " children where the shape has " + expected;
+        return count == expected
+                ? null
+                : where + " has " + ShapeValues.counted(count, "child", "children") + " where the shape has "
+                        + expected;
     }
 
     private static String deepStructure(Level top) {
@@ -113,12 +116,13 @@ public record PayloadJson(Node wide, Level deep, @JsonSetter(contentNulls = Null
         }
         return levels > DEEP_LEVELS
                 ? "deep has more than " + DEEP_LEVELS + " levels where the shape has " + DEEP_LEVELS
-                : "deep has " + levels + " levels where the shape has " + DEEP_LEVELS;
+                : "deep has " + ShapeValues.counted(levels, "level", "levels") + " where the shape has " + DEEP_LEVELS;
     }
 
     private static String itemCount(List<Item> items) {
         return items.size() == COLLECTION_ITEMS
                 ? null
-                : "collection has " + items.size() + " items where the shape has " + COLLECTION_ITEMS;
+                : "collection has " + ShapeValues.counted(items.size(), "item", "items") + " where the shape has "
+                        + COLLECTION_ITEMS;
     }
 }

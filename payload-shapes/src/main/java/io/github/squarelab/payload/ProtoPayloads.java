@@ -147,7 +147,8 @@ public final class ProtoPayloads {
             return "." + wrong;
         }
         if (node.getChildrenCount() != children) {
-            return " has " + node.getChildrenCount() + " children where " + children + " were sent";
+            return " has " + ShapeValues.counted(node.getChildrenCount(), "child", "children") + " where " + children
+                    + (children == 1 ? " was" : " were") + " sent";
         }
         return null;
     }
@@ -168,7 +169,8 @@ public final class ProtoPayloads {
             if (level.hasNext() == last) {
                 return last
                         ? "deep has more than " + DEEP_LEVELS + " levels where " + DEEP_LEVELS + " were sent"
-                        : "deep has " + (i + 1) + " levels where " + DEEP_LEVELS + " were sent";
+                        : "deep has " + ShapeValues.counted(i + 1, "level", "levels") + " where " + DEEP_LEVELS
+                                + " were sent";
             }
             level = level.getNext();
         }
@@ -180,7 +182,8 @@ public final class ProtoPayloads {
             return "collection has fields the payload sent does not have";
         }
         if (items.getItemsCount() != COLLECTION_ITEMS) {
-            return "collection has " + items.getItemsCount() + " items where " + COLLECTION_ITEMS + " were sent";
+            return "collection has " + ShapeValues.counted(items.getItemsCount(), "item", "items") + " where "
+                    + COLLECTION_ITEMS + " were sent";
         }
         for (int i = 0; i < COLLECTION_ITEMS; i++) {
             Item item = items.getItems(i);

@@ -75,6 +75,11 @@ public final class ShapeValues {
         return matchInt(name, end + 1, i) == name.length();
     }
 
+    /** "1 child", "0 children", "9 children": for messages. */
+    static String counted(int count, String one, String many) {
+        return count + " " + (count == 1 ? one : many);
+    }
+
     /** Whether two doubles are the same value as protobuf's and a record's equals see it (bit for bit). */
     public static boolean sameValue(double actual, double expected) {
         return Double.doubleToLongBits(actual) == Double.doubleToLongBits(expected);

@@ -47,7 +47,9 @@ class PayloadJsonCodecTests {
                 Arguments.of(
                         COLLECTION.replace(ITEM_3, ITEM_3.replace("\"count\":10", "\"count\":null")),
                         "wrong value at collection[3].count: a 32-bit integer belongs there"),
-                Arguments.of("{\"deep\":" + inner(DEEP).replaceFirst(",\"next\":\\{.*", "}") + "}", null),
+                Arguments.of(
+                        "{\"deep\":" + inner(DEEP).replaceFirst(",\"next\":\\{.*", "}") + "}",
+                        "deep has 1 level where the shape has 8"),
                 Arguments.of(WIDE.replace(LEAF_2 + ",", ""), "wide.children[0] has 8 children where the shape has 9"),
                 Arguments.of(
                         WIDE.replace(LEAF_2, LEAF_2.replace("}", ",\"children\":[]}")),

@@ -151,7 +151,7 @@ class ProtoPayloadsTests {
                 .isEqualTo("wide.children[2].children[4].count 0 where 33 was sent");
         assertThat(ProtoPayloads.difference(
                         Shape.WIDE, 7, withLeaf(wide, 2, 4, leaf -> leaf.addChildren(Node.getDefaultInstance()))))
-                .isEqualTo("wide.children[2].children[4] has 1 children where 0 were sent");
+                .isEqualTo("wide.children[2].children[4] has 1 child where 0 were sent");
         assertThat(ProtoPayloads.difference(Shape.WIDE, 7, withRoot(wide, root -> root.setId(1))))
                 .isEqualTo("wide.id 1 where 0 was sent");
         assertThat(ProtoPayloads.difference(Shape.DEEP, 7, withLevel(deep, 3, level -> level.setCount(1))))
