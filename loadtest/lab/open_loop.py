@@ -65,7 +65,8 @@ def ensure_vegeta(tools_bin: str = TOOLS_BIN, find_go: Optional[Callable[[], Opt
     binary = os.path.join(tools_bin, "vegeta")
     if installed_version(binary) == VEGETA_VERSION:
         return binary
-    go = (find_go or find_go)()
+    # The parameter shadows the module's find_go, which is the default: _FIND_GO names it.
+    go = (find_go or _FIND_GO)()
     if not go:
         raise LabError("Go is needed for LOAD=open: the lab installs its load generator, Vegeta %s, with `go "
                        "install`. Install Go (Debian: apt-get install -y golang, or https://go.dev/dl) and run the "
@@ -323,6 +324,9 @@ def find_go() -> Optional[str]:
     if found:
         return found
     return GO_FALLBACK if os.access(GO_FALLBACK, os.X_OK) else None
+
+
+_FIND_GO = find_go
 
 
 def last_lines(text: str, count: int):

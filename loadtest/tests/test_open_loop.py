@@ -8,6 +8,7 @@ import tempfile
 import threading
 import time
 import unittest
+from unittest import mock
 
 from lab import check_results, open_loop, results, view
 from lab.settings import LabError
@@ -128,6 +129,15 @@ class PiecesTests(unittest.TestCase):
             binary = self._fake_vegeta(tools, "v12.13.0")
 
             self.assertEqual(open_loop.ensure_vegeta(tools, find_go=lambda: None, log=self.fail), binary)
+
+    def test_without_a_finder_given_it_looks_for_go_itself(self):
+        with tempfile.TemporaryDirectory() as tools:
+            self._fake_vegeta(tools, "")
+            with mock.patch.object(open_loop, "_FIND_GO", return_value=None) as finder:
+                with self.assertRaises(LabError):
+                    open_loop.ensure_vegeta(tools, log=self.fail)
+
+        finder.assert_called_once_with()
 
     def test_without_go_the_error_says_how_to_get_it_and_that_ab_needs_none(self):
         with tempfile.TemporaryDirectory() as tools:
