@@ -7,8 +7,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
-from . import ab_output, cpu, open_loop, server_metrics
-from .paths import AGGREGATOR, Path
+from . import ab_output, cpu, open_loop, server_metrics, traffic
+from .paths import AGGREGATOR, SMALL, Path
 from .settings import LabError, Settings
 
 # ab's -t stops at this many requests if the time has not run out first.
@@ -22,27 +22,48 @@ class ServiceExited(LabError):
 @dataclass
 class Service:
     """A running service the lab started: its module name, the process ids of its replicas (REPLICAS), the HTTP
-    base URL of the first (if any) and the URLs of their /actuator/prometheus pages (if known)."""
+    base URL of the first (if any), the URLs of their /actuator/prometheus pages (if known), and the ports on which
+    its replicas serve their calls (the square services': where their bytes per call are counted)."""
 
     name: str
     pids: List[int]
     base_url: Optional[str]
     metrics_urls: List[str] = field(default_factory=list)
+    serving_ports: List[int] = field(default_factory=list)
 
 
-def run_slug(path: str, n: int, point: int, open_loop: bool = False) -> str:
-    """The file-name stem of a run's raw outputs, e.g. rest-unary_n1000_c100 (or _r50, 50 requests a second)."""
-    return "%s_n%d_%s%d" % (path.replace("/", "-"), n, "r" if open_loop else "c", point)
+@dataclass(frozen=True)
+class Conditions:
+    """What a run's calls carry and cross besides the path and the load: the payload shape (PAYLOAD) and the network
+    (NETWORK) between the aggregator and the square services."""
+
+    payload: str = SMALL
+    network: str = "loopback"
+
+    def slug(self) -> str:
+        """The conditions in a file name: nothing for the default ones, so that the article's names stay."""
+        return "".join("_" + value for value, default in ((self.payload, SMALL), (self.network, "loopback"))
+                       if value != default)
+
+
+DEFAULT_CONDITIONS = Conditions()
+
+
+def run_slug(path: str, n: int, point: int, open_loop: bool = False,
+             conditions: Conditions = DEFAULT_CONDITIONS) -> str:
+    """The file-name stem of a run's raw outputs, e.g. rest-unary_n1000_c100 (or _r50, 50 requests a second), with
+    its payload shape and network when they are not small and loopback: rest-unary_collection_lan_n100_c1."""
+    return "%s%s_n%d_%s%d" % (path.replace("/", "-"), conditions.slug(), n, "r" if open_loop else "c", point)
 
 
 def warm_up(path: Path, n: int, point: int, settings: Settings, services: List[Service], raw_dir: str,
-            log=print, vegeta: Optional[str] = None) -> None:
+            log=print, vegeta: Optional[str] = None, conditions: Conditions = DEFAULT_CONDITIONS) -> None:
     """WARMUP_SECONDS of the measured load (concurrency, or rate), discarded: time, not a count of requests, because
     the JIT needs seconds of steady load whatever a path's pace. Then waits until the aggregator is idle."""
     if not settings.warmup_s:
         return
-    url = path.url({s.name: s.base_url for s in services if s.base_url}, n)
-    slug = run_slug(path.name, n, point, settings.open_loop) + "-warmup"
+    url = path.url({s.name: s.base_url for s in services if s.base_url}, n, conditions.payload)
+    slug = run_slug(path.name, n, point, settings.open_loop, conditions) + "-warmup"
     if settings.open_loop:
         log("  warm-up: %gs at %d requests a second (discarded)" % (settings.warmup_s, point))
         outcome = open_loop.run(vegeta, url, path.expected_body(n), point, settings.warmup_s, settings.ab_timeout_s,
@@ -60,12 +81,13 @@ def warm_up(path: Path, n: int, point: int, settings: Settings, services: List[S
 
 
 def measure(path: Path, n: int, point: int, settings: Settings, services: List[Service], raw_dir: str,
-            repeat: int = 1, log=print, vegeta: Optional[str] = None) -> Dict:
+            repeat: int = 1, log=print, vegeta: Optional[str] = None,
+            conditions: Conditions = DEFAULT_CONDITIONS) -> Dict:
     """Measures one repeat of a combination (warm already) and returns its full record.
 
     point is the concurrency of a closed loop (ab) or the rate of an open one (Vegeta, settings.open_loop)."""
-    url = path.url({s.name: s.base_url for s in services if s.base_url}, n)
-    slug = "%s_%d" % (run_slug(path.name, n, point, settings.open_loop), repeat)
+    url = path.url({s.name: s.base_url for s in services if s.base_url}, n, conditions.payload)
+    slug = "%s_%d" % (run_slug(path.name, n, point, settings.open_loop, conditions), repeat)
     # The services' metrics are read right around the measured run: after the warm-up, so that the deltas hold
     # the measured requests alone, and just outside the CPU and peak-RSS window, so that the reads cost it nothing.
     metrics_urls = {s.name: s.metrics_urls for s in services if s.name in path.services and s.metrics_urls}
@@ -79,17 +101,21 @@ def measure(path: Path, n: int, point: int, settings: Settings, services: List[S
         log("  measuring: %d requests a second for %gs (repeat %d)" % (point, settings.duration_s, repeat))
     else:
         log("  measuring: %d requests, %d at a time (repeat %d)" % (settings.requests, point, repeat))
+    # The square service's connections are read right beside the CPU samples, just outside them: ss is a child of
+    # this process, and its CPU would otherwise count as the load generator's.
+    wire = _Wire(path, services)
+    wire.read_before()
     before = cpu.take_sample(pids)
     samples = []
     if settings.open_loop:
         # Sampled as the attack ends, before Vegeta reads its results back: that reading is not the load's CPU.
         outcome = open_loop.run(vegeta, url, path.expected_body(n), point, settings.duration_s, settings.ab_timeout_s,
-                                raw_dir, slug, after_attack=lambda: samples.append(_sample(pids)))
+                                raw_dir, slug, after_attack=lambda: samples.append(_sample(pids, wire)))
     else:
         done = _run_ab(ab_output.ab_command(url, settings.requests, point, settings.ab_timeout_s, csv_path),
                        os.path.join(raw_dir, slug + ".txt"))
     try:
-        after = samples[0] if samples else cpu.take_sample(pids)
+        after = samples[0] if samples else _sample(pids, wire)
         if isinstance(after, Exception):
             raise after
         rss_mb = {name: cpu.peak_rss_mib(some) for name, some in pids.items()}
@@ -100,7 +126,8 @@ def measure(path: Path, n: int, point: int, settings: Settings, services: List[S
     server_side = _server_side(path, metrics_urls, metrics_before, metrics_error)
 
     # The lab measures only after every path passed the pre-check against the exact expected answer.
-    record = {"path": path.name, "n": n, "concurrency": None if settings.open_loop else point,
+    record = {"path": path.name, "payload": conditions.payload, "network": conditions.network, "n": n,
+              "concurrency": None if settings.open_loop else point,
               "requests": None if settings.open_loop else settings.requests, "url": url, "services": path.services,
               "started_at": started_at, "verified": {"pre_check": "exact body"},
               "raw": {"report": "raw/%s.txt" % slug}, "load_average_before": load_before, "rss_scope": rss_scope,
@@ -110,6 +137,7 @@ def measure(path: Path, n: int, point: int, settings: Settings, services: List[S
         if "error" not in outcome:
             record.update(resources(path, n, outcome["ok"], cpu.cpu_between(before, after, generator="vegeta"),
                                     rss_mb))
+            record["bytes_per_call"] = wire.per_call(before, after, _square_calls(record))
         return record
     record["raw"]["csv"] = "raw/%s.csv" % slug
     if done.returncode != 0:
@@ -122,7 +150,51 @@ def measure(path: Path, n: int, point: int, settings: Settings, services: List[S
         record["error"] = "cannot read ab's output: %s" % error
         return record
     record.update(figures(path, n, report, curve, cpu.cpu_between(before, after), rss_mb))
+    record["bytes_per_call"] = wire.per_call(before, after, _square_calls(record))
     return record
+
+
+class _Wire:
+    """The bytes a run's square service moved: its connections on the ports it serves (read with ss), or, for
+    rest/square, whose every connection closes in the run, its read and write counters (lab.traffic)."""
+
+    def __init__(self, path: Path, services: List[Service]) -> None:
+        self.service = path.downstream or path.target
+        self.ports = next((s.serving_ports for s in services if s.name == self.service), [])
+        self.by_sockets = path.target == AGGREGATOR
+        self.before: Dict = {}
+        self.after: Dict = {}
+        self.error: Optional[str] = None
+
+    def read_before(self) -> None:
+        self.before = self._read()
+
+    def read_after(self) -> None:
+        self.after = self._read()
+
+    def _read(self) -> Dict:
+        if not self.by_sockets or self.error:
+            return {}
+        try:
+            return traffic.read_connections(self.ports)
+        except traffic.TrafficError as error:
+            self.error = str(error)
+            return {}
+
+    def per_call(self, before: cpu.Sample, after: cpu.Sample, calls: int) -> Dict:
+        if not self.by_sockets:
+            return traffic.from_syscalls(self.service, before.process_io[self.service],
+                                         after.process_io[self.service], calls)
+        if self.error:
+            return {"error": "no bytes per call: %s" % self.error}
+        return traffic.by_sockets(self.service, self.ports, self.before, self.after, calls)
+
+
+def _square_calls(record: Dict) -> int:
+    """The calls the square service served in the run: its own count when its metrics were read, else the requests
+    answered times their calls each."""
+    served = (record.get("server_side") or {}).get("square_calls")
+    return served if isinstance(served, int) else record.get("downstream_calls") or 0
 
 
 def repeat_summary(record: Dict) -> Dict:
@@ -265,9 +337,12 @@ def _last_line(text: str) -> str:
     return lines[-1] if lines else "(no message)"
 
 
-def _sample(pids: Dict[str, List[int]]):
-    """cpu.take_sample, or the error it raised (a service gone), for the caller to raise in its own place."""
+def _sample(pids: Dict[str, List[int]], wire: _Wire):
+    """cpu.take_sample, then the square service's connections, or the error it raised (a service gone), for the
+    caller to raise in its own place."""
     try:
-        return cpu.take_sample(pids)
+        sample = cpu.take_sample(pids)
     except (OSError, ValueError) as error:
         return error
+    wire.read_after()
+    return sample

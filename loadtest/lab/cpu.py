@@ -9,7 +9,7 @@ is reported beside the services'.
 import os
 import resource
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple, Union
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -51,6 +51,16 @@ def peak_rss_kib(status_text: str) -> int:
     raise ValueError("no VmHWM line in /proc/<pid>/status")
 
 
+def process_io_chars(io_text: str) -> Tuple[int, int]:
+    """(rchar, wchar) from the text of /proc/<pid>/io: the bytes the process passed through read(2) and write(2) and
+    their vector forms (not recv(2) and send(2)), whatever the file: sockets, logs, /proc."""
+    values = dict(line.split(":", 1) for line in io_text.splitlines() if ":" in line)
+    try:
+        return int(values["rchar"]), int(values["wchar"])
+    except (KeyError, ValueError):
+        raise ValueError("no rchar and wchar in /proc/<pid>/io") from None
+
+
 @dataclass
 class Sample:
     """The CPU counters at one moment."""
@@ -61,6 +71,8 @@ class Sample:
     # CPU seconds of this Python process's finished children, i.e. of ab, from getrusage.
     children_cpu_s: float
     machine_steal_ticks: int = 0
+    # (rchar, wchar) of the named processes, a name's replicas added up.
+    process_io: Dict[str, Tuple[int, int]] = field(default_factory=dict)
 
 
 def take_sample(pids: Dict[str, Union[int, List[int]]]) -> Sample:
@@ -73,7 +85,14 @@ def take_sample(pids: Dict[str, Union[int, List[int]]]) -> Sample:
         machine_busy_ticks=machine_cpu_ticks(machine)[0],
         children_cpu_s=_children_cpu_seconds(),
         machine_steal_ticks=machine_steal_ticks(machine),
+        process_io={name: _added(process_io_chars(_read(f"/proc/{pid}/io")) for pid in _listed(some))
+                    for name, some in pids.items()},
     )
+
+
+def _added(pairs) -> Tuple[int, int]:
+    pairs = list(pairs)
+    return sum(pair[0] for pair in pairs), sum(pair[1] for pair in pairs)
 
 
 def cpu_between(before: Sample, after: Sample, ticks_per_second: int = CLOCK_TICKS,

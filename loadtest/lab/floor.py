@@ -145,9 +145,15 @@ def window_for(path_name: str, n: int, concurrency: int, aggregator: Dict[str, i
 
 
 def plan(settings: Dict) -> Tuple[List[Window], Dict[Tuple[str, int, int], Window]]:
-    """(each distinct window once, in the order the paths ran; the window of every combination that has one)."""
+    """(each distinct window once, in the order the paths ran; the window of every combination that has one).
+
+    The bare transports carry the article's small call on loopback: only the runs of the small payload on loopback
+    (compared_with_floor) have a floor, and without such runs there is none."""
     aggregator = settings.get("aggregator")
     windows, by_combination = [], {}
+    if "small" not in (settings.get("payload") or ["small"]) or "loopback" not in (settings.get("network")
+                                                                                   or ["loopback"]):
+        return windows, by_combination
     for path_name in settings["paths"]:
         for n in settings["n"]:
             for concurrency in settings["concurrency"]:
@@ -383,9 +389,15 @@ def attach(data: Dict, floor_runs: List[Dict], extra: Optional[Dict] = None) -> 
     data["floor"] = dict(extra or {}, goal=GOAL, aggregator=data["settings"]["aggregator"], runs=floor_runs)
     for run in data["runs"]:
         window = by_combination.get((run["path"], run["n"], run["concurrency"]))
-        if window is None or "error" in run:
+        if window is None or "error" in run or not compared_with_floor(run):
             continue
         run["floor"] = path_floor(run, window, by_window.get(window))
+
+
+def compared_with_floor(run: Dict) -> bool:
+    """Whether a run is one the floor is for: the small payload on loopback (as every run before PAYLOAD and
+    NETWORK was)."""
+    return (run.get("payload") or "small") == "small" and (run.get("network") or "loopback") == "loopback"
 
 
 def why_failed(log_path: str) -> str:

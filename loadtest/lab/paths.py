@@ -7,6 +7,12 @@ AGGREGATOR = "aggregator-service"
 SQUARE_REST = "square-rest-service"
 SQUARE_GRPC = "square-grpc-service"
 
+# The payload shapes a call can carry (PAYLOAD), the aggregator's ?payload=: small is the article's call, no payload;
+# wide a tree of 61 objects, deep 8 nested ones, collection a list of 100. The aggregator answers the same squares
+# whatever the shape: it checks every echo itself.
+SMALL = "small"
+PAYLOADS = (SMALL, "wide", "deep", "collection")
+
 
 @dataclass(frozen=True)
 class Path:
@@ -21,8 +27,10 @@ class Path:
     # carries the same calls bare), or None for a path without the aggregator.
     transport: Optional[str] = None
 
-    def url(self, base_urls: Dict[str, str], n: int) -> str:
-        return base_urls[self.target] + self.url_path.format(n=n)
+    def url(self, base_urls: Dict[str, str], n: int, payload: str = SMALL) -> str:
+        """The URL ab asks for; a payload shape other than small as ?payload=, so that the article's URLs stay."""
+        query = "" if payload == SMALL else "?payload=" + payload
+        return base_urls[self.target] + self.url_path.format(n=n) + query
 
     def expected_body(self, n: int) -> str:
         if self.target == AGGREGATOR:
@@ -75,6 +83,19 @@ def parse(names: str) -> List[Path]:
             chosen.append(ALL[name])
     if not chosen:
         raise ValueError("PATHS names no path; known paths: %s" % " ".join(ALL))
+    return chosen
+
+
+def parse_payloads(names: str) -> List[str]:
+    """The payload shapes named in a space-separated list such as PAYLOAD, in the order given."""
+    chosen = []
+    for name in names.split():
+        if name not in PAYLOADS:
+            raise ValueError("unknown payload shape %r in PAYLOAD; known shapes: %s" % (name, " ".join(PAYLOADS)))
+        if name not in chosen:
+            chosen.append(name)
+    if not chosen:
+        raise ValueError("PAYLOAD names no shape; known shapes: %s" % " ".join(PAYLOADS))
     return chosen
 
 

@@ -2,11 +2,15 @@
 
 import json
 import os
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
-from .paths import AGGREGATOR, SQUARE_GRPC, SQUARE_REST
+from .paths import AGGREGATOR, SMALL, SQUARE_GRPC, SQUARE_REST
 
-SERVICE_ORDER = (AGGREGATOR, SQUARE_REST, SQUARE_GRPC)
+# Toxiproxy, between the aggregator and the square services on a NETWORK other than loopback, is a process of the run
+# as the services are: its CPU is shown beside theirs, never in "other".
+PROXY = "toxiproxy"
+SERVICE_ORDER = (AGGREGATOR, SQUARE_REST, SQUARE_GRPC, PROXY)
+LOOPBACK = "loopback"
 
 
 def write_json(results_dir: str, results: Dict) -> str:
@@ -52,10 +56,33 @@ def point(run: Dict) -> int:
     return run["rate"] if run.get("load") == "open" else run["concurrency"]
 
 
+def payload(run: Dict) -> str:
+    """A run's payload shape; small in results from before PAYLOAD."""
+    return run.get("payload") or SMALL
+
+
+def network(run: Dict) -> str:
+    """A run's network; loopback in results from before NETWORK."""
+    return run.get("network") or LOOPBACK
+
+
+def key(run: Dict) -> Tuple[str, str, str, int, int]:
+    """What tells a run from every other of its lab run: (network, path, payload, n, concurrency or rate)."""
+    return network(run), run["path"], payload(run), run["n"], point(run)
+
+
+def listed(settings: Dict, name: str) -> List[str]:
+    """The payload shapes or networks of a lab run's settings ("payload", "network"), as older results had them."""
+    return settings.get(name) or [SMALL if name == "payload" else LOOPBACK]
+
+
 def run_name(run: Dict) -> str:
-    """A run's path and setting, as messages name it: rest/unary n=1000 c=100, or ... rate=50/s."""
+    """A run's path and setting, as messages name it: rest/unary n=1000 c=100, or ... rate=50/s, with its payload
+    shape and network when they are not small and loopback: rest/unary n=20 c=1 payload=wide network=lan."""
     setting = "rate=%d/s" % run["rate"] if run.get("load") == "open" else "c=%d" % run["concurrency"]
-    return "%s n=%d %s" % (run["path"], run["n"], setting)
+    conditions = "".join(" %s=%s" % (name, value) for name, value, default in (
+        ("payload", payload(run), SMALL), ("network", network(run), LOOPBACK)) if value != default)
+    return "%s n=%d %s%s" % (run["path"], run["n"], setting, conditions)
 
 
 def services_in(results: Dict) -> List[str]:

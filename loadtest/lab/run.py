@@ -6,8 +6,8 @@ Every process it starts is a child of this one (lab.processes) and is stopped on
 finished, failed, or was stopped with Ctrl-C or TERM.
 """
 
+import dataclasses
 import datetime
-import json
 import os
 import shutil
 import subprocess
@@ -15,9 +15,24 @@ import sys
 import time
 import urllib.parse
 import urllib.request
-from typing import Dict, List
+from typing import Dict, List, Optional
 
-from . import bench, environment, floor, http_check, open_loop, paths, repeats, report, results, services, view
+from . import (
+    bench,
+    deadlines,
+    environment,
+    floor,
+    http_check,
+    network,
+    open_loop,
+    paths,
+    repeats,
+    report,
+    results,
+    services,
+    stage,
+    view,
+)
 from .processes import Processes, raise_on_term
 from .settings import LabError, Settings
 
@@ -39,17 +54,22 @@ def main() -> int:
                        "(Debian: apt-get install -y openjdk-17-jdk-headless)")
     modules = paths.services_needed(paths.ALL[p] for p in settings.paths)
     jars = services.ensure_jars(REPO, modules + ([services.FLOOR] if settings.floor else []), settings.skip_build)
-    ensure_ab()
+    ensure_tool("ab", "apache2-utils", AB_MISSING)
+    ensure_tool("ss", "iproute2", SS_MISSING)
+    toxiproxy = network.ensure_toxiproxy() if settings.proxied else None
     instances = services.layout(settings, modules)
     check_ports(instances, settings)
     os.makedirs(os.path.join(results_dir, "logs"), exist_ok=True)
 
     with Processes() as processes:
-        started = start_services(processes, instances, jars, java, settings, results_dir)
+        lab_stage = stage.Stage(processes, settings, instances, jars, java, results_dir)
+        lab_stage.start_squares()
+        if toxiproxy:
+            lab_stage.start_proxy(toxiproxy)
         prometheus_url = start_prometheus(processes, instances, settings, results_dir)
         cut_short = False
         try:
-            status = measure(results_dir, settings, instances, started, java, prometheus_url)
+            status = measure(results_dir, settings, instances, lab_stage, java, prometheus_url)
         except bench.ServiceExited as error:
             # The runs measured so far are in results.json: keep them, with their summary and report.
             print("[lab] ERROR: %s" % error, file=sys.stderr)
@@ -72,25 +92,34 @@ def main() -> int:
     return status
 
 
-def ensure_ab() -> None:
-    """ApacheBench, installed from Debian's apache2-utils when it is missing and the lab may install."""
-    if shutil.which("ab"):
+AB_MISSING = ("ApacheBench (ab) is missing and the lab could not install it. Install it, then run again:\n"
+              "    Debian/Ubuntu: sudo apt-get install -y apache2-utils\n"
+              "    Fedora/RHEL:   sudo dnf install -y httpd-tools\n"
+              "    Alpine:        apk add apache2-utils")
+SS_MISSING = ("ss is missing and the lab could not install it: the lab reads each run's bytes per call from the "
+              "kernel's counters of the square services' connections with it. Install iproute2, then run again:\n"
+              "    Debian/Ubuntu: sudo apt-get install -y iproute2\n"
+              "    Fedora/RHEL:   sudo dnf install -y iproute\n"
+              "    Alpine:        apk add iproute2")
+
+
+def ensure_tool(command: str, debian_package: str, missing: str) -> None:
+    """A command the lab runs (ab, ss), installed from its Debian package when it is missing and the lab may
+    install; else the error says what to run."""
+    if shutil.which(command):
         return
     # As root, or through sudo when it needs no password.
     sudo = [] if os.geteuid() == 0 else ["sudo", "-n"]
     may_install = not sudo or (shutil.which("sudo") and subprocess.run(
         ["sudo", "-n", "true"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0)
     if shutil.which("apt-get") and may_install:
-        print("[lab] ApacheBench (ab) is missing: installing Debian's apache2-utils", flush=True)
+        print("[lab] %s is missing: installing Debian's %s" % (command, debian_package), flush=True)
         apt = sudo + ["env", "DEBIAN_FRONTEND=noninteractive", "apt-get"]
-        if subprocess.run(apt + ["install", "-y", "-q", "apache2-utils"], stdout=subprocess.DEVNULL).returncode != 0:
+        if subprocess.run(apt + ["install", "-y", "-q", debian_package], stdout=subprocess.DEVNULL).returncode != 0:
             subprocess.run(apt + ["update", "-q"], stdout=subprocess.DEVNULL)
-            subprocess.run(apt + ["install", "-y", "-q", "apache2-utils"], stdout=subprocess.DEVNULL)
-    if not shutil.which("ab"):
-        raise LabError("ApacheBench (ab) is missing and the lab could not install it. Install it, then run again:\n"
-                       "    Debian/Ubuntu: sudo apt-get install -y apache2-utils\n"
-                       "    Fedora/RHEL:   sudo dnf install -y httpd-tools\n"
-                       "    Alpine:        apk add apache2-utils")
+            subprocess.run(apt + ["install", "-y", "-q", debian_package], stdout=subprocess.DEVNULL)
+    if not shutil.which(command):
+        raise LabError(missing)
 
 
 def check_ports(instances: List[services.Instance], settings: Settings) -> None:
@@ -98,6 +127,10 @@ def check_ports(instances: List[services.Instance], settings: Settings) -> None:
     wanted = {knob: port for instance in instances for knob, port in instance.ports.items()}
     if settings.prometheus:
         wanted["PROMETHEUS_PORT"] = settings.prometheus_port
+    if settings.proxied:
+        wanted["TOXIPROXY_PORT"] = settings.toxiproxy_port
+        squares = [instance for instance in instances if instance.module != paths.AGGREGATOR]
+        wanted.update((route.knob, route.listen_port) for route in services.proxy_routes(settings, squares))
     taken = {knob: port for knob, port in wanted.items() if http_check.port_taken(port)}
     if not taken:
         return
@@ -111,40 +144,6 @@ def check_ports(instances: List[services.Instance], settings: Settings) -> None:
     lines.append("Stop what holds it, or give the lab other ports, e.g. %s loadtest/run.sh"
                  % " ".join("%s=%d" % item for item in moved.items()))
     raise LabError("\n[lab] ".join(lines))
-
-
-def start_services(processes: Processes, instances: List[services.Instance], jars: Dict[str, str], java: str,
-                   settings: Settings, results_dir: str) -> List[bench.Service]:
-    """Starts the square services, then, once they answer UP, the aggregator (as compose and Kubernetes do: its
-    channel connects at start-up); the running services, replicas grouped."""
-    pids: Dict[str, List[int]] = {}
-    squares = [i for i in instances if i.module != paths.AGGREGATOR]
-    for group in (squares, [i for i in instances if i.module == paths.AGGREGATOR]):
-        if not group:
-            continue
-        waiting = []
-        for instance in group:
-            log_path = os.path.join(results_dir, "logs", instance.name + ".log")
-            print("[lab] starting %s (log: %s)" % (instance.name, log_path), flush=True)
-            child = processes.start([java] + settings.java_opts.split() + ["-jar", jars[instance.module]]
-                                    + instance.arguments, log_path=log_path)
-            pids.setdefault(instance.module, []).append(child.pid)
-            waiting.append((instance.name, child.pid, instance.actuator + "/health"))
-        print("[lab] waiting up to %ds for %s to be healthy" % (
-            settings.health_timeout_s, " ".join(name for name, _, _ in waiting)), flush=True)
-        problem = http_check.wait_healthy(waiting, settings.health_timeout_s)
-        if problem:
-            log_file = os.path.join(results_dir, "logs", problem.service + ".log")
-            raise LabError("%s\n[lab] the end of %s:\n%s%s" % (
-                problem.message, log_file, floor.tail(log_file, 40).replace("; ", "\n"),
-                "\n[lab] on a busy machine, give them longer with HEALTH_TIMEOUT (now %d s)"
-                % settings.health_timeout_s))
-    first = {}
-    for instance in instances:
-        first.setdefault(instance.module, instance)
-    return [bench.Service(module, pids[module], first[module].base_url,
-                          [i.actuator + "/prometheus" for i in instances if i.module == module])
-            for module in pids]
 
 
 def start_prometheus(processes: Processes, instances: List[services.Instance], settings: Settings,
@@ -182,62 +181,58 @@ def _ready(url: str) -> bool:
         return False
 
 
-def aggregator_settings(instances: List[services.Instance]) -> Dict:
-    """The running aggregator's own account of the settings that shape its load (GET /actuator/info)."""
-    aggregator = next((i for i in instances if i.module == paths.AGGREGATOR), None)
-    if aggregator is None:
-        return None
-    try:
-        with urllib.request.urlopen(aggregator.actuator + "/info", timeout=10) as response:
-            return floor.aggregator_settings(json.load(response))
-    except (OSError, ValueError) as error:
-        raise LabError("cannot read the aggregator's settings from %s/info: %s"
-                       % (aggregator.actuator, error)) from None
-
-
-def measure(results_dir: str, settings: Settings, instances: List[services.Instance],
-            started: List[bench.Service], java: str, prometheus_url) -> int:
-    """Checks every answer, then measures every combination; writes results.json and summary.md."""
+def measure(results_dir: str, settings: Settings, instances: List[services.Instance], lab_stage: stage.Stage,
+            java: str, prometheus_url) -> int:
+    """Per network (NETWORK), with an aggregator started for it: checks every answer, then measures every combination
+    of path, payload shape, n and concurrency (or rate), interleaved; writes results.json and summary.md."""
+    per_network = {name: deadlines.for_network(network.PROFILES[name], settings) for name in settings.network}
     run_results = {
         "environment": environment.describe(REPO, java, settings.java_opts),
         "settings": dict(settings.as_dict(),
-                         aggregator=aggregator_settings(instances),
+                         aggregator=None,
                          aggregator_args=" ".join(services.aggregator_arguments(settings)),
-                         **load_command(settings),
-                         endpoints={s.name: s.base_url for s in started if s.base_url},
-                         metrics_endpoints={s.name: ",".join(s.metrics_urls) for s in started},
-                         prometheus_url=prometheus_url),
+                         **load_command(settings, sorted({d.client_timeout_s for d in per_network.values()})),
+                         endpoints={i.module: i.base_url for i in _first_instances(instances) if i.base_url},
+                         metrics_endpoints={module: ",".join(i.actuator + "/prometheus" for i in instances
+                                                             if i.module == module)
+                                            for module in dict.fromkeys(i.module for i in instances)},
+                         prometheus_url=prometheus_url,
+                         networks={}),
         "started_at": _now(),
         "finished_at": None,
         "runs": [],
     }
+    if lab_stage.toxiproxy:
+        run_results["settings"]["toxiproxy"] = {
+            "version": network.VERSION_STAMP, "api_port": settings.toxiproxy_port,
+            "proxies": [{"name": r.name, "listen": "127.0.0.1:%d" % r.listen_port, "upstream": r.upstream}
+                        for r in lab_stage.routes]}
     if settings.open_loop:
         run_results["environment"]["load_generator"] = "Vegeta %s" % open_loop.VEGETA_VERSION
     raw_dir = os.path.join(results_dir, "raw")
     os.makedirs(raw_dir, exist_ok=True)
     results.write_json(results_dir, run_results)
-    wrong = _verify(settings, started)
-    if wrong:
-        raise LabError("a path answers wrongly, so the lab measures nothing:\n  " + "\n  ".join(wrong))
 
-    combos = settings.combinations()
     vegeta = open_loop.ensure_vegeta() if settings.open_loop else None
-    measured: Dict[tuple, List[Dict]] = {combo: [] for combo in combos}
-    point_name = "rate" if settings.open_loop else "concurrency"
-    # Interleaved: round r measures every combination once, so that the machine's drift hits all of them alike.
-    for repeat in range(1, settings.repeats + 1):
-        for index, (name, n, point) in enumerate(combos, 1):
-            print("[lab] round %d/%d, run %d/%d: %s n=%d %s=%d" % (
-                repeat, settings.repeats, index, len(combos), name, n, point_name, point), flush=True)
-            if repeat == 1:
-                bench.warm_up(paths.ALL[name], n, point, settings, started, raw_dir, log=_log, vegeta=vegeta)
-            record = bench.measure(paths.ALL[name], n, point, settings, started, raw_dir, repeat, log=_log,
-                                   vegeta=vegeta)
-            measured[(name, n, point)].append(record)
-            _print_outcome(record)
-            # Rewritten after every repeat: an interrupted lab still leaves the runs it measured so far.
-            run_results["runs"] = [repeats.combine(records, bench.repeat_summary)
-                                   for records in measured.values() if records]
+    measured: Dict[tuple, List[Dict]] = {}
+    proxy_totals: Dict[str, Dict[str, int]] = {}
+    for name in settings.network:
+        profile, limits = network.PROFILES[name], per_network[name]
+        with lab_stage.aggregator_on(profile, limits) as started:
+            run_results["settings"]["networks"][name] = network_record(profile, limits, settings,
+                                                                       lab_stage.aggregator_info())
+            if run_results["settings"]["aggregator"] is None and lab_stage.has_aggregator:
+                run_results["settings"]["aggregator"] = floor.aggregator_settings(lab_stage.aggregator_info())
+            results.write_json(results_dir, run_results)
+            wrong = _verify(settings, started, limits.client_timeout_s)
+            if wrong:
+                raise LabError("a path answers wrongly%s, so the lab measures nothing:\n  %s"
+                               % ("" if settings.network == ["loopback"] else " on network " + name,
+                                  "\n  ".join(wrong)))
+            on_network = dataclasses.replace(settings, ab_timeout_s=limits.client_timeout_s)
+            measure_network(name, on_network, started, raw_dir, vegeta, measured, run_results, results_dir)
+        if profile.proxied:
+            proxy_totals = _cross_check(run_results["settings"]["networks"][name], lab_stage, proxy_totals)
             results.write_json(results_dir, run_results)
     run_results["finished_at"] = _now()
     results.write_json(results_dir, run_results)
@@ -251,9 +246,68 @@ def measure(results_dir: str, settings: Settings, instances: List[services.Insta
     troubled = [run for run in run_results["runs"] if results.problems(run)]
     if troubled:
         print("[lab] ERROR: %d of %d runs had failures (see summary.md); their figures are not comparable."
-              % (len(troubled), len(combos)), file=sys.stderr)
+              % (len(troubled), len(run_results["runs"])), file=sys.stderr)
         return 1
     return 0
+
+
+def measure_network(name: str, settings: Settings, started: List[bench.Service], raw_dir: str, vegeta,
+                    measured: Dict[tuple, List[Dict]], run_results: Dict, results_dir: str) -> None:
+    """Every combination on one network, REPEATS times, interleaved: round r measures each once, so that the
+    machine's drift hits all of them alike. results.json is rewritten after every repeat."""
+    combos = settings.combinations()
+    point_name = "rate" if settings.open_loop else "concurrency"
+    where = "" if settings.network == ["loopback"] else "network %s, " % name
+    for repeat in range(1, settings.repeats + 1):
+        for index, (path_name, shape, n, point) in enumerate(combos, 1):
+            conditions = bench.Conditions(shape, name)
+            print("[lab] %sround %d/%d, run %d/%d: %s%s n=%d %s=%d" % (
+                where, repeat, settings.repeats, index, len(combos), path_name,
+                "" if settings.payload == [paths.SMALL] else " payload=" + shape, n, point_name, point), flush=True)
+            if repeat == 1:
+                bench.warm_up(paths.ALL[path_name], n, point, settings, started, raw_dir, log=_log, vegeta=vegeta,
+                              conditions=conditions)
+            record = bench.measure(paths.ALL[path_name], n, point, settings, started, raw_dir, repeat, log=_log,
+                                   vegeta=vegeta, conditions=conditions)
+            measured.setdefault((name, path_name, shape, n, point), []).append(record)
+            _print_outcome(record)
+            # Rewritten after every repeat: an interrupted lab still leaves the runs it measured so far.
+            run_results["runs"] = [repeats.combine(records, bench.repeat_summary)
+                                   for records in measured.values() if records]
+            results.write_json(results_dir, run_results)
+
+
+def network_record(profile: network.Profile, limits: deadlines.Deadlines, settings: Settings,
+                   info: Optional[Dict]) -> Dict:
+    """What results.json says of one network: the profile, the deadlines and timeout its runs used and why, and
+    the deadlines the aggregator reported it ran with."""
+    record = {"description": profile.description, "proxied": profile.proxied, "rtt_ms": profile.rtt_ms,
+              "rate_mbit_s": profile.rate_mbit_s, "deadlines": limits.as_dict(),
+              "aggregator_args": " ".join(services.aggregator_arguments(settings, limits))}
+    reported = (info or {}).get("aggregator") or {}
+    if reported:
+        record["aggregator_reported"] = {"deadline_ms": reported.get("deadline-ms"),
+                                         "call_deadline_ms": reported.get("call-deadline-ms")}
+    return record
+
+
+def _cross_check(record: Dict, lab_stage: stage.Stage, totals_before: Dict[str, Dict[str, int]]):
+    """Puts a network's bytes as Toxiproxy counted them, beside the square services' connections, into its record;
+    returns Toxiproxy's totals, which the next network's counts start from."""
+    try:
+        check = lab_stage.bytes_cross_check(totals_before)
+    except OSError as error:
+        record["bytes_cross_check"] = {"error": "cannot read Toxiproxy's counters: %s" % error}
+        return totals_before
+    record["bytes_cross_check"] = check["by_proxy"]
+    return check["totals"]
+
+
+def _first_instances(instances: List[services.Instance]) -> List[services.Instance]:
+    first: Dict[str, services.Instance] = {}
+    for instance in instances:
+        first.setdefault(instance.module, instance)
+    return list(first.values())
 
 
 def run_floor(results_dir: str, jvm: floor.Jvm, settings: Settings, processes: Processes) -> int:
@@ -286,27 +340,32 @@ def run_floor(results_dir: str, jvm: floor.Jvm, settings: Settings, processes: P
     return 0
 
 
-def _verify(settings: Settings, started: List[bench.Service]) -> List[str]:
-    """Checks every path at every n against the exact expected body before anything is measured."""
+def _verify(settings: Settings, started: List[bench.Service], timeout_s: int) -> List[str]:
+    """Checks every path with every payload shape at every n against the exact expected body before anything is
+    measured: the aggregator answers the same squares whatever the shape, having checked every echo."""
     base_urls = {s.name: s.base_url for s in started if s.base_url}
     wrong = []
     for name in settings.paths:
         path = paths.ALL[name]
-        for n in settings.n:
-            print("[lab] checking %s n=%d answers correctly" % (name, n), flush=True)
-            problem = http_check.answer_mismatch(path, path.url(base_urls, n), n, settings.ab_timeout_s)
-            if problem:
-                wrong.append(problem)
+        for shape in settings.payload:
+            for n in settings.n:
+                print("[lab] checking %s%s n=%d answers correctly"
+                      % (name, "" if shape == paths.SMALL else " payload=" + shape, n), flush=True)
+                problem = http_check.answer_mismatch(path, path.url(base_urls, n, shape), n, timeout_s)
+                if problem:
+                    wrong.append(problem)
     return wrong
 
 
-def load_command(settings: Settings) -> Dict:
-    """How each measured run sends its load, as results.json records it."""
+def load_command(settings: Settings, timeouts: List[int]) -> Dict:
+    """How each measured run sends its load, as results.json records it; a timeout per network when the networks
+    have different ones (settings.networks says each)."""
+    timeout = str(timeouts[0]) if len(timeouts) == 1 else "<network's timeout>"
     if settings.open_loop:
-        return {"vegeta_command": "echo 'GET <url>' | vegeta attack -rate=<rate>/1s -duration=%gs -timeout=%ds"
-                                  % (settings.duration_s, settings.ab_timeout_s), "keep_alive": True}
-    return {"ab_command": "ab -n %d -c <concurrency> -s %d -q -r -e <csv> <url>"
-                          % (settings.requests, settings.ab_timeout_s), "keep_alive": False}
+        return {"vegeta_command": "echo 'GET <url>' | vegeta attack -rate=<rate>/1s -duration=%gs -timeout=%ss"
+                                  % (settings.duration_s, timeout), "keep_alive": True}
+    return {"ab_command": "ab -n %d -c <concurrency> -s %s -q -r -e <csv> <url>"
+                          % (settings.requests, timeout), "keep_alive": False}
 
 
 def _print_outcome(run) -> None:

@@ -1,7 +1,8 @@
 """The services the lab runs: which, on which loopback ports, with which arguments, and from which jars.
 
 Replica r of a square service listens on its port + (r - 1) (REST) or + 2 (r - 1) (gRPC and its actuator):
-7575, 7576; 6565/6566, 6567/6568. The aggregator is pointed at every replica.
+7575, 7576; 6565/6566, 6567/6568. The aggregator is pointed at every replica, directly, or on a NETWORK other than
+loopback through a proxy of its own (Toxiproxy) for each, on PROXY_PORT, PROXY_PORT + 1, ...
 """
 
 import glob
@@ -10,6 +11,7 @@ import subprocess
 from dataclasses import dataclass
 from typing import Dict, List, Optional
 
+from .deadlines import Deadlines
 from .paths import AGGREGATOR, SQUARE_GRPC, SQUARE_REST
 from .settings import Settings, SettingsError
 
@@ -28,6 +30,8 @@ class Instance:
     # Its HTTP port: the actuator's (health, metrics, info), and the API's where it has one over HTTP.
     http_port: int
     serves_http_api: bool
+    # The port its calls come to: the HTTP port, or the gRPC service's gRPC port.
+    serving_port: int = 0
 
     @property
     def name(self) -> str:
@@ -44,21 +48,52 @@ class Instance:
 
 def layout(settings: Settings, modules: List[str]) -> List[Instance]:
     """Every process of the given modules, square services before the aggregator, which is pointed at all of
-    their replicas."""
+    their replicas directly (loopback)."""
     squares = [_square(settings, module, replica) for module in modules if module != AGGREGATOR
                for replica in range(1, settings.replicas + 1)]
     if AGGREGATOR not in modules:
         return squares
-    rest = ["http://127.0.0.1:%d" % i.ports[_knob("SQUARE_REST_PORT", i.replica - 1)]
-            for i in squares if i.module == SQUARE_REST]
-    grpc = ["127.0.0.1:%d" % i.ports[_knob("SQUARE_GRPC_PORT", 2 * (i.replica - 1))]
-            for i in squares if i.module == SQUARE_GRPC]
+    return squares + [aggregator(settings, squares)]
+
+
+def aggregator(settings: Settings, squares: List[Instance], proxies: Optional[Dict[str, str]] = None,
+               deadlines: Optional[Deadlines] = None) -> Instance:
+    """The aggregator, pointed at every square-service replica: directly, or at the address of its proxy (by the
+    replica's name, proxies[name] is "127.0.0.1:<port>"), with the deadlines of its network."""
+
+    def address(instance: Instance) -> str:
+        return proxies[instance.name] if proxies else "127.0.0.1:%d" % instance.serving_port
+
+    rest = ["http://" + address(i) for i in squares if i.module == SQUARE_REST]
+    grpc = [address(i) for i in squares if i.module == SQUARE_GRPC]
     port = settings.aggregator_port
     arguments = ["--server.address=127.0.0.1", "--server.port=%d" % port]
     arguments += ["--aggregator.rest.base-url=" + ",".join(rest)] if rest else []
     arguments += ["--aggregator.grpc.target=" + ",".join(grpc)] if grpc else []
-    return squares + [Instance(AGGREGATOR, 1, {"AGGREGATOR_PORT": port}, arguments + aggregator_arguments(settings),
-                               port, True)]
+    return Instance(AGGREGATOR, 1, {"AGGREGATOR_PORT": port}, arguments + aggregator_arguments(settings, deadlines),
+                    port, True, port)
+
+
+@dataclass(frozen=True)
+class Route:
+    """One proxy of Toxiproxy: named after the square-service replica it leads to, listening on its own port."""
+
+    name: str
+    module: str
+    # The knob that sets its port (PROXY_PORT, PROXY_PORT+1, ...), its port, and the replica's address.
+    knob: str
+    listen_port: int
+    upstream: str
+
+    @property
+    def upstream_port(self) -> int:
+        return int(self.upstream.rsplit(":", 1)[1])
+
+
+def proxy_routes(settings: Settings, squares: List[Instance]) -> List[Route]:
+    """A proxy for every square-service replica, on consecutive ports from PROXY_PORT."""
+    return [Route(instance.name, instance.module, _knob("PROXY_PORT", index), settings.proxy_port + index,
+                  "127.0.0.1:%d" % instance.serving_port) for index, instance in enumerate(squares)]
 
 
 def _square(settings: Settings, module: str, replica: int) -> Instance:
@@ -66,25 +101,29 @@ def _square(settings: Settings, module: str, replica: int) -> Instance:
     if module == SQUARE_REST:
         port = settings.square_rest_port + replica - 1
         return Instance(module, replica, {_knob("SQUARE_REST_PORT", replica - 1): port},
-                        loopback + ["--server.port=%d" % port], port, True)
+                        loopback + ["--server.port=%d" % port], port, True, port)
     if module == SQUARE_GRPC:
         offset = 2 * (replica - 1)
         grpc, actuator = settings.square_grpc_port + offset, settings.square_grpc_actuator_port + offset
         return Instance(module, replica, {_knob("SQUARE_GRPC_PORT", offset): grpc,
                                           _knob("SQUARE_GRPC_ACTUATOR_PORT", offset): actuator},
                         loopback + ["--server.port=%d" % actuator, "--grpc.server.address=127.0.0.1",
-                                    "--grpc.server.port=%d" % grpc], actuator, False)
+                                    "--grpc.server.port=%d" % grpc], actuator, False, grpc)
     raise ValueError("not a square service: %s" % module)
 
 
-def aggregator_arguments(settings: Settings) -> List[str]:
-    """AGGREGATOR_ARGS, after the lab's own deadline: the lab measures how long answers take, so the aggregator
-    may take as long as ab waits (AB_TIMEOUT); its own 30 s would turn the slowest answers at the article's
-    load on a small machine into 504s. AGGREGATOR_ARGS can still set aggregator.deadline itself."""
+def aggregator_arguments(settings: Settings, deadlines: Optional[Deadlines] = None) -> List[str]:
+    """AGGREGATOR_ARGS, after the lab's own deadlines: the lab measures how long answers take, so the aggregator
+    may take as long as ab waits (AB_TIMEOUT, or on a slow network what lab.deadlines allows); its own 30 s would
+    turn the slowest answers at the article's load on a small machine into 504s. A network's call deadline too, when
+    it needs a longer one than the aggregator's 10 s. AGGREGATOR_ARGS can still set either itself."""
     given = settings.aggregator_args.split()
-    if any("aggregator.deadline=" in argument for argument in given):
-        return given
-    return ["--aggregator.deadline=%ds" % settings.ab_timeout_s] + given
+    own = []
+    if not any("aggregator.deadline=" in argument for argument in given):
+        own.append("--aggregator.deadline=%ds" % (deadlines.request_s if deadlines else settings.ab_timeout_s))
+    if deadlines and deadlines.call_s and not any("aggregator.call-deadline=" in argument for argument in given):
+        own.append("--aggregator.call-deadline=%ds" % deadlines.call_s)
+    return own + given
 
 
 def _knob(name: str, offset: int) -> str:

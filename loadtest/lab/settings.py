@@ -16,6 +16,12 @@ KNOBS = (
     ("CONCURRENCY", "100", "concurrent ab clients; a space-separated list sweeps"),
     ("N", "1000", "squares per request; a space-separated list sweeps"),
     ("PATHS", paths.DEFAULT, "paths to measure (also: rest/square, a baseline)"),
+    ("PAYLOAD", paths.SMALL, "payload shapes each call carries: small (the article's call: no payload), wide, deep, "
+                             "collection; a space-separated list measures each"),
+    ("NETWORK", "loopback", "networks between the aggregator and the square services: loopback (direct), proxy "
+                            "(through Toxiproxy, no toxics), lan (0.5 ms round trip, 1 Gbit/s), wan (20 ms, 100 "
+                            "Mbit/s); a list measures each in turn, the aggregator restarted for each; all but "
+                            "loopback need Go"),
     ("REPEATS", "3", "times each combination is measured, interleaved (round 1 runs every combination once, then "
                      "round 2...); a run reports the median of its repeats and their spread"),
     ("LOAD", "closed", "closed: ab, CONCURRENCY clients each waiting for its answer (the article's way); open: "
@@ -35,6 +41,9 @@ KNOBS = (
     ("SQUARE_REST_PORT", "7575", "the REST square service's port (replica r: + r - 1)"),
     ("SQUARE_GRPC_PORT", "6565", "the gRPC square service's port (replica r: + 2 (r - 1))"),
     ("SQUARE_GRPC_ACTUATOR_PORT", "6566", "the gRPC square service's actuator port (replica r: + 2 (r - 1))"),
+    ("TOXIPROXY_PORT", "8474", "NETWORK other than loopback: Toxiproxy's API port on 127.0.0.1"),
+    ("PROXY_PORT", "7700", "NETWORK other than loopback: the first proxy's port; one proxy per square-service "
+                           "instance (REST replicas, then gRPC), on consecutive ports"),
     ("REPLICAS", "1", "replicas of each square service; the aggregator spreads its calls over all of them"),
     ("HEALTH_TIMEOUT", "180", "seconds to wait for the services to become healthy"),
     ("LAB_SKIP_BUILD", "0", "1: never run Maven (the Maven build sets it: the jars are fresh there)"),
@@ -69,6 +78,8 @@ class Settings:
     warmup_s: float
     ab_timeout_s: int
     repeats: int = 3
+    payload: List[str] = field(default_factory=lambda: [paths.SMALL])
+    network: List[str] = field(default_factory=lambda: ["loopback"])
     load: str = "closed"
     rate: List[int] = field(default_factory=lambda: [50])
     duration_s: float = 30.0
@@ -81,6 +92,8 @@ class Settings:
     square_rest_port: int = 7575
     square_grpc_port: int = 6565
     square_grpc_actuator_port: int = 6566
+    toxiproxy_port: int = 8474
+    proxy_port: int = 7700
     health_timeout_s: int = 180
     skip_build: bool = False
     prometheus: bool = False
@@ -98,6 +111,8 @@ class Settings:
             concurrency=[_positive(v, "CONCURRENCY") for v in knob("CONCURRENCY").split()],
             n=[_non_negative(v, "N") for v in knob("N").split()],
             paths=[p.name for p in _paths(knob("PATHS"))],
+            payload=_payloads(knob("PAYLOAD")),
+            network=_networks(knob("NETWORK")),
             warmup_s=_seconds(knob("WARMUP_SECONDS"), "WARMUP_SECONDS", positive=False),
             ab_timeout_s=_positive(knob("AB_TIMEOUT"), "AB_TIMEOUT"),
             repeats=_positive(knob("REPEATS"), "REPEATS"),
@@ -114,6 +129,8 @@ class Settings:
             square_rest_port=_port(knob("SQUARE_REST_PORT"), "SQUARE_REST_PORT"),
             square_grpc_port=_port(knob("SQUARE_GRPC_PORT"), "SQUARE_GRPC_PORT"),
             square_grpc_actuator_port=_port(knob("SQUARE_GRPC_ACTUATOR_PORT"), "SQUARE_GRPC_ACTUATOR_PORT"),
+            toxiproxy_port=_port(knob("TOXIPROXY_PORT"), "TOXIPROXY_PORT"),
+            proxy_port=_port(knob("PROXY_PORT"), "PROXY_PORT"),
             health_timeout_s=_positive(knob("HEALTH_TIMEOUT"), "HEALTH_TIMEOUT"),
             skip_build=_switch(knob("LAB_SKIP_BUILD"), "LAB_SKIP_BUILD"),
             prometheus=_switch(knob("PROMETHEUS"), "PROMETHEUS"),
@@ -129,15 +146,22 @@ class Settings:
     def open_loop(self) -> bool:
         return self.load == "open"
 
+    @property
+    def proxied(self) -> bool:
+        """Whether a network of NETWORK goes through Toxiproxy."""
+        from . import network
+        return any(network.PROFILES[name].proxied for name in self.network)
+
     def combinations(self):
-        """(path, n, concurrency or rate) of every run, in the order one round runs them."""
+        """(path, payload, n, concurrency or rate) of every run on one network, in the order one round runs them;
+        every network (NETWORK) measures all of them, one network after the other."""
         points = self.rate if self.open_loop else self.concurrency
-        return [(p, n, point) for p in self.paths for n in self.n for point in points]
+        return [(p, shape, n, point) for p in self.paths for shape in self.payload for n in self.n for point in points]
 
     def as_dict(self) -> Dict:
         """What results.json records of them: the measuring knobs, not where the services listened."""
         recorded = ("requests", "concurrency", "n", "paths", "warmup_s", "ab_timeout_s", "floor", "floor_duration_s",
-                    "replicas", "java_opts", "aggregator_args", "repeats", "load")
+                    "replicas", "java_opts", "aggregator_args", "repeats", "load", "payload", "network")
         found = {key: value for key, value in asdict(self).items() if key in recorded}
         if self.open_loop:
             # An open loop has no fixed number of requests or clients: a rate and a duration instead.
@@ -150,6 +174,19 @@ class Settings:
         if self.open_loop and self.floor:
             # The floor keeps the aggregator's window of a closed loop in flight; an open loop has no fixed one.
             self.floor = False
+        if paths.SMALL not in self.payload or "loopback" not in self.network:
+            # The bare transports carry the article's small call on loopback: nothing else has a floor to compare with.
+            self.floor = False
+        if "rest/square" in self.paths and self.payload != [paths.SMALL]:
+            raise SettingsError("rest/square is a baseline straight to square-rest-service and carries no payload "
+                                "shape: measure it with PAYLOAD=small, or the shapes without it")
+        if "rest/square" in self.paths and self.network != ["loopback"]:
+            raise SettingsError("rest/square does not go through the aggregator, so NETWORK does not reach it: "
+                                "measure it with NETWORK=loopback, or the networks without it")
+        last_proxy_port = self.proxy_port + 2 * self.replicas - 1
+        if self.proxied and last_proxy_port > 65535:
+            raise SettingsError("PROXY_PORT %d leaves no room for %d proxies below port 65535"
+                                % (self.proxy_port, 2 * self.replicas))
         too_many = [c for c in self.concurrency if c > self.requests]
         if too_many:
             raise SettingsError("CONCURRENCY %s is above REQUESTS=%d: ab needs at least one request per client"
@@ -220,6 +257,25 @@ def _seconds(value: str, name: str, positive: bool) -> float:
     if seconds < 0 or (positive and seconds == 0):
         raise SettingsError("%s must be %s, got %r" % (name, "more than 0" if positive else "0 or more", value))
     return seconds
+
+
+def _payloads(value: str) -> List[str]:
+    try:
+        return paths.parse_payloads(value)
+    except ValueError as error:
+        raise SettingsError(str(error)) from None
+
+
+def _networks(value: str) -> List[str]:
+    """The networks named in NETWORK, in the order given, each once."""
+    from . import network  # it needs this module's errors
+    chosen = []
+    for name in value.split():
+        if name not in network.NAMES:
+            raise SettingsError("unknown network %r in NETWORK; known networks: %s" % (name, " ".join(network.NAMES)))
+        if name not in chosen:
+            chosen.append(name)
+    return chosen
 
 
 def _paths(value: str):

@@ -2,13 +2,14 @@
 them."""
 
 import base64
+import copy
 import datetime
 import http.server
 import json
 import os
 import threading
 
-from lab import ab_output, bench, floor, open_loop, paths, repeats
+from lab import ab_output, bench, floor, open_loop, paths, repeats, traffic
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
 # Real floor client results (client.json, with the server's CPU the lab read beside them), one folder per window
@@ -49,6 +50,32 @@ def server_side(path_name, completed, n):
     return side
 
 
+# Bytes per call (request, response) at the square service on loopback, small payload, as a real run measured them
+# (the connections' tcp_info counters over 5 requests of n = 1000, CONCURRENCY 1).
+WIRE_BYTES = {"rest/unary": (108, 110), "rest/h2c": (39, 68), "grpc/unary": (35, 44), "grpc/pingpong": (17, 21),
+              "grpc/stream": (8, 12)}
+SQUARE_PORTS = {"square-rest-service": 7575, "square-grpc-service": 6565}
+LOOPBACK_NETWORK = {"description": "loopback, direct: no proxy", "proxied": False, "rtt_ms": 0.0,
+                    "rate_mbit_s": None,
+                    "deadlines": {"request_s": 120, "call_s": None, "client_timeout_s": 120,
+                                  "how": "AB_TIMEOUT for the request and the load generator; the aggregator's own "
+                                         "call deadline"},
+                    "aggregator_args": "--aggregator.deadline=120s",
+                    "aggregator_reported": {"deadline_ms": 120000, "call_deadline_ms": 10000}}
+
+
+def bytes_per_call(path_name, calls, wire=None):
+    """A run's bytes_per_call as the lab makes it from two readings of the square service's connections: one
+    connection, whose counters moved by wire (request, response; by default WIRE_BYTES) per call."""
+    service = paths.ALL[path_name].downstream
+    request, response = wire or WIRE_BYTES[path_name]
+    port = SQUARE_PORTS[service]
+    connection = ("[::ffff:127.0.0.1]:%d" % port, "[::ffff:127.0.0.1]:40000")
+    before = {connection: (5000, 7000)}
+    after = {connection: (5000 + request * calls, 7000 + response * calls)}
+    return traffic.by_sockets(service, [port], before, after, calls)
+
+
 def sample_results(concurrency=(100,), n_values=(1000,)):
     """A whole results.json, its runs made from the real ab fixtures, for every path at every setting."""
     stems = {"rest/unary": "ab-rest-square-c100", "grpc/unary": "ab-non2xx", "grpc/stream": "ab-failed-length"}
@@ -68,11 +95,12 @@ def sample_results(concurrency=(100,), n_values=(1000,)):
                           "steal": 0.05, "other": 0.2}
                 shares["machine"] = sum(shares.values())
                 usage = cpu_usage({name: round(share * wall, 3) for name, share in shares.items()}, wall_s=wall)
-                run = {"path": path_name, "n": n, "concurrency": c, "requests": report.completed,
-                       "services": paths.ALL[path_name].services, "rss_scope": "run"}
+                run = {"path": path_name, "payload": "small", "network": "loopback", "n": n, "concurrency": c,
+                       "requests": report.completed, "services": paths.ALL[path_name].services, "rss_scope": "run"}
                 run.update(bench.figures(paths.ALL[path_name], n, report, curve, usage,
                                          {"aggregator-service": 180.5, downstream: 150.25}))
                 run["server_side"] = server_side(path_name, report.completed, n)
+                run["bytes_per_call"] = bytes_per_call(path_name, report.completed * n)
                 runs.append(run)
     return {
         "environment": {"cpu_model": "AMD EPYC (fixture)", "cores": 2, "memory_gib": 23.5,
@@ -81,6 +109,7 @@ def sample_results(concurrency=(100,), n_values=(1000,)):
                         "ab": "ApacheBench 2.3 (apache2-utils 2.4.71-1~deb12u1)", "python": "3.11.7",
                         "git_commit": "0123456789abcdef0123456789abcdef01234567", "one_box": True},
         "settings": {"requests": 1000, "concurrency": list(concurrency), "n": list(n_values), "paths": list(stems),
+                     "payload": ["small"], "network": ["loopback"], "networks": {"loopback": dict(LOOPBACK_NETWORK)},
                      "warmup_s": 10, "ab_timeout_s": 120, "java_opts": "-XX:+UseParallelGC -Xms64m -Xmx256m",
                      "aggregator_args": "", "aggregator": dict(AGGREGATOR_DEFAULTS),
                      "ab_command": "ab -n 1000 -c <concurrency> -s 120 -q -r -e <csv> <url>",
@@ -89,6 +118,47 @@ def sample_results(concurrency=(100,), n_values=(1000,)):
         "finished_at": "2026-11-22T10:03:00+00:00",
         "runs": runs,
     }
+
+
+# Bytes per call of the collection shape (100 items): JSON over REST, protobuf over gRPC.
+COLLECTION_BYTES = {"rest/unary": (5650, 5660), "grpc/stream": (2420, 2426)}
+LAN_NETWORK = {"description": "LAN: 0.5 ms round trip, 1 Gbit/s each way", "proxied": True, "rtt_ms": 0.5,
+               "rate_mbit_s": 1000,
+               "deadlines": {"request_s": 121, "call_s": 11, "client_timeout_s": 121, "how": "AB_TIMEOUT + 1 s"},
+               "aggregator_args": "--aggregator.deadline=121s --aggregator.call-deadline=11s",
+               "aggregator_reported": {"deadline_ms": 121000, "call_deadline_ms": 11000}}
+
+
+def sample_conditions(payloads=("small", "collection"), networks=("loopback", "lan")):
+    """A results.json of rest/unary and grpc/stream at N=20, CONCURRENCY=1, on every payload shape and network given,
+    made from sample_results()'s runs: the collection shape's bytes per call as JSON and protobuf have them; on lan,
+    Toxiproxy's CPU beside the services', 10 % fewer requests per second and 10 % longer latencies."""
+    base = sample_results(concurrency=(1,), n_values=(20,))
+    template = {run["path"]: run for run in base["runs"]}
+    runs = []
+    for net in networks:
+        for path_name in ("rest/unary", "grpc/stream"):
+            for shape in payloads:
+                run = copy.deepcopy(template[path_name])
+                run.update(payload=shape, network=net)
+                calls = run["completed"] * run["n"]
+                if shape == "collection":
+                    run["bytes_per_call"] = bytes_per_call(path_name, calls, COLLECTION_BYTES[path_name])
+                    run["rps"] = round(run["rps"] * 0.5, 2)
+                if net == "lan":
+                    run["rps"] = round(run["rps"] * 0.9, 2)
+                    run["latency_ms"] = {key: round(value * 1.1, 3) for key, value in run["latency_ms"].items()}
+                    run["latency_curve_ms"] = [round(value * 1.1, 3) for value in run["latency_curve_ms"]]
+                    run["cpu"]["toxiproxy"] = {"seconds": 0.1, "percent": 14.3,
+                                               "ms_per_request": round(100 / run["completed"], 3),
+                                               "us_per_call": round(1e5 / calls, 3)}
+                    run["rss_mb"]["toxiproxy"] = 15.0
+                runs.append(run)
+    base["settings"].update(paths=["rest/unary", "grpc/stream"], payload=list(payloads), network=list(networks),
+                            networks={name: dict(LOOPBACK_NETWORK if name == "loopback" else LAN_NETWORK)
+                                      for name in networks})
+    base["runs"] = runs
+    return base
 
 
 VEGETA_URL = "http://127.0.0.1:8080/rest/unary/3"
@@ -133,7 +203,8 @@ def sample_open_results(rates=(10, 40), n=50, duration_s=2, repeated=2):
                     latency_us = (40_000 if path_name == "rest/unary" else 20_000) + 1000 * repeat + 100 * (seq % 7)
                     lines.append(vegeta_line(seq, seq * 1_000_000 // rate, 2000 if shed else latency_us,
                                              503 if shed else 200, "{}" if shed else body, url="http://x/"))
-                record = {"path": path_name, "n": n, "concurrency": None, "requests": None, "url": "http://x/",
+                record = {"path": path_name, "payload": "small", "network": "loopback", "n": n, "concurrency": None,
+                          "requests": None, "url": "http://x/",
                           "services": path.services, "started_at": "2026-11-23T10:0%d:00+00:00" % repeat,
                           "verified": {"pre_check": "exact body"}, "rss_scope": "run"}
                 outcome = open_loop.read_results(lines, body, rate, duration_s)
@@ -146,6 +217,7 @@ def sample_open_results(rates=(10, 40), n=50, duration_s=2, repeated=2):
                     {name: round(share * wall, 3) for name, share in shares.items()}, wall_s=wall),
                     {"aggregator-service": 180.5, path.downstream: 150.25}))
                 record["server_side"] = server_side(path_name, record["ok"], n)
+                record["bytes_per_call"] = bytes_per_call(path_name, record["ok"] * n)
                 records.append(record)
             runs.append(repeats.combine(records, bench.repeat_summary))
     data = sample_results()

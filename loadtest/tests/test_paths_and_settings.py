@@ -24,6 +24,19 @@ class PathTests(unittest.TestCase):
 
         self.assertEqual(paths.ALL["grpc/unary"].url(urls, 10), "http://127.0.0.1:8080/grpc/unary/10")
 
+    def test_a_payload_shape_is_asked_for_in_the_query_and_small_keeps_the_articles_url(self):
+        urls = {"aggregator-service": "http://127.0.0.1:8080"}
+
+        self.assertEqual(paths.ALL["rest/unary"].url(urls, 10, "collection"),
+                         "http://127.0.0.1:8080/rest/unary/10?payload=collection")
+        self.assertEqual(paths.ALL["rest/unary"].url(urls, 10, "small"), "http://127.0.0.1:8080/rest/unary/10")
+
+    def test_an_unknown_payload_shape_names_the_known_ones(self):
+        with self.assertRaises(ValueError) as caught:
+            paths.parse_payloads("wide huge")
+        self.assertEqual(str(caught.exception), "unknown payload shape 'huge' in PAYLOAD; known shapes: small wide "
+                                                "deep collection")
+
     def test_each_path_needs_the_aggregator_and_its_square_service_only(self):
         self.assertEqual(paths.services_needed(paths.parse("grpc/stream")),
                          ["square-grpc-service", "aggregator-service"])
@@ -50,8 +63,8 @@ class SettingsTests(unittest.TestCase):
     def test_lists_of_concurrency_and_n_sweep_every_combination(self):
         settings = Settings.from_env({"CONCURRENCY": "1 8", "N": "10 100", "REQUESTS": "40", "PATHS": "grpc/unary"})
 
-        self.assertEqual(settings.combinations(), [("grpc/unary", 10, 1), ("grpc/unary", 10, 8),
-                                                   ("grpc/unary", 100, 1), ("grpc/unary", 100, 8)])
+        self.assertEqual(settings.combinations(), [("grpc/unary", "small", 10, 1), ("grpc/unary", "small", 10, 8),
+                                                   ("grpc/unary", "small", 100, 1), ("grpc/unary", "small", 100, 8)])
 
     def test_the_warm_up_is_ten_seconds_of_load_and_zero_turns_it_off(self):
         self.assertEqual(Settings.from_env({}).warmup_s, 10.0)
@@ -67,10 +80,51 @@ class SettingsTests(unittest.TestCase):
         with self.assertRaisesRegex(SettingsError, "REPLICAS must be at least 1, got 0"):
             Settings.from_env({"REPLICAS": "0"})
 
+    def test_one_small_payload_on_loopback_by_default(self):
+        settings = Settings.from_env({})
+
+        self.assertEqual((settings.payload, settings.network, settings.proxied), (["small"], ["loopback"], False))
+        self.assertEqual({key: settings.as_dict()[key] for key in ("payload", "network")},
+                         {"payload": ["small"], "network": ["loopback"]})
+
+    def test_every_path_is_measured_with_every_payload_shape(self):
+        settings = Settings.from_env({"PATHS": "rest/unary grpc/unary", "PAYLOAD": "small collection", "N": "20",
+                                      "CONCURRENCY": "2", "REQUESTS": "10"})
+
+        self.assertEqual(settings.combinations(), [("rest/unary", "small", 20, 2), ("rest/unary", "collection", 20, 2),
+                                                   ("grpc/unary", "small", 20, 2), ("grpc/unary", "collection", 20, 2)])
+        self.assertTrue(settings.floor)
+
+    def test_networks_in_the_order_given_and_the_proxy_only_for_those_that_need_it(self):
+        self.assertEqual(Settings.from_env({"NETWORK": "wan loopback wan"}).network, ["wan", "loopback"])
+        self.assertTrue(Settings.from_env({"NETWORK": "loopback proxy"}).proxied)
+        with self.assertRaisesRegex(SettingsError, "unknown network 'moon' in NETWORK; known networks: loopback proxy "
+                                                   "lan wan"):
+            Settings.from_env({"NETWORK": "moon"})
+
+    def test_the_floor_runs_only_when_there_is_a_small_payload_on_loopback_to_compare(self):
+        self.assertTrue(Settings.from_env({"PAYLOAD": "small wide", "NETWORK": "loopback lan"}).floor)
+        self.assertFalse(Settings.from_env({"PAYLOAD": "wide"}).floor)
+        self.assertFalse(Settings.from_env({"NETWORK": "lan"}).floor)
+
+    def test_the_rest_square_baseline_has_no_payload_shape_and_no_network(self):
+        with self.assertRaisesRegex(SettingsError, "rest/square is a baseline straight to square-rest-service and "
+                                                   "carries no payload shape"):
+            Settings.from_env({"PATHS": "rest/square", "PAYLOAD": "small wide"})
+        with self.assertRaisesRegex(SettingsError, "rest/square does not go through the aggregator, so NETWORK does "
+                                                   "not reach it"):
+            Settings.from_env({"PATHS": "rest/unary rest/square", "NETWORK": "lan"})
+
+    def test_the_proxies_ports_must_fit_below_65536(self):
+        with self.assertRaisesRegex(SettingsError, "PROXY_PORT 65534 leaves no room for 4 proxies below port 65535"):
+            Settings.from_env({"NETWORK": "lan", "PROXY_PORT": "65534", "REPLICAS": "2"})
+
     def test_bad_knobs_are_refused_with_their_name(self):
         for env, message in (({"REQUESTS": "many"}, "REQUESTS"), ({"N": "-1"}, "N must not be negative"),
                              ({"CONCURRENCY": "0"}, "CONCURRENCY"), ({"REQUESTS": "10", "CONCURRENCY": "20"}, "above"),
-                             ({"PATHS": "nope"}, "unknown path"), ({"N": "5 5"}, "repeat")):
+                             ({"PATHS": "nope"}, "unknown path"), ({"N": "5 5"}, "repeat"),
+                             ({"PAYLOAD": "huge"}, "unknown payload shape 'huge' in PAYLOAD"),
+                             ({"TOXIPROXY_PORT": "70000"}, "TOXIPROXY_PORT must be a port number")):
             with self.subTest(env=env), self.assertRaisesRegex(SettingsError, message):
                 Settings.from_env(env)
 

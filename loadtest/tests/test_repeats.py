@@ -136,12 +136,13 @@ class SettingsTests(unittest.TestCase):
         settings = Settings.from_env({})
 
         self.assertEqual((settings.repeats, settings.load, settings.rate, settings.duration_s), (3, "closed", [50], 30))
-        self.assertEqual(settings.combinations()[0], ("rest/unary", 1000, 100))
+        self.assertEqual(settings.combinations()[0], ("rest/unary", "small", 1000, 100))
 
     def test_an_open_loop_sweeps_its_rates_and_has_no_floor(self):
         settings = Settings.from_env({"LOAD": "open", "RATE": "50 100", "DURATION": "5", "PATHS": "grpc/stream"})
 
-        self.assertEqual(settings.combinations(), [("grpc/stream", 1000, 50), ("grpc/stream", 1000, 100)])
+        self.assertEqual(settings.combinations(), [("grpc/stream", "small", 1000, 50),
+                                                   ("grpc/stream", "small", 1000, 100)])
         self.assertFalse(settings.floor)
         recorded = settings.as_dict()
         self.assertEqual((recorded["load"], recorded["rate"], recorded["duration_s"], recorded["requests"]),

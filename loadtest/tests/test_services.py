@@ -3,7 +3,7 @@
 import socket
 import unittest
 
-from lab import run, services
+from lab import deadlines, run, services
 from lab.paths import AGGREGATOR, SQUARE_GRPC, SQUARE_REST
 from lab.settings import LabError, Settings
 
@@ -46,6 +46,31 @@ class LayoutTests(unittest.TestCase):
         own = Settings.from_env({"AGGREGATOR_ARGS": "--aggregator.deadline=5s", "AB_TIMEOUT": "30"})
         self.assertEqual(services.aggregator_arguments(own), ["--aggregator.deadline=5s"])
 
+    def test_on_a_network_the_aggregator_calls_each_replica_through_its_proxy_with_the_networks_deadlines(self):
+        settings = Settings.from_env({"REPLICAS": "2", "NETWORK": "lan"})
+        squares = services.layout(settings, [SQUARE_REST, SQUARE_GRPC])
+        routes = services.proxy_routes(settings, squares)
+        limits = deadlines.Deadlines(125, 12, 125, "why")
+
+        aggregator = services.aggregator(settings, squares, {r.name: "127.0.0.1:%d" % r.listen_port for r in routes},
+                                         limits)
+
+        self.assertEqual([(r.name, r.knob, r.listen_port, r.upstream) for r in routes], [
+            ("square-rest-service", "PROXY_PORT", 7700, "127.0.0.1:7575"),
+            ("square-rest-service-2", "PROXY_PORT+1", 7701, "127.0.0.1:7576"),
+            ("square-grpc-service", "PROXY_PORT+2", 7702, "127.0.0.1:6565"),
+            ("square-grpc-service-2", "PROXY_PORT+3", 7703, "127.0.0.1:6567")])
+        self.assertEqual(aggregator.arguments[2:], [
+            "--aggregator.rest.base-url=http://127.0.0.1:7700,http://127.0.0.1:7701",
+            "--aggregator.grpc.target=127.0.0.1:7702,127.0.0.1:7703",
+            "--aggregator.deadline=125s", "--aggregator.call-deadline=12s"])
+
+    def test_aggregator_args_may_set_the_call_deadline_of_every_network(self):
+        settings = Settings.from_env({"AGGREGATOR_ARGS": "--aggregator.call-deadline=30s"})
+
+        self.assertEqual(services.aggregator_arguments(settings, deadlines.Deadlines(125, 12, 125, "why")),
+                         ["--aggregator.deadline=125s", "--aggregator.call-deadline=30s"])
+
     def test_the_baseline_path_starts_the_rest_square_service_alone(self):
         self.assertEqual([i.name for i in services.layout(Settings.from_env({"PATHS": "rest/square"}), [SQUARE_REST])],
                          ["square-rest-service"])
@@ -68,6 +93,30 @@ class PortTests(unittest.TestCase):
         self.assertIn("port %d (SQUARE_REST_PORT+1) is already in use on 127.0.0.1." % port, message)
         self.assertIn("give the lab other ports, e.g. SQUARE_REST_PORT=%d loadtest/run.sh" % (port - 1 + 10000),
                       message)
+
+    def test_a_taken_proxy_port_is_named_with_its_knob_and_only_on_a_network_that_needs_one(self):
+        with socket.socket() as holder:
+            holder.bind(("127.0.0.1", 0))
+            holder.listen()
+            port = holder.getsockname()[1]
+            # Every other port free, so that only the proxy's is taken.
+            env = {"PROXY_PORT": str(port), "SQUARE_REST_PORT": str(_free_port()),
+                   "SQUARE_GRPC_ACTUATOR_PORT": str(_free_port()), "AGGREGATOR_PORT": str(_free_port()),
+                   "TOXIPROXY_PORT": str(_free_port()), "PATHS": "rest/unary"}
+            settings = Settings.from_env(dict(env, NETWORK="loopback wan"))
+            instances = services.layout(settings, [SQUARE_REST, AGGREGATOR])
+
+            with self.assertRaises(LabError) as raised:
+                run.check_ports(instances, settings)
+            run.check_ports(instances, Settings.from_env(env))
+
+        self.assertIn("port %d (PROXY_PORT) is already in use on 127.0.0.1." % port, str(raised.exception))
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 if __name__ == "__main__":

@@ -1,0 +1,150 @@
+"""What runs while the lab measures: the square services, started once; on a NETWORK other than loopback, Toxiproxy
+with a proxy for each square-service replica; and one aggregator per network, started for that network's runs and
+stopped after them, because where it calls the square services (directly, or through the proxies) and its
+deadlines are its start-up arguments.
+"""
+
+import contextlib
+import json
+import os
+import subprocess
+import urllib.request
+from typing import Dict, Iterator, List, Optional
+
+from . import bench, floor, http_check, network, services, traffic
+from .deadlines import Deadlines
+from .paths import AGGREGATOR
+from .processes import Processes
+from .results import PROXY
+from .settings import LabError, Settings
+
+
+class Stage:
+    """The lab's running processes, and the services a measured run sees."""
+
+    def __init__(self, processes: Processes, settings: Settings, instances: List[services.Instance],
+                 jars: Dict[str, str], java: str, results_dir: str) -> None:
+        self.processes = processes
+        self.settings = settings
+        self.squares = [i for i in instances if i.module != AGGREGATOR]
+        self.has_aggregator = any(i.module == AGGREGATOR for i in instances)
+        self.jars = jars
+        self.java = java
+        self.results_dir = results_dir
+        self.square_services: List[bench.Service] = []
+        self.toxiproxy: Optional[network.Toxiproxy] = None
+        self.routes: List[services.Route] = []
+
+    def start_squares(self) -> None:
+        children = self._start(self.squares)
+        self.square_services = _grouped(self.squares, children)
+
+    def start_proxy(self, binary: str) -> None:
+        """Toxiproxy, and a proxy for each square-service replica (no toxics yet)."""
+        self.routes = services.proxy_routes(self.settings, self.squares)
+        log_path = os.path.join(self.results_dir, "logs", "toxiproxy.log")
+        print("[lab] starting Toxiproxy on 127.0.0.1:%d (log: %s)" % (self.settings.toxiproxy_port, log_path),
+              flush=True)
+        self.toxiproxy = network.Toxiproxy(binary, self.settings.toxiproxy_port, log_path)
+        self.toxiproxy.start(self.processes)
+        for route in self.routes:
+            self.toxiproxy.add_proxy(route.name, route.listen_port, route.upstream)
+
+    @contextlib.contextmanager
+    def aggregator_on(self, profile: network.Profile, deadlines: Deadlines) -> Iterator[List[bench.Service]]:
+        """The services of one network's runs: the aggregator started for it (none for rest/square alone), pointed
+        at the proxies with the profile's toxics or at the services; stopped on the way out."""
+        proxies = None
+        if profile.proxied:
+            self.toxiproxy.apply(profile)
+            proxies = {route.name: "127.0.0.1:%d" % route.listen_port for route in self.routes}
+        started = list(self.square_services)
+        children: List[subprocess.Popen] = []
+        if self.has_aggregator:
+            instance = services.aggregator(self.settings, self.squares, proxies, deadlines)
+            print("[lab] network %s: %s" % (profile.name, profile.description), flush=True)
+            # One log per network: loopback's keeps the name it always had.
+            children = self._start([instance], "" if profile.name == "loopback" else "-" + profile.name)
+            started += _grouped([instance], children)
+            self.aggregator_instance = instance
+        if profile.proxied:
+            # The proxy is a process of these runs: its CPU and memory beside the services'.
+            started.append(bench.Service(PROXY, [self.toxiproxy.pid], None))
+        try:
+            yield started
+        finally:
+            if profile.proxied:
+                self.connection_totals = self._connection_totals()
+            self.processes.stop(children)
+
+    def aggregator_info(self) -> Optional[Dict]:
+        """The running aggregator's own account of its settings (GET /actuator/info, under "aggregator")."""
+        if not self.has_aggregator:
+            return None
+        url = self.aggregator_instance.actuator + "/info"
+        try:
+            with urllib.request.urlopen(url, timeout=10) as response:
+                return json.load(response)
+        except (OSError, ValueError) as error:
+            raise LabError("cannot read the aggregator's settings from %s: %s" % (url, error)) from None
+
+    def bytes_cross_check(self, counted_before: Dict[str, Dict[str, int]]) -> Dict:
+        """Per proxy, once the aggregator of a network stopped: the bytes Toxiproxy passed on (it counts a connection
+        as it closes: its totals less those after the network before), beside what the replica's connections
+        received and sent (read just before the aggregator stopped), as lab.traffic counts a run's. Both hold every
+        call of the network, its pre-check and warm-ups too."""
+        totals = self.toxiproxy.bytes()
+        record = {}
+        for route in self.routes:
+            passed = totals.get(route.name, {})
+            before = counted_before.get(route.name, {})
+            record[route.name] = {
+                "proxy_upstream": passed.get("upstream", 0) - before.get("upstream", 0),
+                "proxy_downstream": passed.get("downstream", 0) - before.get("downstream", 0),
+                "service_received": self.connection_totals[route.name]["received"],
+                "service_sent": self.connection_totals[route.name]["sent"]}
+        return {"by_proxy": record, "totals": totals}
+
+    def _connection_totals(self) -> Dict[str, Dict[str, Optional[int]]]:
+        """What each square-service replica's connections on its serving port received and sent, all told."""
+        try:
+            return {route.name: traffic.totals(traffic.read_connections([route.upstream_port]))
+                    for route in self.routes}
+        except traffic.TrafficError:
+            return {route.name: {"received": None, "sent": None} for route in self.routes}
+
+    def _start(self, group: List[services.Instance], log_suffix: str = "") -> List[subprocess.Popen]:
+        """Starts a group of services and waits until each answers UP."""
+        children, waiting = [], []
+        for instance in group:
+            log_path = self._log_path(instance.name + log_suffix)
+            print("[lab] starting %s (log: %s)" % (instance.name, log_path), flush=True)
+            child = self.processes.start([self.java] + self.settings.java_opts.split()
+                                         + ["-jar", self.jars[instance.module]] + instance.arguments,
+                                         log_path=log_path)
+            children.append(child)
+            waiting.append((instance.name, child.pid, instance.actuator + "/health"))
+        print("[lab] waiting up to %ds for %s to be healthy" % (
+            self.settings.health_timeout_s, " ".join(name for name, _, _ in waiting)), flush=True)
+        problem = http_check.wait_healthy(waiting, self.settings.health_timeout_s)
+        if problem:
+            log_file = self._log_path(problem.service + log_suffix)
+            raise LabError("%s\n[lab] the end of %s:\n%s%s" % (
+                problem.message, log_file, floor.tail(log_file, 40).replace("; ", "\n"),
+                "\n[lab] on a busy machine, give them longer with HEALTH_TIMEOUT (now %d s)"
+                % self.settings.health_timeout_s))
+        return children
+
+    def _log_path(self, name: str) -> str:
+        return os.path.join(self.results_dir, "logs", name + ".log")
+
+
+def _grouped(instances: List[services.Instance], children: List[subprocess.Popen]) -> List[bench.Service]:
+    """The running services, a module's replicas grouped, with where each serves its calls."""
+    by_module: Dict[str, List] = {}
+    for instance, child in zip(instances, children):
+        by_module.setdefault(instance.module, []).append((instance, child))
+    return [bench.Service(module, [child.pid for _, child in pairs], pairs[0][0].base_url,
+                          [instance.actuator + "/prometheus" for instance, _ in pairs],
+                          [instance.serving_port for instance, _ in pairs])
+            for module, pairs in by_module.items()]
