@@ -2,16 +2,28 @@
 own counts agree with ab's: every square came from its own downstream call (or stream message). With a
 transport floor, every floor run succeeded with the aggregator's window and the services' JVM options, and
 each path's fraction is its downstream calls per second over its floor's. (Whether a path reaches the 60 %
-goal is a finding, not a check: it is in the results, and fails nothing.)
+goal is a finding, not a check: it is in the results, and fails nothing.) Every run records its payload shape,
+its network and its bytes per call, and on a network with a round trip its latency is at least the round trips its
+calls must make one after the other.
 
-    python3 -m lab.check_results DIR     (run from loadtest/, or with loadtest/ on PYTHONPATH)
+    python3 -m lab.check_results DIR [--round-trips]     (run from loadtest/, or with loadtest/ on PYTHONPATH)
+
+--round-trips also asks that on each network with a round trip grpc/stream's p50, one round trip for all its
+messages, be below rest/unary's, which pays one per in-flight window of calls (the Maven build's NETWORK run).
 """
 
 import math
 import sys
 from typing import Dict, List, Optional, Tuple
 
-from . import floor, paths, results
+from . import floor, network, paths, results
+
+# What the aggregator's GET /rest/square/unary/{number} takes, request line and headers (Reactor Netty's host,
+# user-agent and accept: about 110 bytes): a small REST unary call's request bytes outside it were not measured
+# at the socket.
+REST_GET_BYTES = (60, 400)
+# Paths whose n calls make a request go in windows of in-flight calls, each window waiting for a round trip.
+UNARY_PATHS = ("rest/unary", "rest/h2c", "grpc/unary")
 
 
 def problems(data: Dict) -> List[str]:
@@ -20,16 +32,18 @@ def problems(data: Dict) -> List[str]:
     settings = data["settings"]
     open_loop = settings.get("load") == "open"
     points = settings["rate"] if open_loop else settings["concurrency"]
-    expected = {(p, n, point) for p in settings["paths"] for n in settings["n"] for point in points}
-    present = {(run["path"], run["n"], results.point(run)) for run in data["runs"]}
-    for missing in sorted(expected - present):
-        found.append(("no run for path %s n=%d rate=%d" if open_loop else "no run for path %s n=%d concurrency=%d")
-                     % missing)
+    expected = {(net, p, shape, n, point) for net in results.listed(settings, "network") for p in settings["paths"]
+                for shape in results.listed(settings, "payload") for n in settings["n"] for point in points}
+    present = {results.key(run) for run in data["runs"]}
+    for net, path, shape, n, point in sorted(expected - present):
+        found.append("no run for path %s n=%d %s=%d%s%s" % (
+            path, n, "rate" if open_loop else "concurrency", point,
+            "" if shape == paths.SMALL else " payload=" + shape, "" if net == results.LOOPBACK else " network=" + net))
     if not data.get("finished_at"):
         found.append("the lab did not finish (finished_at is empty)")
     for run in data["runs"]:
         found += ["%s: %s" % (results.run_name(run), problem)
-                  for problem in run_problems(run, settings.get("repeats", 1))]
+                  for problem in run_problems(run, settings.get("repeats", 1)) + network_problems(run, settings)]
     found += floor_check(data)
     return found
 
@@ -63,6 +77,85 @@ def run_problems(run: Dict, repeats: int = 1) -> List[str]:
         if not run["rss_mb"].get(service):
             found.append("no peak RSS recorded for %s" % service)
     found += server_side_check(run)[0]
+    found += conditions_problems(run) + bytes_problems(run)
+    return found
+
+
+def conditions_problems(run: Dict) -> List[str]:
+    """A run says which payload shape it carried and which network it crossed."""
+    found = []
+    if run.get("payload") not in paths.PAYLOADS:
+        found.append("payload %r is not one of %s" % (run.get("payload"), ", ".join(paths.PAYLOADS)))
+    if run.get("network") not in network.NAMES:
+        found.append("network %r is not one of %s" % (run.get("network"), ", ".join(network.NAMES)))
+    if run.get("network") in network.PROFILES and network.PROFILES[run["network"]].proxied:
+        seconds = (run["cpu"].get(results.PROXY) or {}).get("seconds")
+        if not seconds or seconds <= 0:
+            found.append("no CPU seconds recorded for Toxiproxy, which carried its calls")
+    return found
+
+
+def bytes_problems(run: Dict) -> List[str]:
+    """Every run has its bytes per call, request and response above 0; the article's call over REST, a GET with
+    its headers, has as many request bytes as such a GET has."""
+    record = run.get("bytes_per_call")
+    if not record:
+        return ["no bytes per call (bytes_per_call is missing)"]
+    if "error" in record:
+        return [record["error"]]
+    found = ["%s bytes per call is %s" % (side, record.get(side)) for side in ("request", "response")
+             if not (record.get(side) or 0) > 0]
+    low, high = REST_GET_BYTES
+    if run["path"] == "rest/unary" and results.payload(run) == paths.SMALL and not found \
+            and not low <= record["request"] <= high:
+        found.append("%s request bytes per call, but a GET with its headers has %d to %d"
+                     % (record["request"], low, high))
+    return found
+
+
+def network_problems(run: Dict, settings: Dict) -> List[str]:
+    """On a network with a round trip, a request's p50 is at least the round trips its calls make one after the
+    other: unary calls one per window of in-flight calls, ping-pong one per message, a stream one in all. Below
+    that, the network's latency did not apply."""
+    profile = (settings.get("networks") or {}).get(results.network(run)) or {}
+    if "error" in run or not profile.get("rtt_ms"):
+        return []
+    bound = round_trips(run["path"], run["n"], (settings.get("aggregator") or {}).get("in_flight", 1)) \
+        * profile["rtt_ms"]
+    p50 = run["latency_ms"].get("p50")
+    if p50 is None or p50 >= bound:
+        return []
+    return ["p50 %s ms, below the %g ms that its round trips of %g ms take at least on network %s: the network's "
+            "latency did not apply" % (p50, bound, profile["rtt_ms"], results.network(run))]
+
+
+def round_trips(path: str, n: int, in_flight: int) -> int:
+    """The round trips one request of n calls waits for, one after the other, at least."""
+    if n < 1 or paths.ALL[path].target != paths.AGGREGATOR:
+        return 0
+    if path in UNARY_PATHS:
+        return math.ceil(n / in_flight)
+    return n if path == "grpc/pingpong" else 1
+
+
+def round_trip_problems(data: Dict) -> List[str]:
+    """--round-trips: on each network with a round trip, grpc/stream's p50 is below rest/unary's at the same
+    payload, n and concurrency, and both were measured."""
+    found = []
+    networks = data["settings"].get("networks") or {}
+    runs = {results.key(run): run for run in data["runs"] if "error" not in run}
+    for (net, path, shape, n, point), unary in runs.items():
+        if path != "rest/unary" or not (networks.get(net) or {}).get("rtt_ms"):
+            continue
+        stream = runs.get((net, "grpc/stream", shape, n, point))
+        if stream is None:
+            found.append("%s: no grpc/stream run beside it to compare" % results.run_name(unary))
+        elif not stream["latency_ms"]["p50"] < unary["latency_ms"]["p50"]:
+            found.append("%s: grpc/stream's p50 %s ms is not below rest/unary's %s ms, though its messages share one "
+                         "round trip" % (results.run_name(unary), stream["latency_ms"]["p50"],
+                                         unary["latency_ms"]["p50"]))
+    if not any(path == "rest/unary" and (networks.get(net) or {}).get("rtt_ms") for net, path, *_ in runs):
+        found.append("--round-trips: no rest/unary run on a network with a round trip")
     return found
 
 
@@ -162,7 +255,10 @@ def floor_check(data: Dict) -> List[str]:
             found.append("no floor run for %s, %s" % (window.transport, window.describe()))
     for run in data["runs"]:
         window = by_combination.get((run["path"], run["n"], run["concurrency"]))
-        if window is None or "error" in run:
+        if window is None or "error" in run or not floor.compared_with_floor(run):
+            if run.get("floor") and not floor.compared_with_floor(run):
+                found.append("%s: a fraction of floor, but the floor is for the small payload on loopback only"
+                             % results.run_name(run))
             continue
         found += ["%s: %s" % (results.run_name(run), problem)
                   for problem in _path_floor_problems(run, window, by_window.get(window))]
@@ -213,16 +309,23 @@ def notes(data: Dict) -> List[str]:
         skipped = server_side_check(run)[1]
         if skipped:
             found.append("%s: server-side count check skipped: %s" % (results.run_name(run), skipped))
+        closed = (run.get("bytes_per_call") or {}).get("connections_closed")
+        if closed:
+            found.append("%s: %d of the square service's connections closed during the run, taking their bytes "
+                         "with them: its bytes per call are too low" % (results.run_name(run), closed))
     return found
 
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if len(argv) != 1:
+    options = [argument for argument in argv if argument.startswith("--")]
+    folders = [argument for argument in argv if not argument.startswith("--")]
+    if len(folders) != 1 or set(options) - {"--round-trips"}:
         print(__doc__, file=sys.stderr)
         return 2
+    argv = folders
     data = results.read_json(argv[0])
-    found = problems(data)
+    found = problems(data) + (round_trip_problems(data) if "--round-trips" in options else [])
     for note in notes(data):
         print("[check] note: %s" % note, file=sys.stderr)
     for problem in found:
@@ -231,9 +334,12 @@ def main(argv=None) -> int:
         return 1
     floor_runs = len((data.get("floor") or {}).get("runs", []))
     print("[check] OK: %d runs in %s, all verified, 0 failed, 0 non-2xx, percentiles in order, CPU recorded, "
-          "square calls served == downstream calls == requests x n%s" % (len(data["runs"]), argv[0], (
+          "square calls served == downstream calls == requests x n, bytes per call recorded%s%s"
+          % (len(data["runs"]), argv[0], (
               "; %d floor runs, each with the aggregator's window, fractions consistent" % floor_runs
-              if "floor" in data else "")))
+              if "floor" in data else ""),
+             "; on each network with a round trip, grpc/stream's p50 below rest/unary's" if "--round-trips" in options
+             else ""))
     return 0
 
 

@@ -10,7 +10,14 @@ import unittest
 
 from lab import bench, check_results, floor, paths, results
 
-from tests.support import LAB_JAVA_OPTS, ab_fixture, cpu_usage, sample_results, sample_with_floor
+from tests.support import (
+    LAB_JAVA_OPTS,
+    ab_fixture,
+    cpu_usage,
+    sample_conditions,
+    sample_results,
+    sample_with_floor,
+)
 
 
 class RunRecordTests(unittest.TestCase):
@@ -340,6 +347,103 @@ class CheckResultsTests(unittest.TestCase):
             self.assertIn("FAIL: no run for path grpc/stream n=1000 concurrency=100", errors.getvalue())
             with open(os.path.join(folder, "results.json")) as handle:
                 self.assertEqual(len(json.load(handle)["runs"]), 2)
+
+
+class ConditionsCheckTests(unittest.TestCase):
+    """Payload shapes, networks and bytes per call, as CI checks them."""
+
+    def test_every_shape_on_every_network_passes_and_a_missing_one_is_named(self):
+        data = sample_conditions()
+        self.assertEqual(check_results.problems(data), [])
+
+        data["runs"] = [run for run in data["runs"] if (run["network"], run["payload"]) != ("lan", "collection")]
+        self.assertEqual(check_results.problems(data), [
+            "no run for path grpc/stream n=20 concurrency=1 payload=collection network=lan",
+            "no run for path rest/unary n=20 concurrency=1 payload=collection network=lan"])
+
+    def test_a_run_must_say_its_payload_and_network(self):
+        data = sample_results()
+        del data["runs"][0]["payload"]
+        data["runs"][1]["network"] = "moon"
+
+        found = check_results.problems(data)
+
+        self.assertIn("rest/unary n=1000 c=100: payload None is not one of small, wide, deep, collection", found)
+        self.assertIn("grpc/unary n=1000 c=100 network=moon: network 'moon' is not one of loopback, proxy, lan, wan",
+                      found)
+
+    def test_every_run_has_bytes_per_call_above_zero(self):
+        data = sample_results()
+        del data["runs"][0]["bytes_per_call"]
+        data["runs"][1]["bytes_per_call"]["response"] = 0.0
+        data["runs"][2]["bytes_per_call"] = {"error": "no bytes per call: ss exited with code 1: x"}
+
+        self.assertEqual(check_results.problems(data), [
+            "rest/unary n=1000 c=100: no bytes per call (bytes_per_call is missing)",
+            "grpc/unary n=1000 c=100: response bytes per call is 0.0",
+            "grpc/stream n=1000 c=100: no bytes per call: ss exited with code 1: x"])
+
+    def test_the_articles_rest_call_has_a_gets_request_bytes(self):
+        data = sample_conditions()
+        data["runs"][0]["bytes_per_call"]["request"] = 11.2
+
+        self.assertEqual(check_results.problems(data), [
+            "rest/unary n=20 c=1: 11.2 request bytes per call, but a GET with its headers has 60 to 400"])
+
+    def test_a_run_through_the_proxy_has_the_proxys_cpu(self):
+        data = sample_conditions()
+        del data["runs"][4]["cpu"]["toxiproxy"]
+
+        self.assertEqual(check_results.problems(data), [
+            "rest/unary n=20 c=1 network=lan: no CPU seconds recorded for Toxiproxy, which carried its calls"])
+
+    def test_on_a_network_a_p50_below_its_round_trips_fails(self):
+        data = sample_conditions()
+        # n = 20 in windows of 8: 3 round trips of 0.5 ms for a unary request, 1 for the stream's.
+        data["runs"][4]["latency_ms"].update(p50=1.4)
+        data["runs"][6]["latency_ms"].update(p50=0.5)
+
+        self.assertEqual(check_results.problems(data), [
+            "rest/unary n=20 c=1 network=lan: p50 1.4 ms, below the 1.5 ms that its round trips of 0.5 ms take at "
+            "least on network lan: the network's latency did not apply"])
+        self.assertEqual([check_results.round_trips(path, 20, 8) for path in paths.ALL],
+                         [3, 3, 3, 20, 1, 0])
+
+    def test_round_trips_want_the_stream_below_rest_unary_on_a_network_with_one(self):
+        data = sample_conditions()
+        self.assertEqual(check_results.round_trip_problems(data), [])
+
+        data["runs"][6]["latency_ms"]["p50"] = 70.0
+        del data["runs"][7]
+        self.assertEqual(check_results.round_trip_problems(data), [
+            "rest/unary n=20 c=1 network=lan: grpc/stream's p50 70.0 ms is not below rest/unary's 63.43 ms, though "
+            "its messages share one round trip",
+            "rest/unary n=20 c=1 payload=collection network=lan: no grpc/stream run beside it to compare"])
+        self.assertEqual(check_results.round_trip_problems(sample_results()),
+                         ["--round-trips: no rest/unary run on a network with a round trip"])
+
+    def test_the_command_takes_round_trips_as_an_option(self):
+        with tempfile.TemporaryDirectory() as folder, contextlib.redirect_stdout(io.StringIO()) as out, \
+                contextlib.redirect_stderr(io.StringIO()):
+            results.write_json(folder, sample_conditions())
+            self.assertEqual(check_results.main([folder, "--round-trips"]), 0)
+            self.assertEqual(check_results.main([folder, "--nope"]), 2)
+        self.assertIn("on each network with a round trip, grpc/stream's p50 below rest/unary's", out.getvalue())
+
+    def test_a_connection_closed_during_a_run_is_a_note(self):
+        data = sample_results()
+        data["runs"][0]["bytes_per_call"]["connections_closed"] = 2
+
+        self.assertIn("rest/unary n=1000 c=100: 2 of the square service's connections closed during the run, taking "
+                      "their bytes with them: its bytes per call are too low", check_results.notes(data))
+
+    def test_a_fraction_of_floor_is_for_the_small_payload_on_loopback_only(self):
+        data = sample_with_floor()
+        data["runs"][0]["payload"] = "wide"
+        data["settings"]["payload"] = ["small", "wide"]
+
+        self.assertIn("rest/unary n=50 c=5 payload=wide: a fraction of floor, but the floor is for the small payload "
+                      "on loopback only", check_results.problems(data))
 
 
 def with_failed_stream_floor(error):
