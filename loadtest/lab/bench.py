@@ -211,6 +211,9 @@ def repeat_summary(record: Dict) -> Dict:
                "cpu_ms_per_request": path_cpu("ms_per_request"),
                "steal_percent": (cpu_usage.get("steal") or {}).get("percent"),
                "load_average_1m": (record.get("load_average_before") or [None])[0], "raw": record.get("raw")}
+    wire = record.get("bytes_per_call") or {}
+    if "request" in wire:
+        summary["bytes_per_call"] = {"request": wire["request"], "response": wire["response"]}
     for key in ("completed", "failed", "non2xx", "sent", "ok", "errors", "error"):
         if key in record:
             summary[key] = record[key]

@@ -12,7 +12,7 @@ SPREAD_LIMIT_PERCENT = 10.0
 # everything else (rates, times, percentiles, CPU) is the median.
 SUMMED = {"completed", "failed", "non2xx", "downstream_calls", "aggregator_requests", "square_calls",
           "square_streams", "length_checked", "length_mismatches", "passed", "sent", "ok", "checked",
-          "failed_breakdown", "errors", "unanswered_at_end"}
+          "failed_breakdown", "errors", "unanswered_at_end", "connections_closed"}
 PEAKS = {"rss_mb"}
 
 

@@ -103,6 +103,23 @@ class RepeatedResultsTests(unittest.TestCase):
         self.assertEqual(data["runs"][0]["server_side"]["square_calls"], 3 * 1000 * 1000)
         self.assertEqual(check_results.problems(data), [])
 
+    def test_bytes_per_call_are_the_median_of_the_repeats_over_all_their_calls(self):
+        records = []
+        for request, closed in ((106.9, 0), (108.0, 1), (107.5, 0)):
+            record = copy.deepcopy(sample_results()["runs"][0])
+            record["bytes_per_call"].update(request=request, connections_closed=closed)
+            records.append(record)
+
+        run = repeats.combine(records, bench.repeat_summary)
+
+        self.assertEqual({key: run["bytes_per_call"][key] for key in ("request", "response", "square_calls",
+                                                                       "connections_closed", "method")},
+                         {"request": 107.5, "response": 110.0, "square_calls": 3 * 1000 * 1000,
+                          "connections_closed": 1, "method": "tcp_info"})
+        self.assertEqual([repeat["bytes_per_call"] for repeat in run["repeats"]],
+                         [{"request": 106.9, "response": 110.0}, {"request": 108.0, "response": 110.0},
+                          {"request": 107.5, "response": 110.0}])
+
     def test_the_ci_check_wants_every_repeat(self):
         data = self.results()
         data["settings"]["repeats"] = 5
