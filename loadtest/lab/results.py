@@ -149,6 +149,16 @@ def summary_markdown(results: Dict) -> str:
         "",
         markdown(tables["resources"]),
     ]
+    if tables["payload"]:
+        lines += ["## Payload shapes", "", "Each payload shape and path: req/s, the CPU per call of the services that "
+                  "served it, and the bytes one call moved at the square service, request and response (TCP payload: "
+                  "JSON and HTTP/1.1 or HTTP/2 over REST, protobuf and HTTP/2 over gRPC).", "",
+                  markdown(tables["payload"])]
+    if tables["network"]:
+        profiles = page["network"]["profiles"]
+        lines += ["## Networks", "", "Each path's req/s and p50 on each network (NETWORK), between the aggregator and "
+                  "the square services:", ""] + ["- " + profile for profile in profiles] + [
+                  "", markdown(tables["network"])]
     if tables["comparisons"]:
         lines += ["## Side by side", "", "Each pair of paths at the same n and setting: the first one's req/s and CPU "
                   "per downstream call, as a multiple of the second one's.", "", markdown(tables["comparisons"])]

@@ -8,7 +8,7 @@ A table is {"heads": [...], "rows": [{"cells": [...], "class", "title", "swatch"
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Dict, List, Optional
 
-from . import floor, repeats, results
+from . import floor, paths, repeats, results
 
 DASH = "–"
 
@@ -18,14 +18,17 @@ def view(data: Dict) -> Dict:
     open_loop = settings.get("load") == "open"
     points = settings["rate"] if open_loop else settings["concurrency"]
     sweep = len(points) > 1 or len(settings["n"]) > 1
-    labels = [run_label(run, sweep) for run in runs]
+    shown = conditions_shown(settings)
+    labels = [run_label(run, sweep, shown) for run in runs]
     services = results.services_in(data)
     cores = data["environment"].get("cores") or 1
     return {
         "sweep": sweep,
         "run_labels": labels,
         "services": services,
-        "combos": [{"n": n, "c": point, "label": combo_label(n, point, open_loop)}
+        "combos": [{"network": net, "payload": shape, "n": n, "c": point,
+                    "label": conditions_label(shape, net, shown, combo_label(n, point, open_loop))}
+                   for net in results.listed(settings, "network") for shape in results.listed(settings, "payload")
                    for n in settings["n"] for point in points],
         "points": [results.point(run) for run in runs],
         "curves": [latency_curve(run) for run in runs],
@@ -35,17 +38,21 @@ def view(data: Dict) -> Dict:
         "subtitle": subtitle(data),
         "machine": machine(data["environment"]),
         "alerts": alerts(data, labels),
-        "cards": [] if sweep else [card(run, goal_percent(data)) for run in runs if "error" not in run],
+        "cards": [] if sweep else [card(run, goal_percent(data), shown) for run in headline_runs(data)],
         "cpu_utilisation": {
             "hint": "CPU time over wall time of the measured run, in %% of one core: %d %% means all %d cores busy. "
                     "The stack adds up to the whole machine." % (cores * 100, cores),
             "axis": "CPU %% (%d %% = all %d cores)" % (cores * 100, cores), "max": cores * 100},
         "floor": floor_view(data, labels),
+        "payload": payload_view(data, shown),
+        "network": network_view(data, shown),
         "tables": {
-            "runs": runs_table(runs),
-            "resources": resources_table(runs, services),
-            "server_side": server_side_table(runs),
-            "comparisons": comparisons_table(runs),
+            "runs": runs_table(runs, shown),
+            "resources": resources_table(runs, services, shown),
+            "server_side": server_side_table(runs, shown),
+            "comparisons": comparisons_table(runs, shown),
+            "payload": payload_table(data, shown),
+            "network": network_table(data, shown),
             "floor": floor_table(data),
             "floor_runs": floor_runs_table(data.get("floor")),
         },
@@ -57,9 +64,28 @@ def view(data: Dict) -> Dict:
     }
 
 
-def run_label(run: Dict, sweep: bool) -> str:
+def conditions_shown(settings: Dict) -> List[str]:
+    """Which of a run's conditions the page names beside its path: the payload shape and the network, each when the
+    lab run measured another than the default (small, loopback) or more than one. The default run names neither."""
+    defaults = {"payload": paths.SMALL, "network": results.LOOPBACK}
+    return [name for name in ("payload", "network") if results.listed(settings, name) != [defaults[name]]]
+
+
+def conditions_of(run: Dict, shown: List[str]) -> List[str]:
+    """The run's payload shape and network, those shown."""
+    return [{"payload": results.payload, "network": results.network}[name](run) for name in shown]
+
+
+def conditions_label(shape: str, net: str, shown: List[str], rest: str = "") -> str:
+    """A payload shape and network as labels show them, e.g. "collection · lan", then the rest (n and concurrency)."""
+    parts = [value for name, value in (("payload", shape), ("network", net)) if name in shown]
+    return " · ".join(parts + ([rest] if rest else []))
+
+
+def run_label(run: Dict, sweep: bool, shown: Optional[List[str]] = None) -> str:
     label = combo_label(run["n"], results.point(run), run.get("load") == "open")
-    return "%s %s" % (run["path"], label) if sweep else run["path"]
+    parts = [run["path"]] + conditions_of(run, shown or [])
+    return " · ".join(parts) + (" " + label if sweep else "")
 
 
 def combo_label(n: int, point: int, open_loop: bool = False) -> str:
@@ -79,27 +105,35 @@ def latency_curve(run: Dict) -> Optional[List[List[float]]]:
 
 
 def sweep_axis(data: Dict, points: List[int], open_loop: bool) -> Optional[Dict]:
-    """The sweep charts' x axis (concurrency, or offered rate), and per path and n its series; None without a sweep."""
+    """The sweep charts' x axis (concurrency, or offered rate), and per path, payload shape, network and n its series;
+    None without a sweep."""
     if len(points) < 2:
         return None
     values = sorted(points)
-    by_point = {(run["path"], run["n"], results.point(run)): run for run in data["runs"] if "error" not in run}
+    settings = data["settings"]
+    shown = conditions_shown(settings)
+    by_point = {results.key(run): run for run in data["runs"] if "error" not in run}
 
-    def series(path: str, n: int, read) -> List:
-        return [read(by_point[(path, n, point)]) if (path, n, point) in by_point else None for point in values]
+    def series(line_key: tuple, read) -> List:
+        return [read(by_point[line_key + (point,)]) if line_key + (point,) in by_point else None for point in values]
 
     lines = []
-    for path in data["settings"]["paths"]:
-        for n in data["settings"]["n"]:
-            line = {"path": path, "n": n, "label": "%s n=%d" % (path, n),
-                    "rps": series(path, n, lambda run: run["rps"]),
-                    "rps_ranges": series(path, n, lambda run: repeats.value_range(run, "rps")),
-                    "latency": {key: series(path, n, lambda run, key=key: run["latency_ms"].get(key))
-                                for key in ("p50", "p90", "p99")}}
-            if open_loop:
-                line["error_percent"] = series(path, n, lambda run: round(
-                    100 * sum((run.get("errors") or {}).values()) / run["sent"], 2) if run.get("sent") else None)
-            lines.append(line)
+    for net in results.listed(settings, "network"):
+        for path in settings["paths"]:
+            for shape in results.listed(settings, "payload"):
+                for n in settings["n"]:
+                    line_key = (net, path, shape, n)
+                    name = " · ".join(part for part in (path, conditions_label(shape, net, shown)) if part)
+                    line = {"path": path, "n": n, "label": "%s n=%d" % (name, n),
+                            "rps": series(line_key, lambda run: run["rps"]),
+                            "rps_ranges": series(line_key, lambda run: repeats.value_range(run, "rps")),
+                            "latency": {key: series(line_key, lambda run, key=key: run["latency_ms"].get(key))
+                                        for key in ("p50", "p90", "p99")}}
+                    if open_loop:
+                        line["error_percent"] = series(line_key, lambda run: round(
+                            100 * sum((run.get("errors") or {}).values()) / run["sent"], 2) if run.get("sent")
+                            else None)
+                    lines.append(line)
     if open_loop:
         text = {"sweep-title": "Against offered rate (rate sweep)",
                 "sweep-throughput-caption": "Goodput against offered rate",
@@ -144,8 +178,11 @@ def subtitle(data: Dict) -> str:
         load = "%d requests per run · concurrency %s" % (settings["requests"],
                                                           ", ".join(map(str, settings["concurrency"])))
     repeated = settings.get("repeats", 1)
-    return ("%s · %s · n = %s squares per request · %swarm-up of %gs discarded"
-            % (when, load, ", ".join(map(str, settings["n"])),
+    shown = conditions_shown(settings)
+    conditions = "".join(" · %s %s" % (word, ", ".join(results.listed(settings, name)))
+                         for name, word in (("payload", "payload"), ("network", "network")) if name in shown)
+    return ("%s · %s · n = %s squares per request%s · %swarm-up of %gs discarded"
+            % (when, load, ", ".join(map(str, settings["n"])), conditions,
                "median of %d interleaved repeats · " % repeated if repeated > 1 else "", settings["warmup_s"]))
 
 
@@ -177,7 +214,16 @@ def alerts(data: Dict, labels: List[str]) -> List[str]:
     return found
 
 
-def card(run: Dict, goal: int) -> Dict:
+def headline_runs(data: Dict) -> List[Dict]:
+    """The runs of the cards: with several payload shapes or networks, those of the first of each (the sections
+    below compare the others)."""
+    settings = data["settings"]
+    first = (results.listed(settings, "network")[0], results.listed(settings, "payload")[0])
+    return [run for run in data["runs"] if "error" not in run
+            and (results.network(run), results.payload(run)) == first]
+
+
+def card(run: Dict, goal: int, shown: Optional[List[str]] = None) -> Dict:
     """One path's card: the numbers the article's table compares, and its fraction of floor."""
     latency = run["latency_ms"]
     rows = [["p50 / p90", ms(latency["p50"]) + " / " + ms(latency["p90"])],
@@ -194,12 +240,16 @@ def card(run: Dict, goal: int) -> Dict:
             rows.append([name, "no floor", "below-goal"])
         else:
             rows.append([name, pct(record["fraction"])] + ([] if record["met"] else ["below-goal"]))
-    return {"path": run["path"], "what": "%d squares per request" % run["n"], "big": fmt(run["rps"], 1), "rows": rows}
+    return {"path": run["path"], "what": " · ".join(["%d squares per request" % run["n"]]
+                                                    + conditions_of(run, shown or [])),
+            "big": fmt(run["rps"], 1), "rows": rows}
 
 
-def path_cpu(run: Dict, field: str) -> float:
-    """CPU per request or per call of the services that served the run's path (an idle one's is not the path's)."""
-    return sum((run["cpu"].get(name) or {}).get(field) or 0 for name in run["services"])
+def path_cpu(run: Dict, field: str, with_proxy: bool = False) -> float:
+    """CPU per request or per call of the services that served the run's path (an idle one's is not the path's), and
+    with_proxy of Toxiproxy, which carried its calls on a network."""
+    names = run["services"] + ([results.PROXY] if with_proxy else [])
+    return sum((run["cpu"].get(name) or {}).get(field) or 0 for name in names)
 
 
 def floor_view(data: Dict, labels: List[str]) -> Optional[Dict]:
@@ -241,12 +291,18 @@ def floor_view(data: Dict, labels: List[str]) -> Optional[Dict]:
     }
 
 
-def run_rows(runs: List[Dict], width: int, cells_of) -> List[Dict]:
+def key_heads(runs: List[Dict], shown: List[str]) -> List[str]:
+    """The columns that tell a run: its path, the payload shape and network when shown, n and concurrency (rate)."""
+    return ["path"] + shown + ["n", point_head(runs)]
+
+
+def run_rows(runs: List[Dict], width: int, cells_of, shown: Optional[List[str]] = None) -> List[Dict]:
     """A row per run, its path's swatch first; a run that failed is red, with why in its tooltip."""
     rows = []
+    shown = shown or []
     for run in runs:
-        cells = [run["path"], str(run["n"]), str(results.point(run))]
-        cells += ["error: " + run["error"]] + [""] * (width - 4) if "error" in run else cells_of(run)
+        cells = [run["path"]] + conditions_of(run, shown) + [str(run["n"]), str(results.point(run))]
+        cells += ["error: " + run["error"]] + [""] * (width - len(cells) - 1) if "error" in run else cells_of(run)
         row = {"cells": cells, "swatch": run["path"]}
         found = results.problems(run)
         if found:
@@ -255,13 +311,13 @@ def run_rows(runs: List[Dict], width: int, cells_of) -> List[Dict]:
     return rows
 
 
-def runs_table(runs: List[Dict]) -> Dict:
+def runs_table(runs: List[Dict], shown: Optional[List[str]] = None) -> Dict:
     """Each run's medians, with the range of req/s and the spread of req/s and p99 over its repeats (flagged above
     the limit) when there are repeats; an open-loop run's counts of what it sent instead of ab's."""
     open_loop = any(run.get("load") == "open" for run in runs)
     repeated = any(len(run.get("repeats") or []) > 1 for run in runs)
     keys = ("mean", "p50", "p90", "p99", "p99_9", "max") if open_loop else ("mean", "p50", "p90", "p99", "max")
-    heads = (["path", "n", point_head(runs), "req/s"]
+    heads = (key_heads(runs, shown or []) + ["req/s"]
              + (["req/s range", "p99 range", "spread: req/s · p99"] if repeated else [])
              + [key.replace("_", ".") for key in keys]
              + (["sent", "ok", "errors"] if open_loop else ["completed", "failed", "non-2xx"]))
@@ -281,7 +337,7 @@ def runs_table(runs: List[Dict]) -> Dict:
             return head + latencies + [str(run["sent"]), str(run["ok"]), ", ".join(
                 "%s %d" % item for item in sorted(errors.items())) or "0"]
         return head + latencies + [str(run["completed"]), str(run["failed"]), str(run["non2xx"])]
-    return {"heads": heads, "rows": run_rows(runs, len(heads), cells)}
+    return {"heads": heads, "rows": run_rows(runs, len(heads), cells, shown)}
 
 
 def point_head(runs: List[Dict]) -> str:
@@ -304,47 +360,62 @@ COMPARISONS = (
 )
 
 
-def comparisons_table(runs: List[Dict]) -> Optional[Dict]:
-    """Per n and setting, each pair of paths measured side by side: the ratio of their req/s and of their CPU per
-    downstream call. None when no pair was measured."""
-    by_key = {(run["path"], run["n"], results.point(run)): run for run in runs if "error" not in run}
+def comparisons_table(runs: List[Dict], shown: Optional[List[str]] = None) -> Optional[Dict]:
+    """Per payload shape, network, n and setting, each pair of paths measured side by side: the ratio of their req/s
+    and of their CPU per downstream call. None when no pair was measured."""
+    shown = shown or []
+    by_key = {results.key(run): run for run in runs if "error" not in run}
     rows = []
-    for (path, n, point), run in by_key.items():
+    for (net, path, shape, n, point), run in by_key.items():
         for faster, slower, what in COMPARISONS:
-            other = by_key.get((slower, n, point))
+            other = by_key.get((net, slower, shape, n, point))
             if path != faster or other is None or not other["rps"]:
                 continue
             cpu, other_cpu = path_cpu(run, "us_per_call"), path_cpu(other, "us_per_call")
-            rows.append({"cells": [what, "%s ÷ %s" % (faster, slower), str(n), str(point),
-                                   fmt(run["rps"] / other["rps"], 2) + "×",
-                                   fmt(cpu / other_cpu, 2) + "×" if cpu and other_cpu else DASH],
+            rows.append({"cells": [what, "%s ÷ %s" % (faster, slower)] + conditions_of(run, shown)
+                         + [str(n), str(point), fmt(run["rps"] / other["rps"], 2) + "×",
+                            fmt(cpu / other_cpu, 2) + "×" if cpu and other_cpu else DASH],
                          "swatch": faster})
     if not rows:
         return None
-    return {"heads": ["comparison", "paths", "n", point_head(runs), "req/s ratio", "CPU per call ratio"],
+    return {"heads": ["comparison", "paths"] + shown + ["n", point_head(runs), "req/s ratio", "CPU per call ratio"],
             "rows": rows}
 
 
-def resources_table(runs: List[Dict], services: List[str]) -> Dict:
+def resources_table(runs: List[Dict], services: List[str], shown: Optional[List[str]] = None) -> Dict:
+    """CPU per process, per request and per call, the bytes one call moved, and peak RSS; with Toxiproxy (a network
+    through the proxy), CPU per call with and without it."""
     generator = "vegeta" if any(run.get("load") == "open" for run in runs) else "ab"
-    heads = ["path", "n", point_head(runs)] + services + [
-        generator, "steal", "machine", "service CPU / request", "service CPU / call", "peak RSS (MiB)"]
+    proxied = results.PROXY in services
+    heads = key_heads(runs, shown or []) + services + [
+        generator, "steal", "machine", "service CPU / request", "service CPU / call"] + (
+        ["with the proxy / call"] if proxied else []) + ["bytes / call: request · response", "peak RSS (MiB)"]
 
     def cpu_cell(entry):
         return "%s %%\n%s s" % (fmt(entry["percent"], 0), fmt(entry["seconds"], 2)) if entry else DASH
 
     def cells(run):
+        with_proxy = [fmt(path_cpu(run, "us_per_call", with_proxy=True), 1) + " µs"
+                      if results.PROXY in run["cpu"] else DASH] if proxied else []
         return [cpu_cell(run["cpu"].get(name)) for name in services + [generator, "steal", "machine"]] + [
-            fmt(path_cpu(run, "ms_per_request"), 2) + " ms", fmt(path_cpu(run, "us_per_call"), 1) + " µs",
-            " / ".join(fmt(run["rss_mb"].get(name), 0) for name in services)]
-    return {"heads": heads, "rows": run_rows(runs, len(heads), cells)}
+            fmt(path_cpu(run, "ms_per_request"), 2) + " ms", fmt(path_cpu(run, "us_per_call"), 1) + " µs"] + (
+            with_proxy) + [bytes_text(run.get("bytes_per_call")),
+                           " / ".join(fmt(run["rss_mb"].get(name), 0) for name in services)]
+    return {"heads": heads, "rows": run_rows(runs, len(heads), cells, shown)}
 
 
-def server_side_table(runs: List[Dict]) -> Optional[Dict]:
+def bytes_text(record: Optional[Dict]) -> str:
+    """A run's bytes per call: "107 B · 110 B", or a dash without them."""
+    if not record or record.get("request") is None:
+        return DASH
+    return "%s B · %s B" % (fmt(record["request"], 0), fmt(record["response"], 0))
+
+
+def server_side_table(runs: List[Dict], shown: Optional[List[str]] = None) -> Optional[Dict]:
     """The services' own counts and times; None when no run has them (older results)."""
     if not any(run.get("server_side") for run in runs):
         return None
-    heads = ["path", "n", point_head(runs), "aggregator requests", "aggregator ms / request", "downstream calls",
+    heads = key_heads(runs, shown or []) + ["aggregator requests", "aggregator ms / request", "downstream calls",
              "client µs / call", "square calls", "square µs / call"]
 
     def cells(run):
@@ -356,7 +427,140 @@ def server_side_table(runs: List[Dict]) -> Optional[Dict]:
                 fmt(side.get("downstream_calls"), 0), fmt(side.get("client_us_per_call"), 1),
                 fmt(side.get("square_calls"), 0),
                 "≤ " + fmt(bound, 1) if bound is not None else fmt(side.get("square_us_per_call"), 1)]
-    return {"heads": heads, "rows": run_rows(runs, len(heads), cells)}
+    return {"heads": heads, "rows": run_rows(runs, len(heads), cells, shown)}
+
+
+def payload_view(data: Dict, shown: List[str]) -> Optional[Dict]:
+    """The payload section's charts: per payload shape (and network, n and concurrency when they vary), each path's
+    bytes per call, request and response, and its services' CPU per call. None unless PAYLOAD had another shape than
+    small."""
+    if "payload" not in shown:
+        return None
+    settings = data["settings"]
+    by_key = {results.key(run): run for run in data["runs"] if "error" not in run}
+    categories = _shape_major(data)
+    varying = [name for name in shown if name != "payload"]
+
+    def label(net, shape, n, point):
+        return conditions_label(shape, net, ["payload"] + varying,
+                                combo_label(n, point, settings.get("load") == "open") if _several(data) else "")
+
+    def series(path, read):
+        return [read(by_key[(net, path, shape, n, point)]) if (net, path, shape, n, point) in by_key else None
+                for net, shape, n, point in categories]
+
+    return {
+        "categories": [label(*category) for category in categories],
+        "paths": [{"path": path,
+                   "request": series(path, lambda run: (run.get("bytes_per_call") or {}).get("request")),
+                   "response": series(path, lambda run: (run.get("bytes_per_call") or {}).get("response")),
+                   "cpu_us_per_call": series(path, lambda run: round(path_cpu(run, "us_per_call"), 3)),
+                   "rps": series(path, lambda run: run["rps"])}
+                  for path in settings["paths"]],
+    }
+
+
+def payload_table(data: Dict, shown: List[str]) -> Optional[Dict]:
+    """Per payload shape and path: req/s, the services' CPU per call and the bytes one call moved each way, so that
+    JSON's and protobuf's costs read side by side. None unless PAYLOAD had another shape than small."""
+    if "payload" not in shown:
+        return None
+    runs = data["runs"]
+    varying = [name for name in shown if name != "payload"]
+    order = {key: index for index, key in enumerate(_shape_major(data))}
+    ordered = sorted(runs, key=lambda run: (order.get((results.network(run), results.payload(run), run["n"],
+                                                       results.point(run)), 0),
+                                            data["settings"]["paths"].index(run["path"])))
+    heads = ["payload", "path"] + varying + ["n", point_head(runs), "req/s", "service CPU / call",
+                                             "request bytes / call", "response bytes / call"]
+    rows = []
+    for run in ordered:
+        cells = [results.payload(run), run["path"]] + conditions_of(run, varying) + [str(run["n"]),
+                                                                                     str(results.point(run))]
+        if "error" in run:
+            rows.append({"cells": cells + [{"text": "error: " + run["error"], "colspan": 4, "class": "wrap"}],
+                         "swatch": run["path"], "class": "bad", "title": run["error"]})
+            continue
+        wire = run.get("bytes_per_call") or {}
+        rows.append({"cells": cells + [fmt(run["rps"], 2), fmt(path_cpu(run, "us_per_call"), 1) + " µs",
+                                       fmt(wire.get("request"), 1), fmt(wire.get("response"), 1)],
+                     "swatch": run["path"]})
+    return {"heads": heads, "rows": rows}
+
+
+def _shape_major(data: Dict) -> List[tuple]:
+    """(network, payload, n, point) of every combination, the payload shapes outermost, so that a shape's paths and
+    settings stand together."""
+    settings = data["settings"]
+    points = settings["rate"] if settings.get("load") == "open" else settings["concurrency"]
+    return [(net, shape, n, point) for shape in results.listed(settings, "payload")
+            for net in results.listed(settings, "network") for n in settings["n"] for point in points]
+
+
+def _several(data: Dict) -> bool:
+    """Whether the lab run swept n or the concurrency (or rate)."""
+    settings = data["settings"]
+    points = settings["rate"] if settings.get("load") == "open" else settings["concurrency"]
+    return len(points) > 1 or len(settings["n"]) > 1
+
+
+def network_view(data: Dict, shown: List[str]) -> Optional[Dict]:
+    """The network section: each network's profile and the deadlines its runs had, and per path (and payload shape,
+    n and concurrency) its req/s and p50 on each network, in NETWORK's order. None with a single network."""
+    settings = data["settings"]
+    networks = results.listed(settings, "network")
+    profiles = settings.get("networks") or {}
+    if len(networks) < 2:
+        return None
+    by_key = {results.key(run): run for run in data["runs"] if "error" not in run}
+    lines = []
+    for key in _network_lines(data):
+        path, shape, n, point = key
+        runs = [by_key.get((net, path, shape, n, point)) for net in networks]
+        name = " · ".join([path] + ([shape] if "payload" in shown else []))
+        lines.append({"path": path, "label": name + (" " + combo_label(n, point, settings.get("load") == "open")
+                                                     if _several(data) else ""),
+                      "rps": [run["rps"] if run else None for run in runs],
+                      "p50": [run["latency_ms"].get("p50") if run else None for run in runs]})
+    return {"networks": networks, "lines": lines,
+            "profiles": [network_text(net, profiles.get(net) or {}) for net in networks]}
+
+
+def network_text(name: str, profile: Dict) -> str:
+    """One network as the page describes it: its profile and what its runs waited at most."""
+    limits = profile.get("deadlines") or {}
+    reported = profile.get("aggregator_reported") or {}
+    call = reported.get("call_deadline_ms")
+    return "%s: %s; request deadline %s s, call deadline %s, load generator timeout %s s" % (
+        name, profile.get("description", "?"), text(limits.get("request_s")),
+        "%s s" % text(call / 1000) if call is not None else (
+            "%s s" % text(limits["call_s"]) if limits.get("call_s") else "the aggregator's own"),
+        text(limits.get("client_timeout_s")))
+
+
+def network_table(data: Dict, shown: List[str]) -> Optional[Dict]:
+    """Per path (payload shape, n, concurrency): req/s and p50 on each network. None with a single network."""
+    section = network_view(data, shown)
+    if section is None:
+        return None
+    networks = section["networks"]
+    heads = ["path"] + [name for name in shown if name == "payload"] + ["n", point_head(data["runs"])] + [
+        "%s on %s" % (figure, net) for net in networks for figure in ("req/s", "p50")]
+    rows = []
+    for (path, shape, n, point), line in zip(_network_lines(data), section["lines"]):
+        cells = [path] + ([shape] if "payload" in shown else []) + [str(n), str(point)]
+        for rps, p50 in zip(line["rps"], line["p50"]):
+            cells += [fmt(rps, 2), ms(p50)]
+        rows.append({"cells": cells, "swatch": path})
+    return {"heads": heads, "rows": rows}
+
+
+def _network_lines(data: Dict) -> List[tuple]:
+    """(path, payload, n, point) of every combination, each measured on every network."""
+    settings = data["settings"]
+    points = settings["rate"] if settings.get("load") == "open" else settings["concurrency"]
+    return [(path, shape, n, point) for path in settings["paths"] for shape in results.listed(settings, "payload")
+            for n in settings["n"] for point in points]
 
 
 def floor_table(data: Dict) -> Optional[Dict]:
@@ -450,6 +654,26 @@ def notes(data: Dict, cores: int) -> List[str]:
                      % (repeated, repeats.SPREAD_LIMIT_PERCENT))
     found.append("Steal is CPU time the hypervisor gave another guest while this machine's cores wanted to run: a "
                  "noisy neighbour shows there, not in the services' CPU. \"Everything else\" excludes it.")
+    found.append("Bytes per call: the TCP payload the square service's connections received (request) and sent "
+                 "(response) over the measured run, from the kernel's per-connection counters (tcp_info, as ss -ti "
+                 "shows them), divided by the calls (stream messages) it served: HTTP headers, HTTP/2 and gRPC "
+                 "framing included, TCP/IP headers not. rest/square, whose connections each close in the run, is "
+                 "counted from the process's read and write calls (/proc/<pid>/io).")
+    shown = conditions_shown(data["settings"])
+    if "payload" in shown:
+        found.append("Payload shapes (PAYLOAD): small is the article's call, a number and its square; wide a tree of "
+                     "61 objects, deep 8 nested ones, collection a list of 100, each object with an id, a name, a "
+                     "count and a value. Every call carries the shape for its number and the square service echoes "
+                     "it: JSON over REST, protobuf over gRPC. The aggregator checks each echo and answers the same "
+                     "squares whatever the shape.")
+    if any((profile or {}).get("proxied") for profile in (data["settings"].get("networks") or {}).values()):
+        found.append("Networks (NETWORK): on every network but loopback the aggregator calls each square-service "
+                     "replica through a proxy of its own (Toxiproxy, one process: its CPU is shown beside the "
+                     "services', with the proxy per call apart from without it, and never in everything else), "
+                     "which adds the profile's round trip and limits each connection to its rate, both directions. "
+                     "proxy adds nothing: what the proxy itself costs. Each network has its aggregator started for "
+                     "it, with deadlines long enough for its round trips (Settings). The floor is the bare "
+                     "transports on loopback: only the small payload on loopback is compared with it.")
     if data["settings"].get("load") == "open":
         # ab's notes say what Vegeta does instead.
         found = [note.replace("ab, the aggregator", "Vegeta, the aggregator").replace("of ab, and", "of Vegeta, and")
@@ -491,8 +715,12 @@ def settings_list(data: Dict) -> List[List[str]]:
     else:
         load = [["LOAD", "closed (ab)"], ["REQUESTS", str(settings["requests"])],
                 ["CONCURRENCY", " ".join(map(str, settings["concurrency"]))], ["ab command", settings["ab_command"]]]
+    networks = [["network " + name, network_text(name, profile)]
+                for name, profile in (settings.get("networks") or {}).items()]
     return [
         ["PATHS", " ".join(settings["paths"])]] + load + [["N", " ".join(map(str, settings["n"]))],
+        ["PAYLOAD", " ".join(results.listed(settings, "payload"))],
+        ["NETWORK", " ".join(results.listed(settings, "network"))]] + networks + [
         ["REPEATS", "%d, interleaved; figures are medians" % settings.get("repeats", 1)],
         ["REPLICAS", "%d of each square service" % (settings.get("replicas") or 1)],
         ["WARMUP_SECONDS", "%g s" % settings["warmup_s"]], ["AB_TIMEOUT", "%s s" % settings["ab_timeout_s"]],

@@ -20,18 +20,23 @@
   };
   const PROCESS_COLOURS = {
     'aggregator-service': '#7048e8', 'square-rest-service': '#f59f00', 'square-grpc-service': '#1098ad',
-    'ab': '#adb5bd', 'vegeta': '#adb5bd', 'steal': '#fa5252', 'other': '#dee2e6',
+    'toxiproxy': '#66a80f', 'ab': '#adb5bd', 'vegeta': '#adb5bd', 'steal': '#fa5252', 'other': '#dee2e6',
   };
   const PROCESS_LABELS = {
-    'ab': 'ab (load generator)', 'vegeta': 'Vegeta (load generator)', 'steal': 'steal (another guest)',
-    'other': 'everything else on the machine',
+    'toxiproxy': 'Toxiproxy (the network)', 'ab': 'ab (load generator)', 'vegeta': 'Vegeta (load generator)',
+    'steal': 'steal (another guest)', 'other': 'everything else on the machine',
   };
   const BAD = '#c92a2a';
   const DASHES = [[], [8, 4], [2, 3], [12, 4, 2, 4]];
 
   const colourOf = (path) => PATH_COLOURS[path] || '#495057';
   const runLabel = (run) => labelOf.get(run);
-  const findRun = (path, n, point) => measured.find((r) => r.path === path && r.n === n && pointOf.get(r) === point);
+  // A run's payload shape and network; results from before PAYLOAD and NETWORK had the article's small call on loopback.
+  const payloadOf = (run) => run.payload || 'small';
+  const networkOf = (run) => run.network || 'loopback';
+  const inCombo = (run, combo) => run.n === combo.n && pointOf.get(run) === combo.c && payloadOf(run) === combo.payload
+    && networkOf(run) === combo.network;
+  const findRun = (path, combo) => measured.find((r) => r.path === path && inCombo(r, combo));
   const el = (tag, attrs, children) => {
     const node = document.createElement(tag);
     Object.entries(attrs || {}).forEach(([key, value]) => {
@@ -113,8 +118,8 @@
         labels: view.combos.map((combo) => combo.label),
         datasets: data.settings.paths.map((path) => ({
           label: path, backgroundColor: colourOf(path),
-          data: view.combos.map((combo) => (findRun(path, combo.n, combo.c) || {}).rps ?? null),
-          ranges: view.combos.map((combo) => { const run = findRun(path, combo.n, combo.c); return run ? rangesOf.get(run).rps : null; }),
+          data: view.combos.map((combo) => (findRun(path, combo) || {}).rps ?? null),
+          ranges: view.combos.map((combo) => { const run = findRun(path, combo); return run ? rangesOf.get(run).rps : null; }),
         })),
       },
       options: {
@@ -141,7 +146,7 @@
       data: {
         datasets: measured.filter((run) => curveOf.get(run)).map((run) => ({
           label: runLabel(run), borderColor: colourOf(run.path), backgroundColor: colourOf(run.path),
-          borderDash: DASHES[view.combos.findIndex((c) => c.n === run.n && c.c === pointOf.get(run)) % DASHES.length],
+          borderDash: DASHES[view.combos.findIndex((combo) => inCombo(run, combo)) % DASHES.length],
           borderWidth: 2, pointRadius: 0, tension: 0,
           data: curveOf.get(run).map(([percent, millis]) => ({ x: percent, y: millis })),
         })),
@@ -331,6 +336,64 @@
     });
   }
 
+  // Per payload shape: each path's bytes per call, request (pale) stacked under response, and its services' CPU per
+  // call, grouped by shape so that JSON's and protobuf's costs stand side by side.
+  function payloadCharts() {
+    const section = view.payload;
+    if (!section) return;
+    show('payload-section');
+    draw('chart-payload-bytes', {
+      type: 'bar',
+      data: {
+        labels: section.categories,
+        datasets: section.paths.flatMap((line) => [
+          { label: line.path + ' request', stack: line.path, backgroundColor: colourOf(line.path) + '80', data: line.request },
+          { label: line.path + ' response', stack: line.path, backgroundColor: colourOf(line.path), data: line.response },
+        ]),
+      },
+      options: {
+        scales: { x: { stacked: true }, y: { stacked: true, beginAtZero: true, title: axisTitle('bytes per call (TCP payload)') } },
+        plugins: { tooltip: withUnit(' B') },
+      },
+    });
+    draw('chart-payload-cpu', {
+      type: 'bar',
+      data: {
+        labels: section.categories,
+        datasets: section.paths.map((line) => ({ label: line.path, backgroundColor: colourOf(line.path), data: line.cpu_us_per_call })),
+      },
+      options: {
+        scales: { y: { beginAtZero: true, title: axisTitle('service CPU µs per call') } },
+        plugins: { tooltip: withUnit(' µs') },
+      },
+    });
+  }
+
+  // Against the network: per path, req/s and p50 on each network of NETWORK, in its order.
+  function networkCharts() {
+    const section = view.network;
+    if (!section) return;
+    show('network-section');
+    const list = document.getElementById('network-profiles');
+    section.profiles.forEach((text) => list.appendChild(el('li', { text })));
+    const lines = (read) => section.lines.map((line, index) => ({
+      label: line.label, borderColor: colourOf(line.path), backgroundColor: colourOf(line.path),
+      borderDash: DASHES[index % DASHES.length], data: read(line),
+    }));
+    const options = (yTitle, unit) => ({
+      interaction: { mode: 'nearest', axis: 'x', intersect: false },
+      scales: { x: { title: axisTitle('network between the aggregator and the square services') },
+        y: { type: 'linear', beginAtZero: true, title: axisTitle(yTitle) } },
+      plugins: { legend: lineLegend, tooltip: withUnit(unit) },
+    });
+    draw('chart-network-throughput', { type: 'line', data: { labels: section.networks, datasets: lines((line) => line.rps) },
+      options: options('requests per second', ' req/s') });
+    const latency = draw('chart-network-latency', { type: 'line',
+      data: { labels: section.networks, datasets: lines((line) => line.p50) },
+      options: options('p50 time per request (ms)', ' ms') });
+    scaleToggle('toggle-network-scale', latency, 'logarithmic');
+  }
+
   // A table of the view: a cell is its text, or { text, class, colspan }; a row may be marked bad, with why in its
   // tooltip, and start with its path's colour.
   function table(id, model) {
@@ -357,6 +420,8 @@
       show('server-side-section');
       table('server-side', models.server_side);
     }
+    if (models.payload) table('payload-table', models.payload);
+    if (models.network) table('network-table', models.network);
     if (models.floor) {
       table('floor-table', models.floor);
       table('floor-runs', models.floor_runs);
@@ -377,6 +442,8 @@
   cpuCharts();
   callTimeChart();
   floorChart();
+  payloadCharts();
+  networkCharts();
   sweepCharts();
   tables();
   notesAndSettings();

@@ -15,7 +15,7 @@ import unittest
 
 from lab import floor, report, results, view
 
-from tests.support import sample_open_results, sample_results, sample_with_floor
+from tests.support import sample_conditions, sample_open_results, sample_results, sample_with_floor
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 BROWSER_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -82,6 +82,64 @@ class ViewTests(unittest.TestCase):
         self.assertIn("grpc/unary n=1000 c=100: the answer was not verified", results.summary_markdown(data))
 
 
+class ConditionsViewTests(unittest.TestCase):
+    """Payload shapes and networks: what the page says of them, computed once."""
+
+    def test_the_default_run_names_no_shape_and_no_network_and_has_no_sections_for_them(self):
+        shown = view.view(sample_results())
+
+        self.assertEqual(shown["run_labels"], ["rest/unary", "grpc/unary", "grpc/stream"])
+        self.assertEqual((shown["payload"], shown["network"], shown["tables"]["payload"], shown["tables"]["network"]),
+                         (None, None, None, None))
+        self.assertEqual(shown["tables"]["runs"]["heads"][:3], ["path", "n", "concurrency"])
+        self.assertNotIn("payload", shown["subtitle"])
+
+    def test_each_shape_and_path_with_its_bytes_and_cpu_per_call(self):
+        shown = view.view(sample_conditions())
+
+        self.assertEqual(shown["payload"]["categories"], ["small · loopback", "small · lan", "collection · loopback",
+                                                          "collection · lan"])
+        rest = shown["payload"]["paths"][0]
+        self.assertEqual((rest["path"], rest["request"], rest["response"]),
+                         ("rest/unary", [108.0, 108.0, 5650.0, 5650.0], [110.0, 110.0, 5660.0, 5660.0]))
+        table = shown["tables"]["payload"]
+        self.assertEqual(table["heads"], ["payload", "path", "network", "n", "concurrency", "req/s",
+                                          "service CPU / call", "request bytes / call", "response bytes / call"])
+        self.assertEqual([row["cells"] for row in table["rows"][4:6]], [
+            ["collection", "rest/unary", "loopback", "20", "1", "716.88", "48.8 µs", "5,650.0", "5,660.0"],
+            ["collection", "grpc/stream", "loopback", "20", "1", "82.41", "364.3 µs", "2,420.0", "2,426.0"]])
+
+    def test_each_path_against_the_networks_in_their_order(self):
+        shown = view.view(sample_conditions())
+
+        self.assertEqual(shown["network"]["networks"], ["loopback", "lan"])
+        self.assertEqual(shown["network"]["lines"][0], {"path": "rest/unary", "label": "rest/unary · small",
+                                                        "rps": [1433.77, 1290.39], "p50": [57.664, 63.43]})
+        self.assertEqual(shown["network"]["profiles"][1], "lan: LAN: 0.5 ms round trip, 1 Gbit/s each way; request "
+                                                          "deadline 121 s, call deadline 11 s, load generator "
+                                                          "timeout 121 s")
+        self.assertEqual(shown["tables"]["network"]["rows"][0]["cells"],
+                         ["rest/unary", "small", "20", "1", "1,433.77", "57.7 ms", "1,290.39", "63.4 ms"])
+
+    def test_runs_are_told_apart_by_shape_and_network_and_the_cards_are_the_first_ones(self):
+        shown = view.view(sample_conditions())
+
+        self.assertEqual(shown["run_labels"][:2], ["rest/unary · small · loopback",
+                                                   "rest/unary · collection · loopback"])
+        self.assertEqual([card["what"] for card in shown["cards"]], ["20 squares per request · small · loopback"] * 2)
+        self.assertEqual(shown["tables"]["runs"]["heads"][:5], ["path", "payload", "network", "n", "concurrency"])
+        self.assertIn(" · payload small, collection · network loopback, lan · ", shown["subtitle"])
+
+    def test_the_proxys_cpu_stands_beside_the_services_with_cpu_per_call_with_and_without_it(self):
+        table = view.view(sample_conditions())["tables"]["resources"]
+
+        self.assertEqual(table["heads"][5:9], ["aggregator-service", "square-rest-service", "square-grpc-service",
+                                               "toxiproxy"])
+        with_proxy = table["heads"].index("with the proxy / call")
+        self.assertEqual([row["cells"][with_proxy] for row in table["rows"][3:5]], ["–", "53.8 µs"])
+        self.assertEqual(table["rows"][4]["cells"][table["heads"].index("service CPU / call")], "48.8 µs")
+
+
 class BrowserRenderTests(unittest.TestCase):
 
     @classmethod
@@ -140,12 +198,34 @@ class BrowserRenderTests(unittest.TestCase):
         # The whiskers are near-black lines over the bars: dark pixels that a chart without ranges does not have.
         self.assertGreater(whiskers["dark_pixels"], plain["dark_pixels"] + 100)
 
+    def test_payload_shapes_and_networks_draw_their_charts_and_tables(self):
+        charts = self.probe(write_report(os.path.join(self.folder, "conditions"), sample_conditions()))
+
+        # Bytes: a request and a response dataset per path, stacked; CPU per call: one per path. Against the
+        # network: one line per path and shape.
+        self.assertEqual({name: chart["datasets"] for name, chart in charts.items()},
+                         {"chart-throughput": 2, "chart-latency-curve": 8, "chart-cpu-per-request": 5,
+                          "chart-cpu-utilisation": 7, "chart-call-time": 2, "chart-payload-bytes": 4,
+                          "chart-payload-cpu": 2, "chart-network-throughput": 4, "chart-network-latency": 4})
+        for name, chart in charts.items():
+            with self.subTest(chart=name):
+                self.assertGreater(chart["coloured_pixels"], 500, "hardly any colour: the chart drew nothing")
+        dom = self.chromium(os.path.join(self.folder, "conditions", "report.html"), "--dump-dom")
+        self.assertIn('<section id="payload-section">', dom)
+        self.assertIn('<section id="network-section">', dom)
+        self.assertIn("collection</td><td>grpc/stream</td><td>loopback</td><td>20</td><td>1</td><td>82.41</td>"
+                      "<td>364.3 µs</td><td>2,420.0</td><td>2,426.0</td>", dom)
+        self.assertIn("<li>lan: LAN: 0.5 ms round trip, 1 Gbit/s each way; request deadline 121 s", dom)
+
     def test_a_single_setting_report_draws_five_charts_and_a_card_per_path(self):
         page = write_report(os.path.join(self.folder, "single"), sample_results())
 
         dom = self.chromium(page, "--dump-dom")
 
         self.assertIn('data-charts-rendered="5"', dom)
+        # One payload shape on one network: neither section.
+        self.assertIn('<section id="payload-section" hidden', dom)
+        self.assertIn('<section id="network-section" hidden', dom)
         self.assertEqual(dom.count('class="card"'), 3)
         self.assertIn('<figure id="figure-call-time">', dom)
         # The server-side table, with the stream's server time marked as an upper bound.

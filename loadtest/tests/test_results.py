@@ -96,10 +96,11 @@ class SummaryTests(unittest.TestCase):
         resources = section(text, "## CPU and memory")
         self.assertEqual(resources[0], "| path | n | concurrency | aggregator-service | square-rest-service | "
                                        "square-grpc-service | ab | steal | machine | service CPU / request | "
-                                       "service CPU / call | peak RSS (MiB) |")
+                                       "service CPU / call | bytes / call: request · response | peak RSS (MiB) |")
         # The fixture's shares of the cores over its 0.7 s run; per call: 0.98 ms over n = 1000 calls.
         self.assertEqual(resources[2], "| rest/unary | 1000 | 100 | 90 %, 0.63 s | 50 %, 0.35 s | – | 10 %, 0.07 s | "
-                                       "5 %, 0.04 s | 175 %, 1.22 s | 0.98 ms | 1.0 µs | 181 / 150 / – |")
+                                       "5 %, 0.04 s | 175 %, 1.22 s | 0.98 ms | 1.0 µs | 108 B · 110 B | "
+                                       "181 / 150 / – |")
 
     def test_the_markdown_names_the_machine_and_flags_failures(self):
         data = sample_results()
