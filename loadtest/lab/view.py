@@ -520,6 +520,8 @@ def network_view(data: Dict, shown: List[str]) -> Optional[Dict]:
         name = " · ".join([path] + ([shape] if "payload" in shown else []))
         lines.append({"path": path, "label": name + (" " + combo_label(n, point, settings.get("load") == "open")
                                                      if _several(data) else ""),
+                      # A path's shapes are told apart by their dashes.
+                      "dash": results.listed(settings, "payload").index(shape),
                       "rps": [run["rps"] if run else None for run in runs],
                       "p50": [run["latency_ms"].get("p50") if run else None for run in runs]})
     return {"networks": networks, "lines": lines,

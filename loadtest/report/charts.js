@@ -376,9 +376,9 @@
     show('network-section');
     const list = document.getElementById('network-profiles');
     section.profiles.forEach((text) => list.appendChild(el('li', { text })));
-    const lines = (read) => section.lines.map((line, index) => ({
+    const lines = (read) => section.lines.map((line) => ({
       label: line.label, borderColor: colourOf(line.path), backgroundColor: colourOf(line.path),
-      borderDash: DASHES[index % DASHES.length], data: read(line),
+      borderDash: DASHES[line.dash % DASHES.length], data: read(line),
     }));
     const options = (yTitle, unit) => ({
       interaction: { mode: 'nearest', axis: 'x', intersect: false },

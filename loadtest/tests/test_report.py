@@ -113,8 +113,8 @@ class ConditionsViewTests(unittest.TestCase):
         shown = view.view(sample_conditions())
 
         self.assertEqual(shown["network"]["networks"], ["loopback", "lan"])
-        self.assertEqual(shown["network"]["lines"][0], {"path": "rest/unary", "label": "rest/unary · small",
-                                                        "rps": [1433.77, 1290.39], "p50": [57.664, 63.43]})
+        self.assertEqual(shown["network"]["lines"][1], {"path": "rest/unary", "label": "rest/unary · collection",
+                                                        "dash": 1, "rps": [716.88, 645.19], "p50": [57.664, 63.43]})
         self.assertEqual(shown["network"]["profiles"][1], "lan: LAN: 0.5 ms round trip, 1 Gbit/s each way; request "
                                                           "deadline 121 s, call deadline 11 s, load generator "
                                                           "timeout 121 s")
