@@ -21,6 +21,8 @@ from .paths import AGGREGATOR, SQUARE_GRPC, SQUARE_REST, Path
 
 # The URI template Spring's http_server_requests metric gives square-rest-service's square endpoint.
 SQUARE_REST_URI = "/rest/square/unary/{number}"
+# The article's call GETs its square; a call with a payload shape (PAYLOAD) POSTs the shape to the same URI.
+SQUARE_REST_METHODS = ("GET", "POST")
 GRPC_UNARY_METHOD = "findSquareUnary"
 GRPC_STREAM_METHOD = "findSquareBiStream"
 
@@ -99,10 +101,12 @@ def server_side(path: Path, before: Mapping[str, List[Sample]], after: Mapping[s
         )
     square = path.downstream or path.target
     if square == SQUARE_REST:
-        uri = {"uri": SQUARE_REST_URI, "method": "GET"}
-        calls = delta(SQUARE_REST, "http_server_requests_seconds_count", **uri)
+        def rest_delta(name: str) -> float:
+            return sum(delta(SQUARE_REST, name, uri=SQUARE_REST_URI, method=method) for method in SQUARE_REST_METHODS)
+
+        calls = rest_delta("http_server_requests_seconds_count")
         record.update(square_service=SQUARE_REST, square_calls=_count(calls), square_us_per_call=_per(
-            delta(SQUARE_REST, "http_server_requests_seconds_sum", **uri) * 1e6, calls))
+            rest_delta("http_server_requests_seconds_sum") * 1e6, calls))
     elif transport == "grpc_unary":
         method = {"method": GRPC_UNARY_METHOD}
         calls = delta(SQUARE_GRPC, "grpc_server_processing_duration_seconds_count", **method)

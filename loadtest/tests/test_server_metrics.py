@@ -18,12 +18,13 @@ UNARY, STREAM = "findSquareUnary", "findSquareBiStream"
 _SQUARE_RPC = {UNARY: "UNARY", STREAM: "BIDI_STREAMING"}
 
 
-def page(service, count, seconds, calls=None, call_seconds=0.0, of=None):
+def page(service, count, seconds, calls=None, call_seconds=0.0, of=None, method="GET"):
     """One service's /actuator/prometheus page, with only the series the lab reads, written as the service writes
     them (names, labels and # TYPE lines as in the services' real pages).
 
     The aggregator: `count` successful requests of transport `of`, `seconds` in all, which made `calls` downstream
-    calls, `call_seconds` in all. square-rest-service: `count` GET calls of the square endpoint, `seconds` in all.
+    calls, `call_seconds` in all. square-rest-service: `count` calls of the square endpoint with `method` (GET; a
+    payload shape's are POST), `seconds` in all.
     square-grpc-service: `count` calls (or streams) of method `of`, `seconds` in all, which received `calls`
     messages (`count` by default). Beside each series the lab reads, the ones it must leave out (the aggregator's
     error outcome and other transports; the other URIs and methods) hold ten times the calls, each ten times as
@@ -39,7 +40,7 @@ def page(service, count, seconds, calls=None, call_seconds=0.0, of=None):
                     ("aggregator_downstream_latency_seconds", "histogram", {}, {"_count": calls, "_sum": call_seconds}),
                     ("aggregator_fanout_seconds", "histogram", {}, {"_count": count, "_sum": seconds})]
     elif service == SQUARE_REST:
-        ok = {"error": "none", "exception": "none", "method": "GET", "outcome": "SUCCESS", "status": "200"}
+        ok = {"error": "none", "exception": "none", "method": method, "outcome": "SUCCESS", "status": "200"}
         read = dict(ok, uri=SQUARE_REST_URI)
         left_out = [dict(ok, uri="/actuator/prometheus"), dict(ok, method="HEAD", uri=SQUARE_REST_URI)]
         families = [("http_server_requests_seconds", "histogram", {}, {"_count": count, "_sum": seconds})]
@@ -134,6 +135,16 @@ class DeltaTests(unittest.TestCase):
         self.assertEqual(side, {"aggregator_requests": 20, "aggregator_ms_per_request": 150.0,
                                 "downstream_calls": 500, "client_us_per_call": 75000.0,
                                 "square_service": SQUARE_REST, "square_calls": 500, "square_us_per_call": 6000.0})
+
+    def test_rest_calls_with_a_payload_shape_post_to_the_same_uri_and_count_alike(self):
+        side = server_metrics.server_side(
+            paths.ALL["rest/unary"],
+            {AGGREGATOR: parse(page(AGGREGATOR, 1, 0.25, calls=25, call_seconds=1.0, of="rest_unary")),
+             SQUARE_REST: parse(page(SQUARE_REST, 25, 0.15, method="POST"))},
+            {AGGREGATOR: parse(page(AGGREGATOR, 21, 3.25, calls=525, call_seconds=38.5, of="rest_unary")),
+             SQUARE_REST: parse(page(SQUARE_REST, 525, 3.15, method="POST"))})
+
+        self.assertEqual((side["square_calls"], side["square_us_per_call"]), (500, 6000.0))
 
     def test_grpc_unary_deltas(self):
         side = server_metrics.server_side(
