@@ -435,8 +435,9 @@ class ConditionsCheckTests(unittest.TestCase):
         data = sample_results()
         data["runs"][0]["bytes_per_call"]["connections_closed"] = 2
 
-        self.assertIn("rest/unary n=1000 c=100: 2 of the square service's connections closed during the run, taking "
-                      "their bytes with them: its bytes per call are too low", check_results.notes(data))
+        self.assertIn("rest/unary n=1000 c=100: 2 of the square service's connections closed during the run: idle "
+                      "ones carried nothing, but any bytes a busy one carried in the run are not in its bytes per "
+                      "call", check_results.notes(data))
 
     def test_a_fraction_of_floor_is_for_the_small_payload_on_loopback_only(self):
         data = sample_with_floor()
