@@ -1,6 +1,8 @@
-"""The whole lab, in order: build the jars when missing or stale, make sure ApacheBench is there, start the
-services on loopback, check every path's answer, measure each path (bench), stop the services, run the bare
-transports' floor on the machine they no longer share, and write results.json, summary.md and report.html.
+"""The whole lab, in order: build the jars when missing or stale, make sure ApacheBench and ss are there, start the
+square services on loopback (and Toxiproxy, for a NETWORK other than loopback), then for each network an aggregator:
+check every path's answer with every payload shape, measure each combination (bench), stop it; stop the services,
+run the bare transports' floor on the machine they no longer share, and write results.json, summary.md and
+report.html.
 
 Every process it starts is a child of this one (lab.processes) and is stopped on the way out, whether the lab
 finished, failed, or was stopped with Ctrl-C or TERM.
