@@ -44,7 +44,26 @@ def problems(data: Dict) -> List[str]:
     for run in data["runs"]:
         found += ["%s: %s" % (results.run_name(run), problem)
                   for problem in run_problems(run, settings.get("repeats", 1)) + network_problems(run, settings)]
+    found += shape_bytes_problems(data["runs"])
     found += floor_check(data)
+    return found
+
+
+def shape_bytes_problems(runs: List[Dict]) -> List[str]:
+    """A payload shape carries more than the small call both ways, at the same path, network, n and setting: one
+    that does not was not carried (an aggregator that ignored ?payload= answers the same squares)."""
+    wire = {results.key(run): run.get("bytes_per_call") or {} for run in runs if "error" not in run}
+    found = []
+    for run in runs:
+        net, path, shape, n, point = key = results.key(run)
+        small = wire.get((net, path, paths.SMALL, n, point), {})
+        own = wire.get(key, {})
+        if shape == paths.SMALL or None in (small.get("request"), own.get("request")):
+            continue
+        if own["request"] <= small["request"] or own["response"] <= small["response"]:
+            found.append("%s: %s request and %s response bytes per call, no more than the small call's %s and %s: the "
+                         "shape was not carried" % (results.run_name(run), own["request"], own["response"],
+                                                    small["request"], small["response"]))
     return found
 
 

@@ -96,6 +96,20 @@ def answer_mismatch(path: Path, url: str, n: int, timeout_s: float) -> Optional[
     return "GET %s: %s" % (url, "; ".join(problems)) if problems else None
 
 
+def payload_shapes_unknown(url: str, timeout_s: float) -> Optional[str]:
+    """Asks a path for a payload shape no aggregator knows: one that knows the shapes refuses it with 400. One from
+    before them ignores the query and answers the squares, and would then be measured with the article's small call
+    under every shape's name. None, or what is wrong."""
+    try:
+        status, _, body = get(url, timeout_s)
+    except (OSError, ValueError) as error:
+        return "GET %s failed: %s" % (url, error)
+    if status == 400 and "payload" in body:
+        return None
+    return ("GET %s answered %d, not 400 naming the payload shapes: this aggregator does not know them (a jar from "
+            "before PAYLOAD?), so every shape would be measured as the small call; rebuild it" % (url, status))
+
+
 def _first_difference(got: str, expected: str) -> Tuple[int, str, str]:
     index = next((i for i, (a, b) in enumerate(zip(got, expected)) if a != b), min(len(got), len(expected)))
     start = max(0, index - 20)

@@ -342,13 +342,22 @@ def run_floor(results_dir: str, jvm: floor.Jvm, settings: Settings, processes: P
     return 0
 
 
+# A payload shape no aggregator knows, which one that knows the shapes refuses.
+UNKNOWN_SHAPE = "no-such-shape"
+
+
 def _verify(settings: Settings, started: List[bench.Service], timeout_s: int) -> List[str]:
     """Checks every path with every payload shape at every n against the exact expected body before anything is
-    measured: the aggregator answers the same squares whatever the shape, having checked every echo."""
+    measured: the aggregator answers the same squares whatever the shape, having checked every echo; and, with
+    shapes, that it knows them at all: it refuses one it does not know."""
     base_urls = {s.name: s.base_url for s in started if s.base_url}
     wrong = []
     for name in settings.paths:
         path = paths.ALL[name]
+        if settings.payload != [paths.SMALL]:
+            problem = http_check.payload_shapes_unknown(path.url(base_urls, 1, UNKNOWN_SHAPE), timeout_s)
+            if problem:
+                wrong.append(problem)
         for shape in settings.payload:
             for n in settings.n:
                 print("[lab] checking %s%s n=%d answers correctly"

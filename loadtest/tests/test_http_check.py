@@ -18,6 +18,11 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         "/grpc/unary/3": (200, "application/json", '[{"1":1},{"3":9},{"2":4}]'),
         "/grpc/stream/3": (503, "application/problem+json", '{"title":"Service Unavailable","status":503}'),
         "/rest/square/unary/7": (200, "text/plain", "49"),
+        # An aggregator that knows the payload shapes, and one from before them, which ignores the query.
+        "/rest/unary/1?payload=no-such-shape": (400, "application/problem+json",
+                                                '{"status":400,"detail":"payload must be one of small, wide, deep, '
+                                                'collection; got \'no-such-shape\'"}'),
+        "/grpc/unary/1?payload=no-such-shape": (200, "application/json", '[{"1":1}]'),
     }
 
     def do_GET(self):
@@ -48,6 +53,16 @@ class HttpCheckTests(unittest.TestCase):
         path = paths.ALL[path_name]
         return http_check.answer_mismatch(path, path.url({"aggregator-service": self.base,
                                                           "square-rest-service": self.base}, n), n, 5)
+
+    def test_an_aggregator_that_refuses_an_unknown_payload_shape_knows_the_shapes(self):
+        urls = {"aggregator-service": self.base}
+
+        self.assertIsNone(http_check.payload_shapes_unknown(
+            paths.ALL["rest/unary"].url(urls, 1, "no-such-shape"), 5))
+        self.assertEqual(http_check.payload_shapes_unknown(paths.ALL["grpc/unary"].url(urls, 1, "no-such-shape"), 5),
+                         "GET %s/grpc/unary/1?payload=no-such-shape answered 200, not 400 naming the payload shapes: "
+                         "this aggregator does not know them (a jar from before PAYLOAD?), so every shape would be "
+                         "measured as the small call; rebuild it" % self.base)
 
     def test_the_exact_expected_answer_passes(self):
         self.assertIsNone(self.mismatch("rest/unary", 3))

@@ -391,6 +391,15 @@ class ConditionsCheckTests(unittest.TestCase):
         self.assertEqual(check_results.problems(data), [
             "rest/unary n=20 c=1: 11.2 request bytes per call, but a GET with its headers has 60 to 400"])
 
+    def test_a_shape_carries_more_bytes_than_the_small_call(self):
+        data = sample_conditions()
+        # rest/unary collection on loopback, as an aggregator that ignored ?payload= would have it.
+        data["runs"][1]["bytes_per_call"].update(request=108.0, response=110.0)
+
+        self.assertEqual(check_results.problems(data), [
+            "rest/unary n=20 c=1 payload=collection: 108.0 request and 110.0 response bytes per call, no more than "
+            "the small call's 108.0 and 110.0: the shape was not carried"])
+
     def test_a_run_through_the_proxy_has_the_proxys_cpu(self):
         data = sample_conditions()
         del data["runs"][4]["cpu"]["toxiproxy"]
