@@ -42,10 +42,19 @@ public record AggregatorProperties(
     public record Rest(@NotEmpty List<@NotNull URI> baseUrl, @Min(1) int maxConnections, @Min(1) int h2cConnections) {
 
         /**
-         * Calls one HTTP/2 connection carries at once: what square-rest-service allows on one (more would be
-         * refused); calls beyond h2cConnections x this wait in the pool.
+         * Calls all HTTP/2 connections to one replica carry at once: what square-rest-service allows on one
+         * connection, fewer than its 200 Tomcat threads; calls beyond it wait in the pool. Tomcat parses every
+         * connection's frames on the threads that run its streams, and a stream blocks its thread until its
+         * request body has arrived: once the streams of one replica's connections took all 200 threads (4 x 200
+         * did, with a payload's POST), none was left to read the bodies they waited for, and every call stalled
+         * until Tomcat's 20 s stream read timeout.
          */
-        public static final int H2C_MAX_STREAMS = 200;
+        public static final int H2C_REPLICA_STREAMS = 160;
+
+        /** Calls one HTTP/2 connection carries at once: the replica's share, split between its connections. */
+        public int h2cMaxStreams() {
+            return Math.max(1, H2C_REPLICA_STREAMS / h2cConnections);
+        }
     }
 
     /**

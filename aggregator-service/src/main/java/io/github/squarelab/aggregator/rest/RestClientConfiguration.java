@@ -81,7 +81,7 @@ class RestClientConfiguration {
                 .allocationStrategy(Http2AllocationStrategy.builder()
                         .minConnections(1)
                         .maxConnections(connections)
-                        .maxConcurrentStreams(AggregatorProperties.Rest.H2C_MAX_STREAMS)
+                        .maxConcurrentStreams(properties.rest().h2cMaxStreams())
                         .build())
                 .build();
     }

@@ -28,7 +28,7 @@ class SettingsInfo implements InfoContributor {
         settings.put("rest-max-connections", properties.rest().maxConnections());
         settings.put("rest-replicas", properties.rest().baseUrl().size());
         settings.put("rest-h2c-connections", properties.rest().h2cConnections());
-        settings.put("rest-h2c-max-streams", AggregatorProperties.Rest.H2C_MAX_STREAMS);
+        settings.put("rest-h2c-max-streams", properties.rest().h2cMaxStreams());
         settings.put("deadline-ms", properties.deadline().toMillis());
         settings.put("call-deadline-ms", properties.callDeadline().toMillis());
         settings.put("max-n", properties.maxN());

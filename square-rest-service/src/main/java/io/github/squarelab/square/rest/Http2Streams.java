@@ -14,10 +14,13 @@ import org.springframework.stereotype.Component;
 class Http2Streams implements WebServerFactoryCustomizer<TomcatServletWebServerFactory> {
 
     /**
-     * As many as the aggregator's rest/h2c client opens on one connection. Not more: each open stream holds
-     * tens of kilobytes, and 2 connections of 1000 streams ran a 128 MiB heap out of memory.
+     * As many as the aggregator's rest/h2c client opens to one replica. Not more: each open stream holds
+     * tens of kilobytes, and 2 connections of 1000 streams ran a 128 MiB heap out of memory. And fewer than
+     * Tomcat's 200 threads: they also parse the connection's frames, so streams blocked reading their request
+     * bodies must leave some free to parse those bodies (at 200 a connection, POSTs with a payload stalled every
+     * thread until the 20 s stream read timeout).
      */
-    static final int MAX_STREAMS = 200;
+    static final int MAX_STREAMS = 160;
 
     @Override
     public void customize(TomcatServletWebServerFactory factory) {
