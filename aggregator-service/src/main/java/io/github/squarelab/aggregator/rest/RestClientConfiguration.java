@@ -26,6 +26,17 @@ class RestClientConfiguration {
     /** Connecting on loopback or a LAN takes microseconds; a refused or black-holed port must not hang a call. */
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(2);
 
+    /**
+     * The HTTP/2 receive window a rest/h2c connection advertises, per stream; Netty grows the connection's window
+     * to twice this. The default, 64 KiB for the whole connection, holds about 12 answers with a payload, so
+     * Tomcat's answers kept waiting for it; and Tomcat 10.1.55 loses window credit when it shares out a
+     * WINDOW_UPDATE among answers that wait (apache/tomcat#1032): answers then waited for credit the client had
+     * already sent until Tomcat's 5 s write timeout reset them. 1 MiB a stream outgrows every answer in flight on
+     * a connection (at most 160 of 5.4 KB), so Tomcat never has to wait for window, and it costs nothing until
+     * an answer is left unread.
+     */
+    private static final int H2C_WINDOW_BYTES = 1 << 20;
+
     @Bean(destroyMethod = "dispose")
     RestReplicas squareRestReplicas(AggregatorProperties properties) {
         return replicas(properties, "square-rest", name -> http1Pool(name, properties), HttpProtocol.HTTP11);
@@ -58,6 +69,7 @@ class RestClientConfiguration {
             ConnectionProvider connections = pool.apply(baseUrls.size() == 1 ? name : name + "-" + (i + 1));
             HttpClient http = HttpClient.create(connections)
                     .protocol(protocol)
+                    .http2Settings(settings -> settings.initialWindowSize(H2C_WINDOW_BYTES))
                     .baseUrl(baseUrl)
                     .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) CONNECT_TIMEOUT.toMillis())
                     .responseTimeout(properties.callDeadline());
