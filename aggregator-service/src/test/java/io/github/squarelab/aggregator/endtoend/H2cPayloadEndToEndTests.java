@@ -1,0 +1,110 @@
+package io.github.squarelab.aggregator.endtoend;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * rest/h2c with a payload (a POST of about 5.3 KB and an answer of about 5.4 KB a call) against the real REST
+ * square service, at the aggregator's 128 MiB heap. Both loads stalled before: at 5 requests Tomcat's answers
+ * waited for HTTP/2 window credit it had lost (apache/tomcat#1032) until its 5 s write timeout reset them; at
+ * 50, the calls' streams took every Tomcat thread, each waiting for a request body no thread was left to read.
+ * Every answer must now be the exact squares, and the aggregator stay up and healthy.
+ */
+class H2cPayloadEndToEndTests {
+
+    private static final List<String> LAB_JVM_OPTIONS =
+            List.of("-XX:+UseSerialGC", "-Xms128m", "-Xmx128m", "-Xss512k", "-XX:+ExitOnOutOfMemoryError");
+
+    private static ServiceProcess rest;
+    private static ServiceProcess aggregator;
+
+    private final HttpClient http = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .executor(Executors.newFixedThreadPool(4))
+            .build();
+
+    @BeforeAll
+    static void startServices() throws Exception {
+        rest = ServiceProcess.rest().start();
+        aggregator = ServiceProcess.aggregator(
+                        LAB_JVM_OPTIONS,
+                        "--aggregator.rest.base-url=" + rest.baseUrl(),
+                        // rest/h2c alone is asked for: no gRPC call is made.
+                        "--aggregator.grpc.target=127.0.0.1:1")
+                .start();
+    }
+
+    @AfterAll
+    static void stopServices() throws Exception {
+        for (ServiceProcess service : new ServiceProcess[] {aggregator, rest}) {
+            if (service != null) {
+                service.close();
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @CsvSource({"5, 50, 20", "50, 200, 50"})
+    void everyCallWithACollectionIsAnsweredExactly(int clients, int n, int requests) throws Exception {
+        String expected = IntStream.rangeClosed(1, n)
+                .mapToObj(i -> "{\"" + i + "\":" + (long) i * i + "}")
+                .collect(Collectors.joining(",", "[", "]"));
+        Map<String, Integer> unexpected = new ConcurrentHashMap<>();
+
+        ExecutorService pool = Executors.newFixedThreadPool(clients);
+        List<Future<?>> answers = new ArrayList<>();
+        for (int r = 0; r < requests; r++) {
+            answers.add(pool.submit(() -> {
+                try {
+                    HttpResponse<String> response = get("rest/h2c/" + n + "?payload=collection");
+                    if (response.statusCode() != 200 || !response.body().equals(expected)) {
+                        String body = response.body();
+                        unexpected.merge(
+                                "HTTP " + response.statusCode() + " "
+                                        + (body.length() > 300 ? body.substring(0, 300) + "..." : body),
+                                1,
+                                Integer::sum);
+                    }
+                } catch (Exception e) {
+                    unexpected.merge(e.toString(), 1, Integer::sum);
+                }
+            }));
+        }
+        pool.shutdown();
+        assertThat(pool.awaitTermination(3, TimeUnit.MINUTES)).isTrue();
+        for (Future<?> answer : answers) {
+            answer.get();
+        }
+
+        assertThat(unexpected).as("answers other than the exact squares").isEmpty();
+        assertThat(get("actuator/health").statusCode()).isEqualTo(200);
+        assertThat(aggregator.isAlive()).isTrue();
+        assertThat(aggregator.log()).doesNotContain("OutOfMemoryError");
+    }
+
+    private HttpResponse<String> get(String path) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(aggregator.baseUrl() + "/" + path))
+                .timeout(Duration.ofSeconds(90))
+                .build();
+        return http.send(request, HttpResponse.BodyHandlers.ofString());
+    }
+}
