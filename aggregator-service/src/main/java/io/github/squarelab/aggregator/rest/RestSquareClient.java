@@ -30,8 +30,9 @@ import reactor.core.publisher.Mono;
  * that is one number.
  *
  * <p>A call of the shape small is the article's GET, exactly as before. Any other shape is a {@code POST} of the
- * same path whose JSON body is the shape's payload for the number, built as records and written with Jackson once
- * per call (a retry sends the same bytes); the answer, {@code {"result":..,"payload":..}}, is read strictly with
+ * same path whose JSON body is the shape's payload for the number, built as records and written with Jackson only
+ * once a connection is there to send it (and again for a retry): a call waiting for one of the pool's connections
+ * holds no payload, so that thousands of them queued under overload do not fill the heap; the answer, {@code {"result":..,"payload":..}}, is read strictly with
  * Jackson and its payload checked in place against the shape's values for the number: an answer without it or
  * with another one is a bad answer.
  */
@@ -65,16 +66,15 @@ public class RestSquareClient implements UnarySquareClient {
     public Mono<Long> square(int number, Shape shape) {
         return Mono.defer(() -> {
             long start = System.nanoTime();
-            byte[] payload = shape.hasPayload() ? PayloadJsonCodec.write(JsonPayloads.of(shape, number)) : null;
             RestReplicas.Replica first = replicas.next();
-            return attempt(first, number, shape, payload, null)
+            return attempt(first, number, shape, null)
                     .onErrorResume(RestSquareClient::isUnavailable, error -> {
                         replicas.failed(first);
                         RestReplicas.Replica other = replicas.nextOtherThan(first);
                         Duration left = callDeadline.minusNanos(System.nanoTime() - start);
                         return left.isNegative() || left.isZero()
                                 ? Mono.error(error)
-                                : attempt(other, number, shape, payload, left)
+                                : attempt(other, number, shape, left)
                                         .doOnError(
                                                 RestSquareClient::isUnavailable, retryError -> replicas.failed(other));
                     });
@@ -85,8 +85,8 @@ public class RestSquareClient implements UnarySquareClient {
      * One call to one replica: the GET, or with a payload the POST; {@code budget}, if given, is what is left of the
      * call's deadline.
      */
-    private Mono<Long> attempt(RestReplicas.Replica replica, int number, Shape shape, byte[] payload, Duration budget) {
-        Mono<Long> call = payload == null ? get(replica, number) : post(replica, number, shape, payload);
+    private Mono<Long> attempt(RestReplicas.Replica replica, int number, Shape shape, Duration budget) {
+        Mono<Long> call = shape.hasPayload() ? post(replica, number, shape) : get(replica, number);
         if (budget != null) {
             call = call.timeout(budget);
         }
@@ -109,11 +109,13 @@ public class RestSquareClient implements UnarySquareClient {
                 .map(body -> parse(replica, number, body));
     }
 
-    private Mono<Long> post(RestReplicas.Replica replica, int number, Shape shape, byte[] payload) {
+    /** The payload is written here, where the request has its connection, not before it waits for one. */
+    private Mono<Long> post(RestReplicas.Replica replica, int number, Shape shape) {
         return replica.http()
                 .post()
                 .uri(PATH + number)
                 .send((request, body) -> {
+                    byte[] payload = PayloadJsonCodec.write(JsonPayloads.of(shape, number));
                     request.header(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
                     request.header(HttpHeaderNames.CONTENT_LENGTH, Integer.toString(payload.length));
                     return body.send(Mono.fromSupplier(() -> Unpooled.wrappedBuffer(payload)));

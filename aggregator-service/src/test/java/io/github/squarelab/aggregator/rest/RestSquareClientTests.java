@@ -13,11 +13,13 @@ import io.github.squarelab.payload.JsonPayloads;
 import io.github.squarelab.payload.PayloadJsonCodec;
 import io.github.squarelab.payload.Shape;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -28,6 +30,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import reactor.core.Disposable;
 
 /**
  * The client as configured for the aggregator, against a real HTTP server on a free loopback port whose
@@ -143,6 +146,49 @@ class RestSquareClientTests {
                 .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.BAD_ANSWER))
                 .hasMessage("the REST square service at " + baseUrl() + " answered '529', not the square with its"
                         + " payload (not a JSON object) for number 23");
+    }
+
+    /**
+     * Under overload thousands of calls wait for one of the pool's connections (its queue is unbounded); a payload is
+     * written only once the call has its connection, so the waiting ones hold none. Written before the wait, every
+     * waiting collection call held its ~8 KB body and a 128 MiB aggregator ran out of memory with a few hundred
+     * clients asking for 8 squares each.
+     */
+    @Test
+    void aCallWaitingForAConnectionHoldsNoPayload() throws Exception {
+        RestSquareClient client = clientFor(baseUrl());
+        List<Disposable> calls = new ArrayList<>();
+        try {
+            // The pool's 4 connections, each held by an answer that does not come.
+            for (int i = 0; i < 4; i++) {
+                calls.add(client.square(99, Shape.SMALL).subscribe(square -> {}, error -> {}));
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (requests.size() < 4 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertThat(requests).hasSize(4);
+            int waiting = 5_000;
+            long before = usedHeapAfterGc();
+            for (int i = 0; i < waiting; i++) {
+                // Ten-digit numbers: the largest collections, about 8 KB of JSON each.
+                calls.add(client.square(-2_000_000_000 - i, Shape.COLLECTION).subscribe(square -> {}, error -> {}));
+            }
+            long perCall = (usedHeapAfterGc() - before) / waiting;
+
+            assertThat(requests).as("no waiting call has reached the server").hasSize(4);
+            assertThat(perCall).as("heap bytes a waiting call holds").isLessThan(6_000);
+        } finally {
+            calls.forEach(Disposable::dispose);
+        }
+    }
+
+    private static long usedHeapAfterGc() throws InterruptedException {
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+            Thread.sleep(50);
+        }
+        return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
     }
 
     @Test
