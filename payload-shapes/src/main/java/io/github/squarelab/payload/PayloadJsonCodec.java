@@ -1,8 +1,11 @@
 package io.github.squarelab.payload;
 
+import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.exc.InputCoercionException;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.databind.DatabindException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
@@ -35,7 +38,18 @@ import java.util.regex.Pattern;
  */
 public final class PayloadJsonCodec {
 
-    private static final JsonMapper MAPPER = JsonMapper.builder()
+    /**
+     * The deepest a document may nest: an answer carrying a deep payload nests 10 levels (the answer, its payload,
+     * the 8 levels). Jackson's own limit, 1000, is deeper than a request thread's stack goes through records: a 28 KB
+     * body 600 levels deep overflowed the square service's stack at the lab's -Xss512k, a 500 instead of a 400.
+     */
+    static final int MAX_NESTING = 16;
+
+    private static final JsonMapper MAPPER = JsonMapper.builder(JsonFactory.builder()
+                    .streamReadConstraints(StreamReadConstraints.builder()
+                            .maxNestingDepth(MAX_NESTING)
+                            .build())
+                    .build())
             .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
@@ -121,6 +135,14 @@ public final class PayloadJsonCodec {
 
     /** What Jackson found wrong, said in the payload's own terms: what, and where. */
     private static InvalidPayloadException invalid(IOException e) {
+        // Jackson wraps what its parser refused inside the object with the path it was reading: still not JSON (or too
+        // deep), not a value of the wrong type. A number out of range is a wrong value, said below.
+        if (e instanceof JsonMappingException
+                && e.getCause() instanceof JsonProcessingException parse
+                && !(parse instanceof DatabindException)
+                && !(parse instanceof InputCoercionException)) {
+            return notJson(parse);
+        }
         if (e instanceof JsonMappingException mapping) {
             List<JsonMappingException.Reference> path = mapping.getPath();
             String original = firstLine(mapping.getOriginalMessage());
@@ -157,12 +179,20 @@ public final class PayloadJsonCodec {
                     "wrong value at " + where(path, path.size()) + ": " + kind(expected) + " belongs there");
         }
         if (e instanceof StreamReadException parse && !(e instanceof DatabindException)) {
-            String original = firstLine(parse.getOriginalMessage());
-            int location = original.indexOf(" (start marker at");
-            return new InvalidPayloadException(
-                    "not JSON: " + (location < 0 ? original : original.substring(0, location)));
+            return notJson(parse);
         }
         return new InvalidPayloadException("unreadable: " + firstLine(e.getMessage()));
+    }
+
+    /** What the parser refused, without Jackson's location. */
+    private static InvalidPayloadException notJson(JsonProcessingException parse) {
+        String original = firstLine(parse.getOriginalMessage());
+        if (parse instanceof StreamConstraintsException && original.startsWith("Document nesting depth")) {
+            return new InvalidPayloadException(
+                    "nested deeper than any payload: more than " + MAX_NESTING + " levels of objects and lists");
+        }
+        int location = original.indexOf(" (start marker at");
+        return new InvalidPayloadException("not JSON: " + (location < 0 ? original : original.substring(0, location)));
     }
 
     /** What belongs where a value of the wrong type was, in the payload's terms rather than Java's. */

@@ -61,6 +61,28 @@ class PayloadJsonCodecTests {
                         "not JSON: Unrecognized token 'nope': was expecting (JSON String, Number, Array,"
                                 + " Object or token 'null', 'true' or 'false')"),
                 Arguments.of(DEEP + " {}", "more than one JSON value: a payload is one JSON object"),
+                // Not JSON inside the object, where Jackson was reading a value: still not JSON, not a wrong value.
+                Arguments.of(
+                        DEEP.replace("\"value\":8.0", "\"value\":NaN"),
+                        "not JSON: Non-standard token 'NaN': enable `JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS` to"
+                                + " allow"),
+                Arguments.of(
+                        DEEP.replace("\"item-7-0\"", "'item-7-0'"),
+                        "not JSON: Unexpected character (''' (code 39)): expected a valid value (JSON String, Number,"
+                                + " Array, Object or token 'null', 'true' or 'false')"),
+                Arguments.of(
+                        DEEP.replace("\"count\":7,", "\"count\":7x,"),
+                        "not JSON: Unexpected character ('x' (code 120)): was expecting comma to separate Object"
+                                + " entries"),
+                // Jackson's own limit (1000) let a body this deep overflow the stack of a request thread (-Xss512k).
+                Arguments.of(
+                        "{\"deep\":" + "{\"id\":0,\"name\":\"a\",\"count\":0,\"value\":0,\"next\":".repeat(999) + "null"
+                                + "}".repeat(1000),
+                        "nested deeper than any payload: more than 16 levels of objects and lists"),
+                Arguments.of(
+                        "{\"deep\":" + "{\"id\":0,\"name\":\"a\",\"count\":0,\"value\":0,\"next\":".repeat(16) + "null"
+                                + "}".repeat(17),
+                        "nested deeper than any payload: more than 16 levels of objects and lists"),
                 Arguments.of(
                         DEEP.substring(0, DEEP.length() - 1),
                         "not JSON: Unexpected end-of-input: expected close marker for Object"));
