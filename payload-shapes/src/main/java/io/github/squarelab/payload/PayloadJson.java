@@ -84,26 +84,27 @@ public record PayloadJson(Node wide, Level deep, @JsonSetter(contentNulls = Null
             @JsonProperty(required = true) double value) {}
 
     private static String wideStructure(Node root) {
-        String wrong = childCount("wide", root, WIDE_CHILDREN);
+        String wrong = childCount(-1, root, WIDE_CHILDREN);
         for (int child = 0; wrong == null && child < WIDE_CHILDREN; child++) {
             Node middle = root.children().get(child);
-            String where = "wide.children[" + child + "]";
-            wrong = childCount(where, middle, WIDE_LEAVES);
+            wrong = childCount(child, middle, WIDE_LEAVES);
             for (int leaf = 0; wrong == null && leaf < WIDE_LEAVES; leaf++) {
                 if (middle.children().get(leaf).children() != null) {
-                    wrong = where + ".children[" + leaf + "] has children where the shape has a leaf";
+                    wrong = "wide.children[" + child + "].children[" + leaf
+                            + "] has children where the shape has a leaf";
                 }
             }
         }
         return wrong;
     }
 
-    private static String childCount(String where, Node node, int expected) {
+    /** @param child the root's child, or -1 for the root itself; the message's place is built only when it is wrong */
+    private static String childCount(int child, Node node, int expected) {
         int count = node.children() == null ? 0 : node.children().size();
         return count == expected
                 ? null
-                : where + " has " + ShapeValues.counted(count, "child", "children") + " where the shape has "
-                        + expected;
+                : (child < 0 ? "wide" : "wide.children[" + child + "]") + " has "
+                        + ShapeValues.counted(count, "child", "children") + " where the shape has " + expected;
     }
 
     private static String deepStructure(Level top) {

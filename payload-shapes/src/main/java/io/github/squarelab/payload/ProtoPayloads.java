@@ -156,14 +156,13 @@ public final class ProtoPayloads {
     private static String deepDifference(int k, Level top) {
         Level level = top;
         for (int i = 0; i < DEEP_LEVELS; i++) {
-            String where = i == 0 ? "deep" : "deep level " + i;
             if (hasUnknownFields(level)) {
-                return where + " has fields the payload sent does not have";
+                return deepLevel(i) + " has fields the payload sent does not have";
             }
             String wrong =
                     ObjectDifference.of(k, i, level.getId(), level.getName(), level.getCount(), level.getValue());
             if (wrong != null) {
-                return where + "." + wrong;
+                return deepLevel(i) + "." + wrong;
             }
             boolean last = i == DEEP_LEVELS - 1;
             if (level.hasNext() == last) {
@@ -175,6 +174,11 @@ public final class ProtoPayloads {
             level = level.getNext();
         }
         return null;
+    }
+
+    /** Where a level is, for a message: built only when something is wrong there. */
+    private static String deepLevel(int i) {
+        return i == 0 ? "deep" : "deep level " + i;
     }
 
     private static String collectionDifference(int k, Items items) {
