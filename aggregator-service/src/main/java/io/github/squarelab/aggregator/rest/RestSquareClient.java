@@ -67,17 +67,15 @@ public class RestSquareClient implements UnarySquareClient {
         return Mono.defer(() -> {
             long start = System.nanoTime();
             RestReplicas.Replica first = replicas.next();
-            return attempt(first, number, shape, null)
-                    .onErrorResume(RestSquareClient::isUnavailable, error -> {
-                        replicas.failed(first);
-                        RestReplicas.Replica other = replicas.nextOtherThan(first);
-                        Duration left = callDeadline.minusNanos(System.nanoTime() - start);
-                        return left.isNegative() || left.isZero()
-                                ? Mono.error(error)
-                                : attempt(other, number, shape, left)
-                                        .doOnError(
-                                                RestSquareClient::isUnavailable, retryError -> replicas.failed(other));
-                    });
+            return attempt(first, number, shape, null).onErrorResume(RestSquareClient::isUnavailable, error -> {
+                replicas.failed(first);
+                RestReplicas.Replica other = replicas.nextOtherThan(first);
+                Duration left = callDeadline.minusNanos(System.nanoTime() - start);
+                return left.isNegative() || left.isZero()
+                        ? Mono.error(error)
+                        : attempt(other, number, shape, left)
+                                .doOnError(RestSquareClient::isUnavailable, retryError -> replicas.failed(other));
+            });
         });
     }
 

@@ -53,8 +53,7 @@ class GrpcRetryBufferTests {
     @Test
     void unaryCallsAwaitingTheirAnswersKeepLittleOfTheirPayloads() throws Exception {
         AtomicInteger received = new AtomicInteger();
-        GrpcUnarySquareClient client =
-                new GrpcUnarySquareClient(channelTo(silentServer(received)), "silent", DEADLINE);
+        GrpcUnarySquareClient client = new GrpcUnarySquareClient(channelTo(silentServer(received)), "silent", DEADLINE);
         List<Disposable> calls = new ArrayList<>();
         try {
             int waiting = 6_000;
