@@ -13,7 +13,6 @@ import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
 
@@ -45,13 +44,11 @@ public class GrpcUnarySquareClient implements UnarySquareClient {
             ClientCall<Input, Output> call = channel.newCall(
                     SquareRpcGrpc.getFindSquareUnaryMethod(),
                     CallOptions.DEFAULT.withDeadlineAfter(callDeadline.toNanos(), TimeUnit.NANOSECONDS));
-            AtomicBoolean cancelled = new AtomicBoolean();
-            sink.onCancel(() -> {
-                cancelled.set(true);
-                call.cancel("the fan-out no longer needs this square", null);
-            });
+            CancelOnceStarted cancel = new CancelOnceStarted("the fan-out no longer needs this square");
+            sink.onCancel(cancel::cancel);
             ClientCalls.asyncUnaryCall(
-                    call, GrpcPayloads.input(number, shape), new Answer(number, shape, sink, cancelled));
+                    call, GrpcPayloads.input(number, shape), new Answer(number, shape, sink, cancel));
+            cancel.started(call);
         });
     }
 
@@ -61,13 +58,13 @@ public class GrpcUnarySquareClient implements UnarySquareClient {
         private final int number;
         private final Shape shape;
         private final MonoSink<Long> sink;
-        private final AtomicBoolean cancelled;
+        private final CancelOnceStarted cancel;
 
-        Answer(int number, Shape shape, MonoSink<Long> sink, AtomicBoolean cancelled) {
+        Answer(int number, Shape shape, MonoSink<Long> sink, CancelOnceStarted cancel) {
             this.number = number;
             this.shape = shape;
             this.sink = sink;
-            this.cancelled = cancelled;
+            this.cancel = cancel;
         }
 
         @Override
@@ -88,7 +85,7 @@ public class GrpcUnarySquareClient implements UnarySquareClient {
         @Override
         public void onError(Throwable error) {
             // After our own cancel the CANCELLED status is expected and nobody is listening any more.
-            if (!cancelled.get()) {
+            if (!cancel.isCancelled()) {
                 sink.error(GrpcFailures.translate(error, target, callDeadline, "aggregator.call-deadline"));
             }
         }

@@ -30,8 +30,7 @@ import reactor.core.publisher.MonoSink;
  * must be the same for both ways of using the stream, and two copies would drift apart.
  *
  * <p>grpc-java runs the callbacks of one call one at a time, and a new stream is opened from the last callback
- * of the one before, so the plain fields need no lock; {@code cancelled} and {@code call} are touched from
- * outside, hence volatile.
+ * of the one before, so the plain fields need no lock; only {@code cancel} is touched from outside.
  */
 abstract class StreamExchange {
 
@@ -49,11 +48,11 @@ abstract class StreamExchange {
     /** The sink has been told the outcome; later callbacks are ignored. */
     boolean finished;
 
-    private volatile ClientCall<Input, Output> call;
     /** The one new stream after a failover has been opened. */
     private boolean resumed;
 
-    private volatile boolean cancelled;
+    /** Our own cancel, delivered to the current stream once it has started. */
+    private final CancelOnceStarted cancel = new CancelOnceStarted("the fan-out no longer needs these squares");
 
     /** @param deadline the whole request's, from now; one deadline for the first stream and its replacement */
     StreamExchange(
@@ -84,21 +83,14 @@ abstract class StreamExchange {
     final void open() {
         ClientCall<Input, Output> next = channel.newCall(
                 SquareRpcGrpc.getFindSquareBiStreamMethod(), CallOptions.DEFAULT.withDeadline(streamDeadline));
-        call = next;
         prepareStream();
         ClientCalls.asyncBidiStreamingCall(next, new Leg());
-        if (cancelled) {
-            next.cancel("the fan-out no longer needs these squares", null);
-        }
+        cancel.started(next);
     }
 
     /** The fan-out no longer needs the squares: the stream is cancelled, and nobody is told the outcome. */
     final void cancel() {
-        cancelled = true;
-        ClientCall<Input, Output> current = call;
-        if (current != null) {
-            current.cancel("the fan-out no longer needs these squares", null);
-        }
+        cancel.cancel();
     }
 
     /** An answer was wrong: the request fails with a bad answer that says what, and the stream is cancelled. */
@@ -114,7 +106,7 @@ abstract class StreamExchange {
         if (squares.isComplete()) {
             // Every answer arrived before the replica went away; only the stream's end was lost.
             succeed();
-        } else if (!resumed && !cancelled && replicaWentAway(error)) {
+        } else if (!resumed && !cancel.isCancelled() && replicaWentAway(error)) {
             // The messages sent on the failed stream and not answered are finished as failed, and sent again.
             resumed = true;
             finishUnanswered();
@@ -151,7 +143,7 @@ abstract class StreamExchange {
         finished = true;
         finishUnanswered();
         // After our own cancel nobody is listening for the error any more.
-        if (!cancelled) {
+        if (!cancel.isCancelled()) {
             sink.error(failure);
         }
     }
