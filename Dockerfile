@@ -25,12 +25,14 @@ RUN groupadd --system --gid 10001 service \
     && useradd --system --uid 10001 --gid service --no-create-home --home-dir /nonexistent service
 COPY --from=build /service.jar /opt/service/service.jar
 COPY docker/healthcheck.sh /usr/local/bin/healthcheck
-# Half the container's memory for the heap: threads, metaspace and Netty's buffers take the rest.
-ENV HEALTH_PORT=${HEALTH_PORT} \
-    JAVA_TOOL_OPTIONS="-XX:MaxRAMPercentage=50"
+# The services' own JVM options (heap, collector, -XX:+ExitOnOutOfMemoryError), the file every other way of
+# starting them uses too.
+COPY jvm.options /opt/service/jvm.options
+ENV HEALTH_PORT=${HEALTH_PORT}
 USER 10001:10001
 EXPOSE ${PORTS}
 HEALTHCHECK --interval=5s --timeout=3s --start-period=60s --retries=12 CMD ["/usr/local/bin/healthcheck"]
-# A JVM that runs out of memory exits, and its restart policy brings it back, rather than staying up deaf.
-# Here, not in JAVA_TOOL_OPTIONS, so that setting those (compose, the manifests) cannot drop it.
-ENTRYPOINT ["java", "-XX:+ExitOnOutOfMemoryError", "-jar", "/opt/service/service.jar"]
+# Here, not in JAVA_TOOL_OPTIONS, so that setting those (compose, the manifests) cannot drop them: the JVM reads
+# JAVA_TOOL_OPTIONS first, so it can add options and the file's own win. A JVM that runs out of memory exits,
+# and its restart policy brings it back, rather than staying up deaf.
+ENTRYPOINT ["java", "@/opt/service/jvm.options", "-jar", "/opt/service/service.jar"]

@@ -9,6 +9,18 @@ from typing import Dict, List, Mapping, Optional
 
 from . import paths
 
+# The services' own JVM options, one per line with # comments, as `java @jvm.options` reads them; the lab's
+# JAVA_OPTS defaults to them, so that what the lab measures is how the services start everywhere else.
+JVM_OPTIONS_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                                "jvm.options")
+
+
+def service_jvm_options(path: str = JVM_OPTIONS_FILE) -> str:
+    """The options in a `java @file` argument file, space-separated (one option per line, # starts a comment)."""
+    with open(path, encoding="utf-8") as options:
+        lines = [line.strip() for line in options]
+    return " ".join(line for line in lines if line and not line.startswith("#"))
+
 # (name, default, what it does): the defaults that are not empty are the lab's; an empty one leaves the
 # setting to the service or the tool it is passed to.
 KNOBS = (
@@ -33,8 +45,8 @@ KNOBS = (
                              "repeat, discarded, and before each floor run: both measured warm (0: none)"),
     ("AB_TIMEOUT", "120", "seconds ab waits for one response"),
     ("RESULTS_DIR", "", "where the results go (default loadtest/results/<timestamp>)"),
-    ("JAVA_OPTS", "-XX:+UseSerialGC -Xms128m -Xmx128m -Xss512k -XX:+ExitOnOutOfMemoryError",
-     "JVM options of every service and of the floor"),
+    ("JAVA_OPTS", service_jvm_options(), "JVM options of every service and of the floor; the default is the "
+                                         "repository's jvm.options, which every way of starting the services uses"),
     ("AGGREGATOR_ARGS", "", "extra Spring arguments for the aggregator, e.g. --aggregator.in-flight=64 (the lab "
                             "sets --aggregator.deadline=<AB_TIMEOUT>s unless this sets it)"),
     ("AGGREGATOR_PORT", "8080", "the aggregator's port on 127.0.0.1"),

@@ -1,9 +1,11 @@
 """What each path must answer, which services it needs, and how the knobs are read."""
 
+import os
+import tempfile
 import unittest
 
 from lab import ab_output, paths
-from lab.settings import Settings, SettingsError
+from lab.settings import JVM_OPTIONS_FILE, Settings, SettingsError, service_jvm_options
 
 
 class PathTests(unittest.TestCase):
@@ -59,6 +61,21 @@ class SettingsTests(unittest.TestCase):
         self.assertEqual((settings.requests, settings.concurrency, settings.n), (1000, [100], [1000]))
         # Grouped: REST over HTTP/1.1 and HTTP/2, then gRPC unary, ping-pong and pipelined stream.
         self.assertEqual(settings.paths, ["rest/unary", "rest/h2c", "grpc/unary", "grpc/pingpong", "grpc/stream"])
+
+    def test_the_services_jvm_options_default_to_the_repositorys_file(self):
+        self.assertEqual(os.path.basename(JVM_OPTIONS_FILE), "jvm.options")
+        self.assertEqual(Settings.from_env({}).java_opts, service_jvm_options())
+        self.assertIn("-XX:+ExitOnOutOfMemoryError", Settings.from_env({}).java_opts.split())
+        # Set, even empty (JVM defaults), JAVA_OPTS replaces the file's options.
+        self.assertEqual(Settings.from_env({"JAVA_OPTS": "-Xmx1g"}).java_opts, "-Xmx1g")
+        self.assertEqual(Settings.from_env({"JAVA_OPTS": ""}).java_opts, "")
+
+    def test_the_jvm_options_file_is_read_as_java_reads_an_argument_file(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".options", delete=False) as options:
+            options.write("# a comment\n-XX:+UseSerialGC\n\n  -Xmx128m  \n# -Xss1m\n-Xss512k\n")
+        self.addCleanup(os.unlink, options.name)
+
+        self.assertEqual(service_jvm_options(options.name), "-XX:+UseSerialGC -Xmx128m -Xss512k")
 
     def test_lists_of_concurrency_and_n_sweep_every_combination(self):
         settings = Settings.from_env({"CONCURRENCY": "1 8", "N": "10 100", "REQUESTS": "40", "PATHS": "grpc/unary"})

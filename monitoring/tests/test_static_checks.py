@@ -305,29 +305,53 @@ class KubernetesManifestTests(unittest.TestCase):
                 self.assertTrue(self.deployment(name)["spec"]["template"]["spec"]["securityContext"]["runAsNonRoot"])
 
 
-class ExitOnOutOfMemoryTests(unittest.TestCase):
-    """Every place that starts a service passes -XX:+ExitOnOutOfMemoryError (compose and the manifests keep
-    the image's entrypoint: their tests above)."""
+class ServiceJvmOptionsTests(unittest.TestCase):
+    """Every place that starts a service passes the repository's one jvm.options, and it holds
+    -XX:+ExitOnOutOfMemoryError (compose and the manifests keep the image's entrypoint: their tests above)."""
+
+    def test_the_file_is_what_java_reads_and_exits_on_out_of_memory(self):
+        options = [line.strip() for line in (REPO / "jvm.options").read_text().splitlines()]
+        options = [line for line in options if line and not line.startswith("#")]
+        self.assertIn(EXIT_ON_OOM, options)
+        self.assertIn("-Xmx128m", options)
+        for option in options:
+            with self.subTest(option=option):
+                # One option per line: java splits a line at spaces, and this file is read by people too.
+                self.assertRegex(option, r"^-\S+$")
+        java = run(["java", "@" + str(REPO / "jvm.options"), "-XX:+PrintFlagsFinal", "-version"], cwd=REPO)
+        assert_ran(self, java)
+        self.assertRegex(java.stdout, r"bool ExitOnOutOfMemoryError\s+= true")
 
     def test_the_images_entrypoint(self):
-        entrypoint = re.search(r"(?m)^ENTRYPOINT (\[.*])$", (REPO / "Dockerfile").read_text()).group(1)
-        self.assertEqual(["java", EXIT_ON_OOM, "-jar", "/opt/service/service.jar"], json.loads(entrypoint))
+        dockerfile = (REPO / "Dockerfile").read_text()
+        entrypoint = re.search(r"(?m)^ENTRYPOINT (\[.*])$", dockerfile).group(1)
+        self.assertEqual(["java", "@/opt/service/jvm.options", "-jar", "/opt/service/service.jar"],
+                         json.loads(entrypoint))
+        self.assertRegex(dockerfile, r"(?m)^COPY jvm.options /opt/service/jvm.options$")
 
-    def test_spring_boot_run(self):
-        self.assertRegex((REPO / "pom.xml").read_text(),
-                         r"<artifactId>spring-boot-maven-plugin</artifactId>\s*<configuration>\s*"
-                         rf"<jvmArguments>[^<]*{re.escape(EXIT_ON_OOM)}[^<]*</jvmArguments>")
+    def test_spring_boot_run_with_full_jit(self):
+        pom = (REPO / "pom.xml").read_text()
+        self.assertRegex(pom, r"<artifactId>spring-boot-maven-plugin</artifactId>\s*<configuration>\s*(<!--.*?-->\s*)?"
+                              r"<jvmArguments>@\$\{maven.multiModuleProjectDirectory\}/jvm.options</jvmArguments>")
+        # Spring Boot's optimized launch would add -XX:TieredStopAtLevel=1 and serve half as fast.
+        self.assertIn("<optimizedLaunch>false</optimizedLaunch>", pom)
 
     def test_the_lab(self):
         self.assertRegex((REPO / "loadtest" / "lab" / "settings.py").read_text(),
-                         rf'\("JAVA_OPTS", "[^"]*{re.escape(EXIT_ON_OOM)}[^"]*"')
+                         r'\("JAVA_OPTS", service_jvm_options\(\)')
 
     def test_the_readmes_java_commands(self):
-        commands = re.findall(r"java (?:-\S+ )*-jar \S+", (REPO / "README.md").read_text())
+        commands = re.findall(r"java (?:\S+ )*-jar \S+", (REPO / "README.md").read_text())
         self.assertTrue(commands)
         for command in commands:
             with self.subTest(command=command):
-                self.assertIn(EXIT_ON_OOM, command)
+                self.assertTrue(command.startswith("java @jvm.options "), command)
+
+    def test_no_container_sets_its_own_heap(self):
+        files = [REPO / "docker-compose.yml", *sorted((REPO / "k8s").glob("*.yaml"))]
+        for path in files:
+            with self.subTest(file=path.name):
+                self.assertNotRegex(path.read_text(), r"MaxRAMPercentage|-Xmx")
 
 
 def tracked_shell_scripts():
