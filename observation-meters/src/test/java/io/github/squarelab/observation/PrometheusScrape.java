@@ -51,6 +51,15 @@ public final class PrometheusScrape {
      * {@code _gcount} and {@code _total} with their value; every other value (sums, maxima) as {@code <seconds>}.
      */
     public String shape(String... prefixes) {
+        return lines(true, prefixes);
+    }
+
+    /** As {@link #shape}, without the values: which families and series there are, and how many buckets. */
+    public String series(String... prefixes) {
+        return lines(false, prefixes);
+    }
+
+    private String lines(boolean counts, String[] prefixes) {
         TreeMap<String, String> lines = new TreeMap<>();
         for (String type : types) {
             String family = type.split(" ")[2];
@@ -66,6 +75,8 @@ public final class PrometheusScrape {
             }
             if (name.endsWith("_bucket")) {
                 buckets.merge(withoutLe(series), 1, Integer::sum);
+            } else if (!counts) {
+                lines.put(series, "");
             } else if (name.endsWith("_count") || name.endsWith("_gcount") || name.endsWith("_total")) {
                 lines.put(series, " " + value);
             } else {

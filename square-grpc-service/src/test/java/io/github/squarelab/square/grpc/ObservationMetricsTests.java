@@ -1,0 +1,306 @@
+package io.github.squarelab.square.grpc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.squarelab.observation.PrometheusScrape;
+import io.github.squarelab.proto.Input;
+import io.github.squarelab.proto.Output;
+import io.github.squarelab.proto.SquareRpcGrpc;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.inprocess.InProcessChannelBuilder;
+import io.grpc.stub.ClientCallStreamObserver;
+import io.grpc.stub.ClientResponseObserver;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.autoconfigure.actuate.observability.AutoConfigureObservability;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.client.TestRestTemplate;
+
+/**
+ * The metrics Micrometer's gRPC observation gives the service (grpc_server_seconds, _active_seconds, _received_total,
+ * _sent_total, _cancelled_total) and the actuator's own http_server_requests, after real calls through the packaged
+ * configuration: exact counts, each message once, and the families, types and tag sets as they were with Spring
+ * Boot's DefaultMeterObservationHandler (README, "Metrics").
+ */
+@SpringBootTest(
+        webEnvironment = WebEnvironment.RANDOM_PORT,
+        properties = {"grpc.server.port=-1", "grpc.server.in-process-name=square-grpc-observation"})
+@AutoConfigureObservability
+class ObservationMetricsTests {
+
+    private static final String STREAM = "findSquareBiStream";
+    private static final String UNARY = "findSquareUnary";
+
+    private final ManagedChannel channel =
+            InProcessChannelBuilder.forName("square-grpc-observation").build();
+
+    @Autowired
+    private TestRestTemplate http;
+
+    @AfterEach
+    void closeChannel() throws Exception {
+        channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aStreamOfFiveMessagesIsCountedFiveTimesEachWayAndTimedOnce() throws Exception {
+        PrometheusScrape before = scrape();
+
+        assertThat(stream(1, 2, 3, 4, 5)).containsExactly(1L, 4L, 9L, 16L, 25L);
+
+        assertCountedSince(
+                before,
+                Map.of(
+                        started("grpc_server_received_total", STREAM), 5.0,
+                        started("grpc_server_sent_total", STREAM), 5.0,
+                        ended("grpc_server_seconds_count", "OK", STREAM), 1.0,
+                        started("grpc_server_cancelled_total", STREAM), 0.0));
+    }
+
+    @Test
+    void aUnaryCallIsCountedOnceEachWayAndTimedOnce() throws Exception {
+        PrometheusScrape before = scrape();
+
+        assertThat(SquareRpcGrpc.newBlockingStub(channel)
+                        .withDeadlineAfter(5, TimeUnit.SECONDS)
+                        .findSquareUnary(Input.newBuilder().setNumber(7).build())
+                        .getResult())
+                .isEqualTo(49);
+
+        assertCountedSince(
+                before,
+                Map.of(
+                        started("grpc_server_received_total", UNARY), 1.0,
+                        started("grpc_server_sent_total", UNARY), 1.0,
+                        ended("grpc_server_seconds_count", "OK", UNARY), 1.0));
+    }
+
+    /** A cancelled call never gets a status: it is timed under UNKNOWN, as Micrometer's handler has always timed it. */
+    @Test
+    void aStreamCancelledAfterTwoMessagesIsCountedOnceAsCancelled() throws Exception {
+        PrometheusScrape before = scrape();
+
+        cancelledAfterTwoAnswers();
+
+        assertCountedSince(
+                before,
+                Map.of(
+                        started("grpc_server_received_total", STREAM), 2.0,
+                        started("grpc_server_sent_total", STREAM), 2.0,
+                        started("grpc_server_cancelled_total", STREAM), 1.0,
+                        ended("grpc_server_seconds_count", "UNKNOWN", STREAM), 1.0,
+                        ended("grpc_server_seconds_count", "OK", STREAM), 0.0));
+    }
+
+    /**
+     * Pinned from the scrape with Spring Boot's DefaultMeterObservationHandler (commit "Pin the observation metrics"):
+     * every family, type, tag set and histogram of the observations, after one call of each kind. The
+     * http_client_requests families are the test's own client (TestRestTemplate), observed in the same registry.
+     */
+    @Test
+    void theObservationMetricsKeepTheirFamiliesTypesAndTagSets() throws Exception {
+        scrape();
+        stream(1, 2, 3, 4, 5);
+        SquareRpcGrpc.newBlockingStub(channel)
+                .withDeadlineAfter(5, TimeUnit.SECONDS)
+                .findSquareUnary(Input.newBuilder().setNumber(7).build());
+        cancelledAfterTwoAnswers();
+        awaitNoCallActive();
+        http.getForObject("/actuator/health", String.class);
+
+        assertThat(scrape().series(
+                                "grpc_server_seconds",
+                                "grpc_server_active",
+                                "grpc_server_received_total",
+                                "grpc_server_sent_total",
+                                "grpc_server_cancelled_total",
+                                "http_server_requests",
+                                "http_client_requests"))
+                .isEqualTo(PINNED);
+    }
+
+    private static final String PINNED =
+            """
+            # TYPE grpc_server_active_seconds summary
+            # TYPE grpc_server_active_seconds_max gauge
+            # TYPE grpc_server_cancelled_total counter
+            # TYPE grpc_server_received_total counter
+            # TYPE grpc_server_seconds summary
+            # TYPE grpc_server_seconds_max gauge
+            # TYPE grpc_server_sent_total counter
+            # TYPE http_client_requests_active_seconds summary
+            # TYPE http_client_requests_active_seconds_max gauge
+            # TYPE http_client_requests_seconds summary
+            # TYPE http_client_requests_seconds_max gauge
+            # TYPE http_server_requests_active_seconds summary
+            # TYPE http_server_requests_active_seconds_max gauge
+            # TYPE http_server_requests_seconds summary
+            # TYPE http_server_requests_seconds_max gauge
+            grpc_server_active_seconds_count{application="square-grpc-service",grpc_status_code="UNKNOWN",rpc_method="findSquareBiStream",rpc_service="vinsmath.SquareRpc",rpc_type="BIDI_STREAMING"}
+            grpc_server_active_seconds_count{application="square-grpc-service",grpc_status_code="UNKNOWN",rpc_method="findSquareUnary",rpc_service="vinsmath.SquareRpc",rpc_type="UNARY"}
+            grpc_server_active_seconds_max{application="square-grpc-service",grpc_status_code="UNKNOWN",rpc_method="findSquareBiStream",rpc_service="vinsmath.SquareRpc",rpc_type="BIDI_STREAMING"}
+            grpc_server_active_seconds_max{application="square-grpc-service",grpc_status_code="UNKNOWN",rpc_method="findSquareUnary",rpc_service="vinsmath.SquareRpc",rpc_type="UNARY"}
+            grpc_server_active_seconds_sum{application="square-grpc-service",grpc_status_code="UNKNOWN",rpc_method="findSquareBiStream",rpc_service="vinsmath.SquareRpc",rpc_type="BIDI_STREAMING"}
+            grpc_server_active_seconds_sum{application="square-grpc-service",grpc_status_code="UNKNOWN",rpc_method="findSquareUnary",rpc_service="vinsmath.SquareRpc",rpc_type="UNARY"}
+            grpc_server_cancelled_total{application="square-grpc-service",grpc_status_code="UNKNOWN",rpc_method="findSquareBiStream",rpc_service="vinsmath.SquareRpc",rpc_type="BIDI_STREAMING"}
+            grpc_server_received_total{application="square-grpc-service",grpc_status_code="UNKNOWN",rpc_method="findSquareBiStream",rpc_service="vinsmath.SquareRpc",rpc_type="BIDI_STREAMING"}
+            grpc_server_received_total{application="square-grpc-service",grpc_status_code="UNKNOWN",rpc_method="findSquareUnary",rpc_service="vinsmath.SquareRpc",rpc_type="UNARY"}
+            grpc_server_seconds_count{application="square-grpc-service",error="none",grpc_status_code="OK",rpc_method="findSquareBiStream",rpc_service="vinsmath.SquareRpc",rpc_type="BIDI_STREAMING"}
+            grpc_server_seconds_count{application="square-grpc-service",error="none",grpc_status_code="OK",rpc_method="findSquareUnary",rpc_service="vinsmath.SquareRpc",rpc_type="UNARY"}
+            grpc_server_seconds_count{application="square-grpc-service",error="none",grpc_status_code="UNKNOWN",rpc_method="findSquareBiStream",rpc_service="vinsmath.SquareRpc",rpc_type="BIDI_STREAMING"}
+            grpc_server_seconds_max{application="square-grpc-service",error="none",grpc_status_code="OK",rpc_method="findSquareBiStream",rpc_service="vinsmath.SquareRpc",rpc_type="BIDI_STREAMING"}
+            grpc_server_seconds_max{application="square-grpc-service",error="none",grpc_status_code="OK",rpc_method="findSquareUnary",rpc_service="vinsmath.SquareRpc",rpc_type="UNARY"}
+            grpc_server_seconds_max{application="square-grpc-service",error="none",grpc_status_code="UNKNOWN",rpc_method="findSquareBiStream",rpc_service="vinsmath.SquareRpc",rpc_type="BIDI_STREAMING"}
+            grpc_server_seconds_sum{application="square-grpc-service",error="none",grpc_status_code="OK",rpc_method="findSquareBiStream",rpc_service="vinsmath.SquareRpc",rpc_type="BIDI_STREAMING"}
+            grpc_server_seconds_sum{application="square-grpc-service",error="none",grpc_status_code="OK",rpc_method="findSquareUnary",rpc_service="vinsmath.SquareRpc",rpc_type="UNARY"}
+            grpc_server_seconds_sum{application="square-grpc-service",error="none",grpc_status_code="UNKNOWN",rpc_method="findSquareBiStream",rpc_service="vinsmath.SquareRpc",rpc_type="BIDI_STREAMING"}
+            grpc_server_sent_total{application="square-grpc-service",grpc_status_code="UNKNOWN",rpc_method="findSquareBiStream",rpc_service="vinsmath.SquareRpc",rpc_type="BIDI_STREAMING"}
+            grpc_server_sent_total{application="square-grpc-service",grpc_status_code="UNKNOWN",rpc_method="findSquareUnary",rpc_service="vinsmath.SquareRpc",rpc_type="UNARY"}
+            http_client_requests_active_seconds_count{application="square-grpc-service",client_name="localhost",exception="none",method="GET",outcome="UNKNOWN",status="CLIENT_ERROR",uri="/actuator/health"}
+            http_client_requests_active_seconds_count{application="square-grpc-service",client_name="localhost",exception="none",method="GET",outcome="UNKNOWN",status="CLIENT_ERROR",uri="/actuator/prometheus"}
+            http_client_requests_active_seconds_max{application="square-grpc-service",client_name="localhost",exception="none",method="GET",outcome="UNKNOWN",status="CLIENT_ERROR",uri="/actuator/health"}
+            http_client_requests_active_seconds_max{application="square-grpc-service",client_name="localhost",exception="none",method="GET",outcome="UNKNOWN",status="CLIENT_ERROR",uri="/actuator/prometheus"}
+            http_client_requests_active_seconds_sum{application="square-grpc-service",client_name="localhost",exception="none",method="GET",outcome="UNKNOWN",status="CLIENT_ERROR",uri="/actuator/health"}
+            http_client_requests_active_seconds_sum{application="square-grpc-service",client_name="localhost",exception="none",method="GET",outcome="UNKNOWN",status="CLIENT_ERROR",uri="/actuator/prometheus"}
+            http_client_requests_seconds_count{application="square-grpc-service",client_name="localhost",error="none",exception="none",method="GET",outcome="SUCCESS",status="200",uri="/actuator/health"}
+            http_client_requests_seconds_count{application="square-grpc-service",client_name="localhost",error="none",exception="none",method="GET",outcome="SUCCESS",status="200",uri="/actuator/prometheus"}
+            http_client_requests_seconds_max{application="square-grpc-service",client_name="localhost",error="none",exception="none",method="GET",outcome="SUCCESS",status="200",uri="/actuator/health"}
+            http_client_requests_seconds_max{application="square-grpc-service",client_name="localhost",error="none",exception="none",method="GET",outcome="SUCCESS",status="200",uri="/actuator/prometheus"}
+            http_client_requests_seconds_sum{application="square-grpc-service",client_name="localhost",error="none",exception="none",method="GET",outcome="SUCCESS",status="200",uri="/actuator/health"}
+            http_client_requests_seconds_sum{application="square-grpc-service",client_name="localhost",error="none",exception="none",method="GET",outcome="SUCCESS",status="200",uri="/actuator/prometheus"}
+            http_server_requests_active_seconds_count{application="square-grpc-service",exception="none",method="GET",outcome="SUCCESS",status="200",uri="UNKNOWN"}
+            http_server_requests_active_seconds_max{application="square-grpc-service",exception="none",method="GET",outcome="SUCCESS",status="200",uri="UNKNOWN"}
+            http_server_requests_active_seconds_sum{application="square-grpc-service",exception="none",method="GET",outcome="SUCCESS",status="200",uri="UNKNOWN"}
+            http_server_requests_seconds_count{application="square-grpc-service",error="none",exception="none",method="GET",outcome="SUCCESS",status="200",uri="/actuator/health"}
+            http_server_requests_seconds_count{application="square-grpc-service",error="none",exception="none",method="GET",outcome="SUCCESS",status="200",uri="/actuator/prometheus"}
+            http_server_requests_seconds_max{application="square-grpc-service",error="none",exception="none",method="GET",outcome="SUCCESS",status="200",uri="/actuator/health"}
+            http_server_requests_seconds_max{application="square-grpc-service",error="none",exception="none",method="GET",outcome="SUCCESS",status="200",uri="/actuator/prometheus"}
+            http_server_requests_seconds_sum{application="square-grpc-service",error="none",exception="none",method="GET",outcome="SUCCESS",status="200",uri="/actuator/health"}
+            http_server_requests_seconds_sum{application="square-grpc-service",error="none",exception="none",method="GET",outcome="SUCCESS",status="200",uri="/actuator/prometheus"}""";
+
+    private List<Long> stream(int... numbers) throws Exception {
+        List<Long> answers = new CopyOnWriteArrayList<>();
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        var requests = SquareRpcGrpc.newStub(channel)
+                .withDeadlineAfter(5, TimeUnit.SECONDS)
+                .findSquareBiStream(new io.grpc.stub.StreamObserver<>() {
+                    @Override
+                    public void onNext(Output output) {
+                        answers.add(output.getResult());
+                    }
+
+                    @Override
+                    public void onError(Throwable t) {
+                        done.completeExceptionally(t);
+                    }
+
+                    @Override
+                    public void onCompleted() {
+                        done.complete(null);
+                    }
+                });
+        for (int number : numbers) {
+            requests.onNext(Input.newBuilder().setNumber(number).build());
+        }
+        requests.onCompleted();
+        done.get(5, TimeUnit.SECONDS);
+        return answers;
+    }
+
+    /** Two messages answered, then the client cancels the stream. */
+    private void cancelledAfterTwoAnswers() throws Exception {
+        CompletableFuture<Void> twoAnswers = new CompletableFuture<>();
+        CompletableFuture<Status> closed = new CompletableFuture<>();
+        List<Long> answers = new CopyOnWriteArrayList<>();
+        @SuppressWarnings("unchecked")
+        ClientCallStreamObserver<Input>[] requests = new ClientCallStreamObserver[1];
+        SquareRpcGrpc.newStub(channel)
+                .withDeadlineAfter(5, TimeUnit.SECONDS)
+                .findSquareBiStream(new ClientResponseObserver<Input, Output>() {
+                    @Override
+                    public void beforeStart(ClientCallStreamObserver<Input> stream) {
+                        requests[0] = stream;
+                    }
+
+                    @Override
+                    public void onNext(Output output) {
+                        answers.add(output.getResult());
+                        if (answers.size() == 2) {
+                            twoAnswers.complete(null);
+                        }
+                    }
+
+                    @Override
+                    public void onError(Throwable t) {
+                        closed.complete(Status.fromThrowable(t));
+                    }
+
+                    @Override
+                    public void onCompleted() {
+                        closed.complete(Status.OK);
+                    }
+                });
+        requests[0].onNext(Input.newBuilder().setNumber(2).build());
+        requests[0].onNext(Input.newBuilder().setNumber(3).build());
+        twoAnswers.get(5, TimeUnit.SECONDS);
+        requests[0].cancel("the test cancels", null);
+        assertThat(closed.get(5, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.CANCELLED);
+        assertThat(answers).containsExactly(4L, 9L);
+    }
+
+    /**
+     * The server ends a call's observation after the client has its answer: wait until no call is active any more (so
+     * no event of these calls can still come), then every series must have moved by exactly its delta.
+     */
+    private void assertCountedSince(PrometheusScrape before, Map<String, Double> deltas) throws Exception {
+        PrometheusScrape after = awaitNoCallActive();
+        deltas.forEach((series, delta) -> assertThat(after.valueOrZero(series) - before.valueOrZero(series))
+                .as(series)
+                .isEqualTo(delta));
+    }
+
+    private PrometheusScrape awaitNoCallActive() throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        PrometheusScrape scrape = scrape();
+        while (activeCalls(scrape) > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+            scrape = scrape();
+        }
+        assertThat(activeCalls(scrape)).as("calls still active").isZero();
+        return scrape;
+    }
+
+    private static double activeCalls(PrometheusScrape scrape) {
+        return scrape.valueOrZero(started("grpc_server_active_seconds_count", STREAM))
+                + scrape.valueOrZero(started("grpc_server_active_seconds_count", UNARY));
+    }
+
+    private PrometheusScrape scrape() {
+        return PrometheusScrape.parse(http.getForObject("/actuator/prometheus", String.class));
+    }
+
+    /** A series tagged as the call was when it started: its status is not known yet. */
+    private static String started(String name, String method) {
+        return name + "{application=\"square-grpc-service\",grpc_status_code=\"UNKNOWN\"," + call(method);
+    }
+
+    /** A series of the timer, tagged as the call was when it ended. */
+    private static String ended(String name, String status, String method) {
+        return name + "{application=\"square-grpc-service\",error=\"none\",grpc_status_code=\"" + status + "\","
+                + call(method);
+    }
+
+    private static String call(String method) {
+        return "rpc_method=\"" + method + "\",rpc_service=\"vinsmath.SquareRpc\",rpc_type=\""
+                + (method.equals(UNARY) ? "UNARY" : "BIDI_STREAMING") + "\"}";
+    }
+}
