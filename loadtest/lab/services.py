@@ -150,7 +150,8 @@ def stale(repo: str, module: str, jar: str) -> bool:
 
 def _libraries(repo: str) -> List[str]:
     """The project's library modules the services and the floor are built from."""
-    return [m for m in ("proto-module", "grpc-stream-flow") if os.path.isdir(os.path.join(repo, m))]
+    modules = ("proto-module", "grpc-stream-flow", "observation-meters")
+    return [m for m in modules if os.path.isdir(os.path.join(repo, m))]
 
 
 def ensure_jars(repo: str, modules: List[str], skip_build: bool, log=print) -> Dict[str, str]:

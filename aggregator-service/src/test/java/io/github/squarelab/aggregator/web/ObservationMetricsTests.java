@@ -2,7 +2,9 @@ package io.github.squarelab.aggregator.web;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.squarelab.observation.CachedMeterObservationHandler;
 import io.github.squarelab.observation.PrometheusScrape;
+import io.micrometer.core.instrument.observation.MeterObservationHandler;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -11,6 +13,7 @@ import org.springframework.boot.test.autoconfigure.actuate.observability.AutoCon
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.client.TestRestTemplate;
+import org.springframework.context.ApplicationContext;
 import org.springframework.http.HttpStatus;
 
 /**
@@ -29,6 +32,17 @@ class ObservationMetricsTests {
 
     @Autowired
     private TestRestTemplate http;
+
+    @Autowired
+    private ApplicationContext context;
+
+    /** observation-meters' handler in place of Boot's, and no other: every observation is recorded once. */
+    @Test
+    void theCachedHandlerIsTheOnlyMeterObservationHandler() {
+        assertThat(context.getBeansOfType(MeterObservationHandler.class).values())
+                .singleElement()
+                .isInstanceOf(CachedMeterObservationHandler.class);
+    }
 
     @Test
     void eachRequestIsTimedOnceUnderItsUriTemplateAndStatus() throws Exception {

@@ -2,6 +2,7 @@ package io.github.squarelab.square.grpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.squarelab.observation.CachedMeterObservationHandler;
 import io.github.squarelab.observation.PrometheusScrape;
 import io.github.squarelab.proto.Input;
 import io.github.squarelab.proto.Output;
@@ -11,6 +12,7 @@ import io.grpc.Status;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
+import io.micrometer.core.instrument.observation.MeterObservationHandler;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -24,6 +26,7 @@ import org.springframework.boot.test.autoconfigure.actuate.observability.AutoCon
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.client.TestRestTemplate;
+import org.springframework.context.ApplicationContext;
 
 /**
  * The metrics Micrometer's gRPC observation gives the service (grpc_server_seconds, _active_seconds, _received_total,
@@ -45,6 +48,17 @@ class ObservationMetricsTests {
 
     @Autowired
     private TestRestTemplate http;
+
+    @Autowired
+    private ApplicationContext context;
+
+    /** observation-meters' handler in place of Boot's, and no other: every observation is recorded once. */
+    @Test
+    void theCachedHandlerIsTheOnlyMeterObservationHandler() {
+        assertThat(context.getBeansOfType(MeterObservationHandler.class).values())
+                .singleElement()
+                .isInstanceOf(CachedMeterObservationHandler.class);
+    }
 
     @AfterEach
     void closeChannel() throws Exception {

@@ -2,8 +2,10 @@ package io.github.squarelab.square.rest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.squarelab.observation.CachedMeterObservationHandler;
 import io.github.squarelab.observation.PrometheusScrape;
 import io.github.squarelab.payload.Shape;
+import io.micrometer.core.instrument.observation.MeterObservationHandler;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -12,6 +14,7 @@ import org.springframework.boot.test.autoconfigure.actuate.observability.AutoCon
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.client.TestRestTemplate;
+import org.springframework.context.ApplicationContext;
 import org.springframework.http.HttpEntity;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
@@ -36,6 +39,17 @@ class ObservationMetricsTests {
 
     @Autowired
     private TestRestTemplate http;
+
+    @Autowired
+    private ApplicationContext context;
+
+    /** observation-meters' handler in place of Boot's, and no other: every observation is recorded once. */
+    @Test
+    void theCachedHandlerIsTheOnlyMeterObservationHandler() {
+        assertThat(context.getBeansOfType(MeterObservationHandler.class).values())
+                .singleElement()
+                .isInstanceOf(CachedMeterObservationHandler.class);
+    }
 
     @Test
     void eachRequestIsTimedOnceUnderItsMethodStatusAndUriTemplate() throws Exception {
