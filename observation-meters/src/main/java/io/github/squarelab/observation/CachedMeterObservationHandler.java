@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Micrometer's {@link DefaultMeterObservationHandler}, meter for meter (the same names, tags, kinds and durations),
- * without a registry lookup for every event and every stop.
+ * without a registry lookup at every start, event and stop.
  *
  * <p>The default handler builds a {@code Meter.Id} and finds its meter in the registry each time: at the start (the
  * long task timer), at the stop (the timer) and at every event (a counter). On a gRPC stream that is two counters per

@@ -21,7 +21,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Bounded: a tag set past {@link #MAX_METERS} is still recorded, through the registry as Micrometer's own handler
  * does, only not kept. A meter removed from the registry empties the cache, so that nothing records into a meter the
- * registry no longer exports.
+ * registry no longer exports. A meter filter added to the registry after a meter is kept does not reach that meter, as
+ * it does not reach any meter a class holds: Spring Boot adds every filter before the first observation.
  */
 final class MeterCache {
 
