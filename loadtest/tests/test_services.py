@@ -1,5 +1,7 @@
 """Where the lab puts each service: ports, replicas, the aggregator's arguments, and ports already taken."""
 
+import os
+import re
 import socket
 import unittest
 
@@ -121,3 +123,16 @@ def _free_port() -> int:
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class LibraryModulesTests(unittest.TestCase):
+
+    def test_every_library_module_of_the_build_makes_the_jars_built_from_it_stale(self):
+        # A library is every module of the root pom that the lab does not start or is not itself: a change in one
+        # must rebuild the services, or the lab measures the jars of before.
+        with open(os.path.join(run.REPO, "pom.xml"), encoding="utf-8") as pom:
+            modules = re.findall(r"<module>([^<]+)</module>", pom.read())
+        started = {AGGREGATOR, SQUARE_REST, SQUARE_GRPC, services.FLOOR}
+        libraries = [m for m in modules if m not in started and m not in ("loadtest", "monitoring")]
+
+        self.assertEqual(services._libraries(run.REPO), libraries)
