@@ -1,11 +1,15 @@
 package io.github.squarelab.aggregator.grpc;
 
 import io.github.squarelab.aggregator.AggregatorProperties;
+import io.github.squarelab.aggregator.netty.ClientEventLoops;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.NameResolverRegistry;
+import io.grpc.netty.NettyChannelBuilder;
+import io.netty.channel.ChannelOption;
+import java.net.InetSocketAddress;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -48,10 +52,17 @@ class GrpcClientConfiguration {
      */
     static final long RETRY_BUFFER_BYTES = 4L * 1024 * 1024;
 
-    /** Shut down after the web server has finished its requests, letting calls under way complete. */
+    /**
+     * Shut down after the web server has finished its requests, letting calls under way complete, and before the
+     * event loops it runs on stop (it takes them, so Spring closes it first).
+     */
     @Bean(destroyMethod = "shutdown")
-    ManagedChannel squareGrpcChannel(AggregatorProperties properties) {
+    ManagedChannel squareGrpcChannel(AggregatorProperties properties, ClientEventLoops clientEventLoops) {
         ManagedChannel channel = channelBuilder(properties.grpc().target())
+                // One Netty: the REST client's event loops and pooled allocator, not grpc-java's own of each.
+                .eventLoopGroup(clientEventLoops.group())
+                .channelType(clientEventLoops.socketChannelType(), InetSocketAddress.class)
+                .withOption(ChannelOption.ALLOCATOR, clientEventLoops.allocator())
                 // Our callbacks never block (they complete a Mono or send the next message), so they run on the
                 // transport's event loop rather than hopping to grpc-java's default cached thread pool.
                 .directExecutor()
@@ -70,9 +81,9 @@ class GrpcClientConfiguration {
      * A comma-separated list of {@code host:port} goes to our own resolver, in a registry of this
      * channel's own; one address or any other grpc-java target ({@code dns:///host:6565}) to grpc-java.
      */
-    static ManagedChannelBuilder<?> channelBuilder(String target) {
+    static NettyChannelBuilder channelBuilder(String target) {
         if (!target.contains(",")) {
-            return Grpc.newChannelBuilder(target.trim(), InsecureChannelCredentials.create());
+            return netty(Grpc.newChannelBuilder(target.trim(), InsecureChannelCredentials.create()));
         }
         List<String> replicas = Arrays.stream(target.split(","))
                 .map(String::trim)
@@ -81,7 +92,19 @@ class GrpcClientConfiguration {
         ReplicaListNameResolverProvider provider = new ReplicaListNameResolverProvider(replicas);
         NameResolverRegistry registry = new NameResolverRegistry();
         registry.register(provider);
-        return Grpc.newChannelBuilder(provider.target(), InsecureChannelCredentials.create(), registry);
+        return netty(Grpc.newChannelBuilder(provider.target(), InsecureChannelCredentials.create(), registry));
+    }
+
+    /**
+     * The builder grpc-java's provider registry hands out is grpc-netty's, the one transport here; it is asked there
+     * rather than made with {@code NettyChannelBuilder.forTarget}, which takes no name resolver registry.
+     */
+    private static NettyChannelBuilder netty(ManagedChannelBuilder<?> builder) {
+        if (builder instanceof NettyChannelBuilder netty) {
+            return netty;
+        }
+        throw new IllegalStateException("grpc-netty's channel builder expected, got "
+                + builder.getClass().getName());
     }
 
     @Bean

@@ -2,6 +2,7 @@ package io.github.squarelab.aggregator.rest;
 
 import io.github.squarelab.aggregator.AggregatorProperties;
 import io.github.squarelab.aggregator.fanout.Transport;
+import io.github.squarelab.aggregator.netty.ClientEventLoops;
 import io.netty.channel.ChannelOption;
 import java.net.URI;
 import java.time.Duration;
@@ -38,13 +39,15 @@ class RestClientConfiguration {
     private static final int H2C_WINDOW_BYTES = 1 << 20;
 
     @Bean(destroyMethod = "dispose")
-    RestReplicas squareRestReplicas(AggregatorProperties properties) {
-        return replicas(properties, "square-rest", name -> http1Pool(name, properties), HttpProtocol.HTTP11);
+    RestReplicas squareRestReplicas(AggregatorProperties properties, ClientEventLoops clientEventLoops) {
+        return replicas(
+                properties, clientEventLoops, "square-rest", name -> http1Pool(name, properties), HttpProtocol.HTTP11);
     }
 
     @Bean(destroyMethod = "dispose")
-    RestReplicas squareRestH2cReplicas(AggregatorProperties properties) {
-        return replicas(properties, "square-rest-h2c", name -> h2cPool(name, properties), HttpProtocol.H2C);
+    RestReplicas squareRestH2cReplicas(AggregatorProperties properties, ClientEventLoops clientEventLoops) {
+        return replicas(
+                properties, clientEventLoops, "square-rest-h2c", name -> h2cPool(name, properties), HttpProtocol.H2C);
     }
 
     @Bean
@@ -59,6 +62,7 @@ class RestClientConfiguration {
 
     private static RestReplicas replicas(
             AggregatorProperties properties,
+            ClientEventLoops loops,
             String name,
             Function<String, ConnectionProvider> pool,
             HttpProtocol protocol) {
@@ -68,6 +72,9 @@ class RestClientConfiguration {
             String baseUrl = baseUrls.get(i).toString();
             ConnectionProvider connections = pool.apply(baseUrls.size() == 1 ? name : name + "-" + (i + 1));
             HttpClient http = HttpClient.create(connections)
+                    // The event loops and allocator the gRPC channel shares (ClientEventLoops).
+                    .runOn(loops.loops())
+                    .option(ChannelOption.ALLOCATOR, loops.allocator())
                     .protocol(protocol)
                     .http2Settings(settings -> settings.initialWindowSize(H2C_WINDOW_BYTES))
                     .baseUrl(baseUrl)

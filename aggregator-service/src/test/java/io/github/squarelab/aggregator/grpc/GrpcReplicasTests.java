@@ -7,6 +7,7 @@ import io.github.squarelab.aggregator.AggregatorProperties;
 import io.github.squarelab.aggregator.fanout.DownstreamException;
 import io.github.squarelab.aggregator.fanout.DownstreamException.Kind;
 import io.github.squarelab.aggregator.fanout.Squares;
+import io.github.squarelab.aggregator.netty.ClientEventLoops;
 import io.github.squarelab.payload.Shape;
 import io.github.squarelab.proto.Input;
 import io.github.squarelab.proto.Output;
@@ -41,6 +42,7 @@ class GrpcReplicasTests {
     private static final Duration DEADLINE = Duration.ofSeconds(10);
 
     private final List<Server> servers = new ArrayList<>();
+    private final ClientEventLoops loops = new ClientEventLoops("test-client");
     private ManagedChannel channel;
 
     @AfterEach
@@ -48,6 +50,7 @@ class GrpcReplicasTests {
         if (channel != null) {
             channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
         }
+        loops.close();
         for (Server server : servers) {
             server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
         }
@@ -142,7 +145,7 @@ class GrpcReplicasTests {
                 new AggregatorProperties.Rest(List.of(URI.create("http://unused:1")), 1, 1),
                 new AggregatorProperties.Grpc(target),
                 new AggregatorProperties.Admission(0, DEADLINE));
-        channel = new GrpcClientConfiguration().squareGrpcChannel(properties);
+        channel = new GrpcClientConfiguration().squareGrpcChannel(properties, loops);
         return channel;
     }
 

@@ -3,6 +3,7 @@ package io.github.squarelab.aggregator.grpc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.squarelab.aggregator.AggregatorProperties;
+import io.github.squarelab.aggregator.netty.ClientEventLoops;
 import io.github.squarelab.payload.Shape;
 import io.github.squarelab.proto.SquareRpcGrpc;
 import io.grpc.Grpc;
@@ -38,6 +39,7 @@ class GrpcRetryBufferTests {
     private static final Duration DEADLINE = Duration.ofSeconds(30);
 
     private Server server;
+    private final ClientEventLoops loops = new ClientEventLoops("test-client");
     private ManagedChannel channel;
 
     @AfterEach
@@ -45,6 +47,7 @@ class GrpcRetryBufferTests {
         if (channel != null) {
             channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
         }
+        loops.close();
         if (server != null) {
             server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
         }
@@ -137,7 +140,7 @@ class GrpcRetryBufferTests {
                 new AggregatorProperties.Rest(List.of(URI.create("http://unused:1")), 1, 1),
                 new AggregatorProperties.Grpc("127.0.0.1:" + server.getPort()),
                 new AggregatorProperties.Admission(0, DEADLINE));
-        channel = new GrpcClientConfiguration().squareGrpcChannel(properties);
+        channel = new GrpcClientConfiguration().squareGrpcChannel(properties, loops);
         return channel;
     }
 

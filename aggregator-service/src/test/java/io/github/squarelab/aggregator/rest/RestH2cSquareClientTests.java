@@ -7,6 +7,7 @@ import io.github.squarelab.aggregator.AggregatorProperties;
 import io.github.squarelab.aggregator.fanout.DownstreamException;
 import io.github.squarelab.aggregator.fanout.DownstreamException.Kind;
 import io.github.squarelab.aggregator.fanout.Transport;
+import io.github.squarelab.aggregator.netty.ClientEventLoops;
 import io.github.squarelab.payload.InvalidPayloadException;
 import io.github.squarelab.payload.Shape;
 import java.io.IOException;
@@ -40,6 +41,7 @@ class RestH2cSquareClientTests {
     private static final Duration CALL_DEADLINE = Duration.ofSeconds(10);
 
     private final List<H2cSquareServer> servers = new ArrayList<>();
+    private final ClientEventLoops loops = new ClientEventLoops("test-client");
     private RestReplicas replicas;
 
     @AfterEach
@@ -47,6 +49,7 @@ class RestH2cSquareClientTests {
         if (replicas != null) {
             replicas.dispose();
         }
+        loops.close();
         servers.forEach(server -> server.server.disposeNow());
     }
 
@@ -188,7 +191,7 @@ class RestH2cSquareClientTests {
                 new AggregatorProperties.Grpc("unused:1"),
                 new AggregatorProperties.Admission(0, Duration.ofSeconds(1)));
         RestClientConfiguration configuration = new RestClientConfiguration();
-        replicas = configuration.squareRestH2cReplicas(properties);
+        replicas = configuration.squareRestH2cReplicas(properties, loops);
         return configuration.restH2cSquareClient(replicas, properties);
     }
 

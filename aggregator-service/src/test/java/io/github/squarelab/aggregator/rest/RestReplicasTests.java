@@ -7,6 +7,7 @@ import com.sun.net.httpserver.HttpServer;
 import io.github.squarelab.aggregator.AggregatorProperties;
 import io.github.squarelab.aggregator.fanout.DownstreamException;
 import io.github.squarelab.aggregator.fanout.DownstreamException.Kind;
+import io.github.squarelab.aggregator.netty.ClientEventLoops;
 import io.github.squarelab.payload.Shape;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -35,6 +36,7 @@ class RestReplicasTests {
 
     private final CountDownLatch release = new CountDownLatch(1);
     private final List<HttpServer> servers = new ArrayList<>();
+    private final ClientEventLoops loops = new ClientEventLoops("test-client");
     private RestReplicas replicas;
 
     @AfterEach
@@ -44,6 +46,7 @@ class RestReplicasTests {
         if (replicas != null) {
             replicas.dispose();
         }
+        loops.close();
     }
 
     @Test
@@ -128,7 +131,7 @@ class RestReplicasTests {
                 new AggregatorProperties.Grpc("unused:1"),
                 new AggregatorProperties.Admission(0, Duration.ofSeconds(1)));
         RestClientConfiguration configuration = new RestClientConfiguration();
-        replicas = configuration.squareRestReplicas(properties);
+        replicas = configuration.squareRestReplicas(properties, loops);
         return configuration.restSquareClient(replicas, properties);
     }
 

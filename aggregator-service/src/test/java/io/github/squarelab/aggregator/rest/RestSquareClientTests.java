@@ -8,10 +8,12 @@ import com.sun.net.httpserver.HttpServer;
 import io.github.squarelab.aggregator.AggregatorProperties;
 import io.github.squarelab.aggregator.fanout.DownstreamException;
 import io.github.squarelab.aggregator.fanout.DownstreamException.Kind;
+import io.github.squarelab.aggregator.netty.ClientEventLoops;
 import io.github.squarelab.payload.InvalidPayloadException;
 import io.github.squarelab.payload.JsonPayloads;
 import io.github.squarelab.payload.PayloadJsonCodec;
 import io.github.squarelab.payload.Shape;
+import io.netty.channel.epoll.Epoll;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
@@ -25,6 +27,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -47,6 +50,7 @@ class RestSquareClientTests {
     /** Each request as "METHOD CONTENT-TYPE BODY". */
     private final List<String> requests = new CopyOnWriteArrayList<>();
 
+    private final ClientEventLoops loops = new ClientEventLoops("test-client");
     private HttpServer server;
     private RestReplicas replicas;
 
@@ -90,6 +94,7 @@ class RestSquareClientTests {
         if (replicas != null) {
             replicas.dispose();
         }
+        loops.close();
     }
 
     @Test
@@ -99,6 +104,19 @@ class RestSquareClientTests {
         assertThat(client.square(7, Shape.SMALL).block()).isEqualTo(49L);
         assertThat(client.square(65536, Shape.SMALL).block()).isEqualTo(4_294_967_296L);
         assertThat(client.square(-3, Shape.SMALL).block()).isEqualTo(9L);
+    }
+
+    @Test
+    void answersArriveOnTheEventLoopsItSharesWithTheGrpcChannel() {
+        RestSquareClient client = clientFor(baseUrl());
+        AtomicReference<String> answeredOn = new AtomicReference<>();
+
+        Long square = client.square(7, Shape.SMALL)
+                .doOnNext(answer -> answeredOn.set(Thread.currentThread().getName()))
+                .block();
+
+        assertThat(square).isEqualTo(49L);
+        assertThat(answeredOn.get()).startsWith("test-client-" + (Epoll.isAvailable() ? "epoll" : "nio") + "-");
     }
 
     @ParameterizedTest
@@ -249,7 +267,7 @@ class RestSquareClientTests {
                 new AggregatorProperties.Grpc("unused:1"),
                 new AggregatorProperties.Admission(0, Duration.ofSeconds(1)));
         RestClientConfiguration configuration = new RestClientConfiguration();
-        replicas = configuration.squareRestReplicas(properties);
+        replicas = configuration.squareRestReplicas(properties, loops);
         return configuration.restSquareClient(replicas, properties);
     }
 

@@ -1,0 +1,126 @@
+package io.github.squarelab.aggregator.grpc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.squarelab.aggregator.AggregatorProperties;
+import io.github.squarelab.aggregator.netty.ClientEventLoops;
+import io.github.squarelab.payload.Shape;
+import io.grpc.Grpc;
+import io.grpc.InsecureServerCredentials;
+import io.grpc.ManagedChannel;
+import io.grpc.Server;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import java.io.IOException;
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.config.DestructionAwareBeanPostProcessor;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+
+/**
+ * One Netty: the channel as configured runs on the event loops it shares with the REST client (epoll where Netty
+ * has it), not on grpc-java's own, and the application shuts it down before those loops stop.
+ */
+class GrpcChannelEventLoopsTests {
+
+    private static final Duration DEADLINE = Duration.ofSeconds(10);
+
+    private Server server;
+
+    @BeforeEach
+    void startServer() throws IOException {
+        server = Grpc.newServerBuilderForPort(0, InsecureServerCredentials.create())
+                .addService(new InProcessSquareServer.Correct())
+                .build()
+                .start();
+    }
+
+    @AfterEach
+    void stopServer() throws InterruptedException {
+        server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void callsRunOnTheSharedEventLoops() throws InterruptedException {
+        String transport = Epoll.isAvailable() ? "epoll" : "nio";
+        try (ClientEventLoops loops = new ClientEventLoops("shared")) {
+            assertThat(loops.socketChannelType())
+                    .isEqualTo(Epoll.isAvailable() ? EpollSocketChannel.class : NioSocketChannel.class);
+            ManagedChannel channel = new GrpcClientConfiguration().squareGrpcChannel(properties(), loops);
+            try {
+                GrpcUnarySquareClient client = new GrpcUnarySquareClient(channel, "shared", DEADLINE);
+                AtomicReference<String> answeredOn = new AtomicReference<>();
+
+                Long square = client.square(7, Shape.SMALL)
+                        .doOnNext(
+                                answer -> answeredOn.set(Thread.currentThread().getName()))
+                        .block();
+
+                assertThat(square).isEqualTo(49L);
+                // directExecutor(): the answer is delivered on the transport's event loop, one of the shared ones.
+                assertThat(answeredOn.get()).startsWith("shared-" + transport + "-");
+            } finally {
+                channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    @Test
+    void theChannelIsShutDownBeforeItsEventLoopsStop() {
+        List<String> destroyed = new CopyOnWriteArrayList<>();
+        Map<String, Boolean> seen = new ConcurrentHashMap<>();
+        AtomicReference<ManagedChannel> channel = new AtomicReference<>();
+        AtomicReference<EventLoopGroup> loops = new AtomicReference<>();
+        try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext()) {
+            context.registerBean(AggregatorProperties.class, this::properties);
+            context.scan(ClientEventLoops.class.getPackageName());
+            context.register(GrpcClientConfiguration.class);
+            context.getBeanFactory().addBeanPostProcessor(new DestructionAwareBeanPostProcessor() {
+                @Override
+                public void postProcessBeforeDestruction(Object bean, String name) {
+                    destroyed.add(name);
+                    if (bean instanceof ManagedChannel) {
+                        seen.put(
+                                "loops shutting down when the channel shuts down",
+                                loops.get().isShuttingDown());
+                    } else if (bean instanceof ClientEventLoops) {
+                        seen.put(
+                                "channel shut down when the loops stop",
+                                channel.get().isShutdown());
+                    }
+                }
+            });
+            context.refresh();
+            channel.set(context.getBean(ManagedChannel.class));
+            loops.set(context.getBean(ClientEventLoops.class).group());
+        }
+
+        assertThat(destroyed).containsSubsequence("squareGrpcChannel", "clientEventLoops");
+        assertThat(seen)
+                .containsEntry("loops shutting down when the channel shuts down", false)
+                .containsEntry("channel shut down when the loops stop", true);
+        assertThat(loops.get().isTerminated()).isTrue();
+    }
+
+    private AggregatorProperties properties() {
+        return new AggregatorProperties(
+                100_000,
+                8,
+                DEADLINE,
+                DEADLINE,
+                new AggregatorProperties.Rest(List.of(URI.create("http://unused:1")), 1, 1),
+                new AggregatorProperties.Grpc("127.0.0.1:" + server.getPort()),
+                new AggregatorProperties.Admission(0, DEADLINE));
+    }
+}
