@@ -1,11 +1,13 @@
 package io.github.squarelab.observation;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -103,6 +105,38 @@ public final class PrometheusScrape {
     public double valueOrZero(String series) {
         String value = samples.get(series);
         return value == null ? 0 : Double.parseDouble(value);
+    }
+
+    /**
+     * How far each series moved from {@code before} to this scrape, in {@code series}' order; a series a scrape
+     * does not have counts as 0 there.
+     */
+    public Map<String, Double> movedSince(PrometheusScrape before, Iterable<String> series) {
+        Map<String, Double> moved = new LinkedHashMap<>();
+        series.forEach(name -> moved.put(name, valueOrZero(name) - before.valueOrZero(name)));
+        return moved;
+    }
+
+    /**
+     * Scrapes until every series has moved from {@code before} by at least its delta, or until {@code timeout} has
+     * passed, and returns the last scrape. A service records a request or a call as it ends, which may be just after
+     * the client has its answer; the caller then asserts the exact deltas on the scrape this returns.
+     */
+    public static PrometheusScrape awaitMoved(
+            Supplier<PrometheusScrape> scrape, PrometheusScrape before, Map<String, Double> deltas, Duration timeout)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        PrometheusScrape after = scrape.get();
+        while (!hasMoved(before, after, deltas) && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+            after = scrape.get();
+        }
+        return after;
+    }
+
+    private static boolean hasMoved(PrometheusScrape before, PrometheusScrape after, Map<String, Double> deltas) {
+        return after.movedSince(before, deltas.keySet()).entrySet().stream()
+                .allMatch(moved -> moved.getValue() >= deltas.get(moved.getKey()));
     }
 
     /** Every family name the scrape declares, sorted. */

@@ -277,9 +277,7 @@ class ObservationMetricsTests {
      */
     private void assertCountedSince(PrometheusScrape before, Map<String, Double> deltas) throws Exception {
         PrometheusScrape after = awaitNoCallActive();
-        deltas.forEach((series, delta) -> assertThat(after.valueOrZero(series) - before.valueOrZero(series))
-                .as(series)
-                .isEqualTo(delta));
+        assertThat(after.movedSince(before, deltas.keySet())).isEqualTo(deltas);
     }
 
     private PrometheusScrape awaitNoCallActive() throws Exception {

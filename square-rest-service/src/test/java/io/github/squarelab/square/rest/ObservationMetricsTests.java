@@ -170,19 +170,8 @@ class ObservationMetricsTests {
      * series has moved by at least its delta, then each must have moved by exactly that.
      */
     private void assertCountedSince(PrometheusScrape before, Map<String, Double> deltas) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-        while (!deltas.entrySet().stream()
-                        .allMatch(delta -> moved(before, scrape(), delta.getKey()) >= delta.getValue())
-                && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
-        PrometheusScrape after = scrape();
-        deltas.forEach((series, delta) ->
-                assertThat(moved(before, after, series)).as(series).isEqualTo(delta));
-    }
-
-    private static double moved(PrometheusScrape before, PrometheusScrape after, String series) {
-        return after.valueOrZero(series) - before.valueOrZero(series);
+        PrometheusScrape after = PrometheusScrape.awaitMoved(this::scrape, before, deltas, Duration.ofSeconds(5));
+        assertThat(after.movedSince(before, deltas.keySet())).isEqualTo(deltas);
     }
 
     private PrometheusScrape scrape() {
