@@ -23,18 +23,25 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * rest/h2c with a payload (a POST of about 5.3 KB and an answer of about 5.4 KB a call) against the real REST
- * square service, at the aggregator's 128 MiB heap. Both loads stalled before: at 5 requests Tomcat's answers
- * waited for HTTP/2 window credit it had lost (apache/tomcat#1032) until its 5 s write timeout reset them; at
- * 50, the calls' streams took every Tomcat thread, each waiting for a request body no thread was left to read.
- * Every answer must now be the exact squares, and the aggregator stay up and healthy.
+ * Many calls with a collection payload at once, against the real square services, at the aggregator's 128 MiB heap.
+ * Every answer must be the exact squares, and every service stay up without running out of memory.
+ *
+ * <p>rest/h2c (a POST of about 5.3 KB and an answer of about 5.4 KB a call) stalled before: at 5 requests Tomcat's
+ * answers waited for HTTP/2 window credit it had lost (apache/tomcat#1032) until its 5 s write timeout reset them;
+ * at 50, the calls' streams took every Tomcat thread, each waiting for a request body no thread was left to read.
+ *
+ * <p>grpc/stream (100 pipelined streams of 1000 collection messages, about 2.7 KB each) failed before: the gRPC
+ * square service let each stream's client send a 1 MiB flow-control window ahead of what it read, the waiting
+ * messages filled its 128 MiB of direct memory, and the transport failed with every stream on it (about 200 of the
+ * first 300 requests answered 502 or 503).
  */
-class H2cPayloadEndToEndTests {
+class PayloadUnderLoadEndToEndTests {
 
     private static final List<String> LAB_JVM_OPTIONS =
             List.of("-XX:+UseSerialGC", "-Xms128m", "-Xmx128m", "-Xss512k", "-XX:+ExitOnOutOfMemoryError");
 
     private static ServiceProcess rest;
+    private static ServiceProcess grpc;
     private static ServiceProcess aggregator;
 
     private final HttpClient http = HttpClient.newBuilder()
@@ -45,17 +52,17 @@ class H2cPayloadEndToEndTests {
     @BeforeAll
     static void startServices() throws Exception {
         rest = ServiceProcess.rest().start();
+        grpc = ServiceProcess.grpc().start();
         aggregator = ServiceProcess.aggregator(
                         LAB_JVM_OPTIONS,
                         "--aggregator.rest.base-url=" + rest.baseUrl(),
-                        // rest/h2c alone is asked for: no gRPC call is made.
-                        "--aggregator.grpc.target=127.0.0.1:1")
+                        "--aggregator.grpc.target=" + grpc.grpcTarget())
                 .start();
     }
 
     @AfterAll
     static void stopServices() throws Exception {
-        for (ServiceProcess service : new ServiceProcess[] {aggregator, rest}) {
+        for (ServiceProcess service : new ServiceProcess[] {aggregator, rest, grpc}) {
             if (service != null) {
                 service.close();
             }
@@ -63,8 +70,8 @@ class H2cPayloadEndToEndTests {
     }
 
     @ParameterizedTest
-    @CsvSource({"5, 50, 20", "50, 200, 50"})
-    void everyCallWithACollectionIsAnsweredExactly(int clients, int n, int requests) throws Exception {
+    @CsvSource({"rest/h2c, 5, 50, 20", "rest/h2c, 50, 200, 50", "grpc/stream, 100, 1000, 300"})
+    void everyCallWithACollectionIsAnsweredExactly(String path, int clients, int n, int requests) throws Exception {
         String expected = IntStream.rangeClosed(1, n)
                 .mapToObj(i -> "{\"" + i + "\":" + (long) i * i + "}")
                 .collect(Collectors.joining(",", "[", "]"));
@@ -75,7 +82,7 @@ class H2cPayloadEndToEndTests {
         for (int r = 0; r < requests; r++) {
             answers.add(pool.submit(() -> {
                 try {
-                    HttpResponse<String> response = get("rest/h2c/" + n + "?payload=collection");
+                    HttpResponse<String> response = get(path + "/" + n + "?payload=collection");
                     if (response.statusCode() != 200 || !response.body().equals(expected)) {
                         String body = response.body();
                         unexpected.merge(
@@ -97,8 +104,10 @@ class H2cPayloadEndToEndTests {
 
         assertThat(unexpected).as("answers other than the exact squares").isEmpty();
         assertThat(get("actuator/health").statusCode()).isEqualTo(200);
-        assertThat(aggregator.isAlive()).isTrue();
-        assertThat(aggregator.log()).doesNotContain("OutOfMemoryError");
+        for (ServiceProcess service : new ServiceProcess[] {aggregator, rest, grpc}) {
+            assertThat(service.isAlive()).isTrue();
+            assertThat(service.log()).doesNotContain("OutOfMemoryError");
+        }
     }
 
     private HttpResponse<String> get(String path) throws Exception {

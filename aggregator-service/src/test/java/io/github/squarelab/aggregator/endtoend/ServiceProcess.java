@@ -7,6 +7,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -31,6 +32,8 @@ final class ServiceProcess implements AutoCloseable {
     private final int healthPort;
     private final int servicePort;
     private Process process;
+    /** Where this process's output begins in its log, which earlier runs' processes wrote to as well. */
+    private long logStart;
 
     private ServiceProcess(String name, String replica, List<String> arguments, int healthPort, int servicePort) {
         this(name, replica, List.of("-Xmx128m", "-XX:TieredStopAtLevel=1"), arguments, healthPort, servicePort);
@@ -66,9 +69,10 @@ final class ServiceProcess implements AutoCloseable {
         return process != null && process.isAlive();
     }
 
-    /** What the process has written to its log so far. */
+    /** What the process has written to its log so far (since it was last started: not earlier runs' output). */
     String log() throws IOException {
-        return Files.readString(logFile());
+        byte[] all = Files.readAllBytes(logFile());
+        return new String(all, (int) logStart, all.length - (int) logStart, StandardCharsets.UTF_8);
     }
 
     static ServiceProcess rest() throws IOException {
@@ -113,6 +117,7 @@ final class ServiceProcess implements AutoCloseable {
         }
         Path log = logFile();
         Files.createDirectories(log.getParent());
+        logStart = Files.exists(log) ? Files.size(log) : 0;
         process = new ProcessBuilder(command)
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
