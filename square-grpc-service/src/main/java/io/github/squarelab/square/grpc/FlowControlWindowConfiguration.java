@@ -17,8 +17,10 @@ class FlowControlWindowConfiguration {
 
     /**
      * 256 KiB, fixed (no probe): at most 25 MiB waiting for 100 streams, and still a round trip's worth of bytes on
-     * the lab's simulated WAN (20 ms at 100 Mbit/s is 250 KB). Measured with 100 pipelined streams of n = 1000: small
-     * messages cost the same CPU as with 1 MiB, and collection payloads no longer fail (peak RSS 232 MiB).
+     * the lab's simulated WAN (20 ms at 100 Mbit/s is 250 KB). Measured with 100 pipelined streams of n = 1000:
+     * collection payloads no longer fail and the peak RSS fell to about 215-232 MiB; the price is about 10 % of the
+     * gRPC paths' requests per second with small messages, as the aggregator waits on the window more often
+     * (docs/performance.md). 512 KiB cost as much and peaked at 263-269 MiB.
      */
     static final int WINDOW_BYTES = 256 * 1024;
 
