@@ -32,8 +32,6 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 class OverloadEndToEndTests {
 
-    private static final List<String> LAB_JVM_OPTIONS =
-            List.of("-XX:+UseSerialGC", "-Xms128m", "-Xmx128m", "-Xss512k", "-XX:+ExitOnOutOfMemoryError");
     private static final int CLIENTS = 200;
     private static final int N = 20_000;
     private static final Duration LOAD = Duration.ofSeconds(8);
@@ -53,7 +51,7 @@ class OverloadEndToEndTests {
         rest = ServiceProcess.rest().start();
         grpc = ServiceProcess.grpc().start();
         aggregator = ServiceProcess.aggregator(
-                        LAB_JVM_OPTIONS,
+                        ServiceProcess.LAB_JVM_OPTIONS,
                         "--aggregator.rest.base-url=" + rest.baseUrl(),
                         "--aggregator.grpc.target=" + grpc.grpcTarget(),
                         "--aggregator.deadline=60s")
@@ -62,11 +60,7 @@ class OverloadEndToEndTests {
 
     @AfterAll
     static void stopServices() throws Exception {
-        for (ServiceProcess service : new ServiceProcess[] {aggregator, rest, grpc}) {
-            if (service != null) {
-                service.close();
-            }
-        }
+        ServiceProcess.closeAll(aggregator, rest, grpc);
     }
 
     @ParameterizedTest

@@ -37,9 +37,6 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 class PayloadUnderLoadEndToEndTests {
 
-    private static final List<String> LAB_JVM_OPTIONS =
-            List.of("-XX:+UseSerialGC", "-Xms128m", "-Xmx128m", "-Xss512k", "-XX:+ExitOnOutOfMemoryError");
-
     private static ServiceProcess rest;
     private static ServiceProcess grpc;
     private static ServiceProcess aggregator;
@@ -54,7 +51,7 @@ class PayloadUnderLoadEndToEndTests {
         rest = ServiceProcess.rest().start();
         grpc = ServiceProcess.grpc().start();
         aggregator = ServiceProcess.aggregator(
-                        LAB_JVM_OPTIONS,
+                        ServiceProcess.LAB_JVM_OPTIONS,
                         "--aggregator.rest.base-url=" + rest.baseUrl(),
                         "--aggregator.grpc.target=" + grpc.grpcTarget())
                 .start();
@@ -62,11 +59,7 @@ class PayloadUnderLoadEndToEndTests {
 
     @AfterAll
     static void stopServices() throws Exception {
-        for (ServiceProcess service : new ServiceProcess[] {aggregator, rest, grpc}) {
-            if (service != null) {
-                service.close();
-            }
-        }
+        ServiceProcess.closeAll(aggregator, rest, grpc);
     }
 
     @ParameterizedTest

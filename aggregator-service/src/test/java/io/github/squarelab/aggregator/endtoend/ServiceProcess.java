@@ -22,6 +22,10 @@ import java.util.concurrent.TimeUnit;
  */
 final class ServiceProcess implements AutoCloseable {
 
+    /** The lab's JVM options for the aggregator: its 128 MiB heap, where memory under load is what a test checks. */
+    static final List<String> LAB_JVM_OPTIONS =
+            List.of("-XX:+UseSerialGC", "-Xms128m", "-Xmx128m", "-Xss512k", "-XX:+ExitOnOutOfMemoryError");
+
     private static final Duration STARTUP = Duration.ofSeconds(90);
     private static final HttpClient HTTP =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
@@ -182,6 +186,15 @@ final class ServiceProcess implements AutoCloseable {
 
     String grpcTarget() {
         return "127.0.0.1:" + servicePort;
+    }
+
+    /** Closes each service that was created (a null is one whose start-up never came). */
+    static void closeAll(ServiceProcess... services) throws Exception {
+        for (ServiceProcess service : services) {
+            if (service != null) {
+                service.close();
+            }
+        }
     }
 
     @Override

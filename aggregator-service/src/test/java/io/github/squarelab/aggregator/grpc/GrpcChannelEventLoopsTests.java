@@ -14,7 +14,6 @@ import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import java.io.IOException;
-import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -114,13 +113,6 @@ class GrpcChannelEventLoopsTests {
     }
 
     private AggregatorProperties properties() {
-        return new AggregatorProperties(
-                100_000,
-                8,
-                DEADLINE,
-                DEADLINE,
-                new AggregatorProperties.Rest(List.of(URI.create("http://unused:1")), 1, 1),
-                new AggregatorProperties.Grpc("127.0.0.1:" + server.getPort()),
-                new AggregatorProperties.Admission(0, DEADLINE));
+        return GrpcOnlyProperties.to("127.0.0.1:" + server.getPort(), DEADLINE);
     }
 }

@@ -19,7 +19,6 @@ import io.grpc.Server;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import java.io.IOException;
-import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -137,14 +136,7 @@ class GrpcReplicasTests {
 
     private ManagedChannel channelTo(Replica a, Replica b) throws IOException {
         String target = start(a) + "," + start(b);
-        AggregatorProperties properties = new AggregatorProperties(
-                100_000,
-                8,
-                DEADLINE,
-                DEADLINE,
-                new AggregatorProperties.Rest(List.of(URI.create("http://unused:1")), 1, 1),
-                new AggregatorProperties.Grpc(target),
-                new AggregatorProperties.Admission(0, DEADLINE));
+        AggregatorProperties properties = GrpcOnlyProperties.to(target, DEADLINE);
         channel = new GrpcClientConfiguration().squareGrpcChannel(properties, loops);
         return channel;
     }

@@ -19,7 +19,6 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
-import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -132,14 +131,7 @@ class GrpcRetryBufferTests {
                 .addService(service)
                 .build()
                 .start();
-        AggregatorProperties properties = new AggregatorProperties(
-                100_000,
-                8,
-                DEADLINE,
-                DEADLINE,
-                new AggregatorProperties.Rest(List.of(URI.create("http://unused:1")), 1, 1),
-                new AggregatorProperties.Grpc("127.0.0.1:" + server.getPort()),
-                new AggregatorProperties.Admission(0, DEADLINE));
+        AggregatorProperties properties = GrpcOnlyProperties.to("127.0.0.1:" + server.getPort(), DEADLINE);
         channel = new GrpcClientConfiguration().squareGrpcChannel(properties, loops);
         return channel;
     }
