@@ -32,13 +32,15 @@ def problems(data: Dict) -> List[str]:
     settings = data["settings"]
     open_loop = settings.get("load") == "open"
     points = settings["rate"] if open_loop else settings["concurrency"]
-    expected = {(net, p, shape, n, point) for net in results.listed(settings, "network") for p in settings["paths"]
+    expected = {(stack, net, p, shape, n, point) for stack, chosen in results.stack_paths(settings).items()
+                for net in results.listed(settings, "network") for p in chosen
                 for shape in results.listed(settings, "payload") for n in settings["n"] for point in points}
     present = {results.key(run) for run in data["runs"]}
-    for net, path, shape, n, point in sorted(expected - present):
-        found.append("no run for path %s n=%d %s=%d%s%s" % (
+    for stack, net, path, shape, n, point in sorted(expected - present):
+        found.append("no run for path %s n=%d %s=%d%s%s%s" % (
             path, n, "rate" if open_loop else "concurrency", point,
-            "" if shape == paths.SMALL else " payload=" + shape, "" if net == results.LOOPBACK else " network=" + net))
+            "" if shape == paths.SMALL else " payload=" + shape, "" if net == results.LOOPBACK else " network=" + net,
+            " on " + stack if stack else ""))
     if not data.get("finished_at"):
         found.append("the lab did not finish (finished_at is empty)")
     for run in data["runs"]:
@@ -55,8 +57,8 @@ def shape_bytes_problems(runs: List[Dict]) -> List[str]:
     wire = {results.key(run): run.get("bytes_per_call") or {} for run in runs if "error" not in run}
     found = []
     for run in runs:
-        net, path, shape, n, point = key = results.key(run)
-        small = wire.get((net, path, paths.SMALL, n, point), {})
+        stack, net, path, shape, n, point = key = results.key(run)
+        small = wire.get((stack, net, path, paths.SMALL, n, point), {})
         own = wire.get(key, {})
         if shape == paths.SMALL or None in (small.get("request"), own.get("request")):
             continue
@@ -163,17 +165,17 @@ def round_trip_problems(data: Dict) -> List[str]:
     found = []
     networks = data["settings"].get("networks") or {}
     runs = {results.key(run): run for run in data["runs"] if "error" not in run}
-    for (net, path, shape, n, point), unary in runs.items():
+    for (stack, net, path, shape, n, point), unary in runs.items():
         if path != "rest/unary" or not (networks.get(net) or {}).get("rtt_ms"):
             continue
-        stream = runs.get((net, "grpc/stream", shape, n, point))
+        stream = runs.get((stack, net, "grpc/stream", shape, n, point))
         if stream is None:
             found.append("%s: no grpc/stream run beside it to compare" % results.run_name(unary))
         elif not stream["latency_ms"]["p50"] < unary["latency_ms"]["p50"]:
             found.append("%s: grpc/stream's p50 %s ms is not below rest/unary's %s ms, though its messages share one "
                          "round trip" % (results.run_name(unary), stream["latency_ms"]["p50"],
                                          unary["latency_ms"]["p50"]))
-    if not any(path == "rest/unary" and (networks.get(net) or {}).get("rtt_ms") for net, path, *_ in runs):
+    if not any(path == "rest/unary" and (networks.get(net) or {}).get("rtt_ms") for _, net, path, *_ in runs):
         found.append("--round-trips: no rest/unary run on a network with a round trip")
     return found
 

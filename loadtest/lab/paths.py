@@ -13,6 +13,10 @@ SQUARE_GRPC = "square-grpc-service"
 SMALL = "small"
 PAYLOADS = (SMALL, "wide", "deep", "collection")
 
+# The Spring servers square-rest-service runs on (its square.server, REST_SERVER): Spring MVC on Tomcat (the default)
+# or Jetty 12, Spring WebFlux on Reactor Netty.
+REST_SERVERS = ("tomcat", "jetty", "netty")
+
 
 @dataclass(frozen=True)
 class Path:
@@ -96,6 +100,19 @@ def parse_payloads(names: str) -> List[str]:
             chosen.append(name)
     if not chosen:
         raise ValueError("PAYLOAD names no shape; known shapes: %s" % " ".join(PAYLOADS))
+    return chosen
+
+
+def parse_rest_servers(names: str) -> List[str]:
+    """The servers named in REST_SERVER, in the order given, each once."""
+    chosen = []
+    for name in names.split():
+        if name not in REST_SERVERS:
+            raise ValueError("unknown server %r in REST_SERVER; known servers: %s" % (name, " ".join(REST_SERVERS)))
+        if name not in chosen:
+            chosen.append(name)
+    if not chosen:
+        raise ValueError("REST_SERVER names no server; known servers: %s" % " ".join(REST_SERVERS))
     return chosen
 
 

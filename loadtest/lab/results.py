@@ -66,14 +66,27 @@ def network(run: Dict) -> str:
     return run.get("network") or LOOPBACK
 
 
-def key(run: Dict) -> Tuple[str, str, str, int, int]:
-    """What tells a run from every other of its lab run: (network, path, payload, n, concurrency or rate)."""
-    return network(run), run["path"], payload(run), run["n"], point(run)
+def stack(run: Dict) -> str:
+    """A run's stack, as lab.stacks labels it ("tomcat · JDK 17"); empty in results from before REST_SERVER."""
+    return run.get("stack") or ""
+
+
+def key(run: Dict) -> Tuple[str, str, str, str, int, int]:
+    """What tells a run from every other of its lab run: (stack, network, path, payload, n, concurrency or rate)."""
+    return stack(run), network(run), run["path"], payload(run), run["n"], point(run)
 
 
 def listed(settings: Dict, name: str) -> List[str]:
-    """The payload shapes or networks of a lab run's settings ("payload", "network"), as older results had them."""
+    """The payload shapes, networks or stacks of a lab run's settings ("payload", "network", "stack"), as older
+    results had them."""
+    if name == "stack":
+        return [entry["label"] for entry in settings.get("stacks") or []] or [""]
     return settings.get(name) or [SMALL if name == "payload" else LOOPBACK]
+
+
+def stack_paths(settings: Dict) -> Dict[str, List[str]]:
+    """The paths each stack measured: all of them on the first, the REST paths on one that only changed the server."""
+    return {entry["label"]: entry["paths"] for entry in settings.get("stacks") or []} or {"": settings["paths"]}
 
 
 def run_name(run: Dict) -> str:
@@ -82,6 +95,7 @@ def run_name(run: Dict) -> str:
     setting = "rate=%d/s" % run["rate"] if run.get("load") == "open" else "c=%d" % run["concurrency"]
     conditions = "".join(" %s=%s" % (name, value) for name, value, default in (
         ("payload", payload(run), SMALL), ("network", network(run), LOOPBACK)) if value != default)
+    conditions += " stack=%s" % stack(run).replace(" · ", ",").replace(" ", "") if stack(run) else ""
     return "%s n=%d %s%s" % (run["path"], run["n"], setting, conditions)
 
 

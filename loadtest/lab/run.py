@@ -32,6 +32,7 @@ from . import (
     report,
     results,
     services,
+    stacks,
     stage,
     view,
 )
@@ -54,6 +55,8 @@ def main() -> int:
     if not shutil.which(java):
         raise LabError("java is missing: install a JDK 17 or newer "
                        "(Debian: apt-get install -y openjdk-17-jdk-headless)")
+    # A JDK or server the machine cannot serve stops the lab here, before it builds or starts anything.
+    lab_stacks = stacks.resolve(settings, java)
     modules = paths.services_needed(paths.ALL[p] for p in settings.paths)
     jars = services.ensure_jars(REPO, modules + ([services.FLOOR] if settings.floor else []), settings.skip_build)
     ensure_tool("ab", "apache2-utils", AB_MISSING)
@@ -64,14 +67,13 @@ def main() -> int:
     os.makedirs(os.path.join(results_dir, "logs"), exist_ok=True)
 
     with Processes() as processes:
-        lab_stage = stage.Stage(processes, settings, instances, jars, java, results_dir)
-        lab_stage.start_squares()
+        lab_stage = stage.Stage(processes, settings, instances, jars, results_dir)
         if toxiproxy:
             lab_stage.start_proxy(toxiproxy)
         prometheus_url = start_prometheus(processes, instances, settings, results_dir)
         cut_short = False
         try:
-            status = measure(results_dir, settings, instances, lab_stage, java, prometheus_url)
+            status = measure(results_dir, settings, lab_stacks, instances, lab_stage, java, prometheus_url)
         except bench.ServiceExited as error:
             # The runs measured so far are in results.json: keep them, with their summary and report.
             print("[lab] ERROR: %s" % error, file=sys.stderr)
@@ -183,10 +185,11 @@ def _ready(url: str) -> bool:
         return False
 
 
-def measure(results_dir: str, settings: Settings, instances: List[services.Instance], lab_stage: stage.Stage,
-            java: str, prometheus_url) -> int:
-    """Per network (NETWORK), with an aggregator started for it: checks every answer, then measures every combination
-    of path, payload shape, n and concurrency (or rate), interleaved; writes results.json and summary.md."""
+def measure(results_dir: str, settings: Settings, lab_stacks: List[stacks.Stack], instances: List[services.Instance],
+            lab_stage: stage.Stage, java: str, prometheus_url) -> int:
+    """Per stack (REST_SERVER, JAVA_HOMES), with the square services started for it, and per network (NETWORK), with
+    an aggregator started for it: checks every answer, then measures every combination of path, payload shape, n and
+    concurrency (or rate), interleaved; writes results.json and summary.md."""
     per_network = {name: deadlines.for_network(network.PROFILES[name], settings) for name in settings.network}
     run_results = {
         "environment": environment.describe(REPO, java, settings.java_opts),
@@ -199,6 +202,7 @@ def measure(results_dir: str, settings: Settings, instances: List[services.Insta
                                                              if i.module == module)
                                             for module in dict.fromkeys(i.module for i in instances)},
                          prometheus_url=prometheus_url,
+                         stacks=[stack.as_dict() for stack in lab_stacks],
                          networks={}),
         "started_at": _now(),
         "finished_at": None,
@@ -218,24 +222,31 @@ def measure(results_dir: str, settings: Settings, instances: List[services.Insta
     vegeta = open_loop.ensure_vegeta() if settings.open_loop else None
     measured: Dict[tuple, List[Dict]] = {}
     proxy_totals: Dict[str, Dict[str, int]] = {}
-    for name in settings.network:
-        profile, limits = network.PROFILES[name], per_network[name]
-        with lab_stage.aggregator_on(profile, limits) as started:
-            run_results["settings"]["networks"][name] = network_record(profile, limits, settings,
-                                                                       lab_stage.aggregator_info())
-            if run_results["settings"]["aggregator"] is None and lab_stage.has_aggregator:
-                run_results["settings"]["aggregator"] = floor.aggregator_settings(lab_stage.aggregator_info())
-            results.write_json(results_dir, run_results)
-            wrong = _verify(settings, started, limits.client_timeout_s)
-            if wrong:
-                raise LabError("a path answers wrongly%s, so the lab measures nothing:\n  %s"
-                               % ("" if settings.network == ["loopback"] else " on network " + name,
-                                  "\n  ".join(wrong)))
-            on_network = dataclasses.replace(settings, ab_timeout_s=limits.client_timeout_s)
-            measure_network(name, on_network, started, raw_dir, vegeta, measured, run_results, results_dir)
-        if profile.proxied:
-            proxy_totals = _cross_check(run_results["settings"]["networks"][name], lab_stage, proxy_totals)
-            results.write_json(results_dir, run_results)
+    for stack in lab_stacks:
+        if len(lab_stacks) > 1:
+            print("[lab] stack %s: %s" % (stack.label, " ".join(stack.paths)), flush=True)
+        on_stack = dataclasses.replace(settings, paths=list(stack.paths))
+        lab_stage.start_squares(stack)
+        for name in settings.network:
+            profile, limits = network.PROFILES[name], per_network[name]
+            with lab_stage.aggregator_on(profile, limits) as started:
+                run_results["settings"]["networks"][name] = network_record(profile, limits, settings,
+                                                                           lab_stage.aggregator_info())
+                if run_results["settings"]["aggregator"] is None and lab_stage.aggregator_instance:
+                    run_results["settings"]["aggregator"] = floor.aggregator_settings(lab_stage.aggregator_info())
+                results.write_json(results_dir, run_results)
+                wrong = _verify(on_stack, started, limits.client_timeout_s)
+                if wrong:
+                    raise LabError("a path answers wrongly%s%s, so the lab measures nothing:\n  %s"
+                                   % ("" if settings.network == ["loopback"] else " on network " + name,
+                                      "" if len(lab_stacks) == 1 else " on stack " + stack.label, "\n  ".join(wrong)))
+                on_network = dataclasses.replace(on_stack, ab_timeout_s=limits.client_timeout_s)
+                measure_network(name, on_network, started, raw_dir, vegeta, measured, run_results, results_dir,
+                                stack.label)
+            if profile.proxied:
+                proxy_totals = _cross_check(run_results["settings"]["networks"][name], lab_stage, proxy_totals)
+                results.write_json(results_dir, run_results)
+        lab_stage.stop_squares()
     run_results["finished_at"] = _now()
     results.write_json(results_dir, run_results)
     results.write_summary(results_dir, run_results)
@@ -254,9 +265,9 @@ def measure(results_dir: str, settings: Settings, instances: List[services.Insta
 
 
 def measure_network(name: str, settings: Settings, started: List[bench.Service], raw_dir: str, vegeta,
-                    measured: Dict[tuple, List[Dict]], run_results: Dict, results_dir: str) -> None:
-    """Every combination on one network, REPEATS times, interleaved: round r measures each once, so that the
-    machine's drift hits all of them alike. results.json is rewritten after every repeat."""
+                    measured: Dict[tuple, List[Dict]], run_results: Dict, results_dir: str, stack: str) -> None:
+    """Every combination on one network and stack, REPEATS times, interleaved: round r measures each once, so that
+    the machine's drift hits all of them alike. results.json is rewritten after every repeat."""
     combos = settings.combinations()
     point_name = "rate" if settings.open_loop else "concurrency"
     where = "" if settings.network == ["loopback"] else "network %s, " % name
@@ -271,7 +282,8 @@ def measure_network(name: str, settings: Settings, started: List[bench.Service],
                               conditions=conditions)
             record = bench.measure(paths.ALL[path_name], n, point, settings, started, raw_dir, repeat, log=_log,
                                    vegeta=vegeta, conditions=conditions)
-            measured.setdefault((name, path_name, shape, n, point), []).append(record)
+            record["stack"] = stack
+            measured.setdefault((stack, name, path_name, shape, n, point), []).append(record)
             _print_outcome(record)
             # Rewritten after every repeat: an interrupted lab still leaves the runs it measured so far.
             run_results["runs"] = [repeats.combine(records, bench.repeat_summary)

@@ -34,6 +34,13 @@ KNOBS = (
                             "(through Toxiproxy, no toxics), lan (0.5 ms round trip, 1 Gbit/s), wan (20 ms, 100 "
                             "Mbit/s); a list measures each in turn, the aggregator restarted for each; all but "
                             "loopback need Go"),
+    ("REST_SERVER", "tomcat", "Spring servers square-rest-service runs on: tomcat, jetty (Spring MVC), netty "
+                              "(WebFlux); a list measures the REST paths on each in turn, the services restarted for "
+                              "each"),
+    ("JAVA_HOMES", "", "installed JDKs (their folders) to run every service on, each in turn; empty: the lab's own "
+                       "java (JAVA_HOME, else the java on PATH)"),
+    ("VIRTUAL_THREADS", "off", "on: the services' request threads are virtual (spring.threads.virtual.enabled; "
+                               "Tomcat and Jetty, JDK 21 or newer)"),
     ("REPEATS", "3", "times each combination is measured, interleaved (round 1 runs every combination once, then "
                      "round 2...); a run reports the median of its repeats and their spread"),
     ("LOAD", "closed", "closed: ab, CONCURRENCY clients each waiting for its answer (the article's way); open: "
@@ -92,6 +99,9 @@ class Settings:
     repeats: int = 3
     payload: List[str] = field(default_factory=lambda: [paths.SMALL])
     network: List[str] = field(default_factory=lambda: ["loopback"])
+    rest_server: List[str] = field(default_factory=lambda: ["tomcat"])
+    java_homes: List[str] = field(default_factory=list)
+    virtual_threads: bool = False
     load: str = "closed"
     rate: List[int] = field(default_factory=lambda: [50])
     duration_s: float = 30.0
@@ -125,6 +135,9 @@ class Settings:
             paths=[p.name for p in _paths(knob("PATHS"))],
             payload=_payloads(knob("PAYLOAD")),
             network=_networks(knob("NETWORK")),
+            rest_server=_rest_servers(knob("REST_SERVER")),
+            java_homes=list(dict.fromkeys(knob("JAVA_HOMES").split())),
+            virtual_threads=_choice(knob("VIRTUAL_THREADS"), "VIRTUAL_THREADS", ("off", "on")) == "on",
             warmup_s=_seconds(knob("WARMUP_SECONDS"), "WARMUP_SECONDS", positive=False),
             ab_timeout_s=_positive(knob("AB_TIMEOUT"), "AB_TIMEOUT"),
             repeats=_positive(knob("REPEATS"), "REPEATS"),
@@ -173,7 +186,8 @@ class Settings:
     def as_dict(self) -> Dict:
         """What results.json records of them: the measuring knobs, not where the services listened."""
         recorded = ("requests", "concurrency", "n", "paths", "warmup_s", "ab_timeout_s", "floor", "floor_duration_s",
-                    "replicas", "java_opts", "aggregator_args", "repeats", "load", "payload", "network")
+                    "replicas", "java_opts", "aggregator_args", "repeats", "load", "payload", "network", "rest_server",
+                    "java_homes", "virtual_threads")
         found = {key: value for key, value in asdict(self).items() if key in recorded}
         if self.open_loop:
             # An open loop has no fixed number of requests or clients: a rate and a duration instead.
@@ -274,6 +288,13 @@ def _seconds(value: str, name: str, positive: bool) -> float:
 def _payloads(value: str) -> List[str]:
     try:
         return paths.parse_payloads(value)
+    except ValueError as error:
+        raise SettingsError(str(error)) from None
+
+
+def _rest_servers(value: str) -> List[str]:
+    try:
+        return paths.parse_rest_servers(value)
     except ValueError as error:
         raise SettingsError(str(error)) from None
 

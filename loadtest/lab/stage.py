@@ -13,31 +13,43 @@ from typing import Dict, Iterator, List, Optional
 
 from . import bench, floor, http_check, network, services, traffic
 from .deadlines import Deadlines
-from .paths import AGGREGATOR
+from .paths import AGGREGATOR, ALL, services_needed
 from .processes import Processes
 from .results import PROXY
 from .settings import LabError, Settings
+from .stacks import Stack
 
 
 class Stage:
     """The lab's running processes, and the services a measured run sees."""
 
     def __init__(self, processes: Processes, settings: Settings, instances: List[services.Instance],
-                 jars: Dict[str, str], java: str, results_dir: str) -> None:
+                 jars: Dict[str, str], results_dir: str) -> None:
         self.processes = processes
         self.settings = settings
         self.squares = [i for i in instances if i.module != AGGREGATOR]
         self.has_aggregator = any(i.module == AGGREGATOR for i in instances)
         self.jars = jars
-        self.java = java
         self.results_dir = results_dir
+        self.stack: Optional[Stack] = None
+        # The aggregator of the network being measured, None while none runs (a stack of rest/square alone).
+        self.aggregator_instance: Optional[services.Instance] = None
         self.square_services: List[bench.Service] = []
+        self._square_children: List[subprocess.Popen] = []
         self.toxiproxy: Optional[network.Toxiproxy] = None
         self.routes: List[services.Route] = []
 
-    def start_squares(self) -> None:
-        children = self._start(self.squares)
-        self.square_services = _grouped(self.squares, children)
+    def start_squares(self, stack: Stack) -> None:
+        """The square services a stack's paths need, on that stack; each network's aggregator runs on it too."""
+        self.stack = stack
+        needed = services_needed(ALL[name] for name in stack.paths)
+        group = [instance for instance in self.squares if instance.module in needed]
+        self._square_children = self._start(group)
+        self.square_services = _grouped(group, self._square_children)
+
+    def stop_squares(self) -> None:
+        self.processes.stop(self._square_children)
+        self._square_children, self.square_services = [], []
 
     def start_proxy(self, binary: str) -> None:
         """Toxiproxy, and a proxy for each square-service replica (no toxics yet)."""
@@ -60,7 +72,8 @@ class Stage:
             proxies = {route.name: "127.0.0.1:%d" % route.listen_port for route in self.routes}
         started = list(self.square_services)
         children: List[subprocess.Popen] = []
-        if self.has_aggregator:
+        self.aggregator_instance = None
+        if self.has_aggregator and any(ALL[name].target == AGGREGATOR for name in self.stack.paths):
             instance = services.aggregator(self.settings, self.squares, proxies, deadlines)
             print("[lab] network %s: %s" % (profile.name, profile.description), flush=True)
             # One log per network: loopback's keeps the name it always had.
@@ -79,7 +92,7 @@ class Stage:
 
     def aggregator_info(self) -> Optional[Dict]:
         """The running aggregator's own account of its settings (GET /actuator/info, under "aggregator")."""
-        if not self.has_aggregator:
+        if self.aggregator_instance is None:
             return None
         url = self.aggregator_instance.actuator + "/info"
         try:
@@ -119,9 +132,9 @@ class Stage:
         for instance in group:
             log_path = self._log_path(instance.name + log_suffix)
             print("[lab] starting %s (log: %s)" % (instance.name, log_path), flush=True)
-            child = self.processes.start([self.java] + self.settings.java_opts.split()
-                                         + ["-jar", self.jars[instance.module]] + instance.arguments,
-                                         log_path=log_path)
+            child = self.processes.start([self.stack.jdk.java] + self.settings.java_opts.split()
+                                         + ["-jar", self.jars[instance.module]] + instance.arguments
+                                         + self.stack.arguments(instance.module), log_path=log_path)
             children.append(child)
             waiting.append((instance.name, child.pid, instance.actuator + "/health"))
         print("[lab] waiting up to %ds for %s to be healthy" % (

@@ -66,14 +66,23 @@ def view(data: Dict) -> Dict:
 
 def conditions_shown(settings: Dict) -> List[str]:
     """Which of a run's conditions the page names beside its path: the payload shape and the network, each when the
-    lab run measured another than the default (small, loopback) or more than one. The default run names neither."""
+    lab run measured another than the default (small, loopback) or more than one; the stack when it measured
+    several. The default run names none."""
     defaults = {"payload": paths.SMALL, "network": results.LOOPBACK}
-    return [name for name in ("payload", "network") if results.listed(settings, name) != [defaults[name]]]
+    shown = [name for name in ("payload", "network") if results.listed(settings, name) != [defaults[name]]]
+    return shown + (["stack"] if len(results.listed(settings, "stack")) > 1 else [])
 
 
 def conditions_of(run: Dict, shown: List[str]) -> List[str]:
-    """The run's payload shape and network, those shown."""
-    return [{"payload": results.payload, "network": results.network}[name](run) for name in shown]
+    """The run's payload shape, network and stack, those shown."""
+    return [{"payload": results.payload, "network": results.network, "stack": results.stack}[name](run)
+            for name in shown]
+
+
+def first_stack(settings: Dict) -> str:
+    """The stack the sections of sweeps, payload shapes and networks show: the first (every path ran on it); the
+    others stand beside it in the tables and the stack comparisons."""
+    return results.listed(settings, "stack")[0]
 
 
 def conditions_label(shape: str, net: str, shown: List[str], rest: str = "") -> str:
@@ -122,7 +131,7 @@ def sweep_axis(data: Dict, points: List[int], open_loop: bool) -> Optional[Dict]
         for path in settings["paths"]:
             for shape in results.listed(settings, "payload"):
                 for n in settings["n"]:
-                    line_key = (net, path, shape, n)
+                    line_key = (first_stack(settings), net, path, shape, n)
                     name = " · ".join(part for part in (path, conditions_label(shape, net, shown)) if part)
                     line = {"path": path, "n": n, "label": "%s n=%d" % (name, n),
                             "rps": series(line_key, lambda run: run["rps"]),
@@ -180,7 +189,8 @@ def subtitle(data: Dict) -> str:
     repeated = settings.get("repeats", 1)
     shown = conditions_shown(settings)
     conditions = "".join(" · %s %s" % (word, ", ".join(results.listed(settings, name)))
-                         for name, word in (("payload", "payload"), ("network", "network")) if name in shown)
+                         for name, word in (("payload", "payload"), ("network", "network"), ("stack", "stacks"))
+                         if name in shown)
     return ("%s · %s · n = %s squares per request%s · %swarm-up of %gs discarded"
             % (when, load, ", ".join(map(str, settings["n"])), conditions,
                "median of %d interleaved repeats · " % repeated if repeated > 1 else "", settings["warmup_s"]))
@@ -218,9 +228,9 @@ def headline_runs(data: Dict) -> List[Dict]:
     """The runs of the cards: with several payload shapes or networks, those of the first of each (the sections
     below compare the others)."""
     settings = data["settings"]
-    first = (results.listed(settings, "network")[0], results.listed(settings, "payload")[0])
+    first = (first_stack(settings), results.listed(settings, "network")[0], results.listed(settings, "payload")[0])
     return [run for run in data["runs"] if "error" not in run
-            and (results.network(run), results.payload(run)) == first]
+            and (results.stack(run), results.network(run), results.payload(run)) == first]
 
 
 def card(run: Dict, goal: int, shown: Optional[List[str]] = None) -> Dict:
@@ -366,16 +376,25 @@ def comparisons_table(runs: List[Dict], shown: Optional[List[str]] = None) -> Op
     shown = shown or []
     by_key = {results.key(run): run for run in runs if "error" not in run}
     rows = []
-    for (net, path, shape, n, point), run in by_key.items():
+
+    def compare(run: Dict, other: Dict, what: str, paths_text: str) -> None:
+        cpu, other_cpu = path_cpu(run, "us_per_call"), path_cpu(other, "us_per_call")
+        rows.append({"cells": [what, paths_text] + conditions_of(run, shown)
+                     + [str(run["n"]), str(results.point(run)), fmt(run["rps"] / other["rps"], 2) + "×",
+                        fmt(cpu / other_cpu, 2) + "×" if cpu and other_cpu else DASH],
+                     "swatch": run["path"]})
+
+    for (stack, net, path, shape, n, point), run in by_key.items():
         for faster, slower, what in COMPARISONS:
-            other = by_key.get((net, slower, shape, n, point))
-            if path != faster or other is None or not other["rps"]:
-                continue
-            cpu, other_cpu = path_cpu(run, "us_per_call"), path_cpu(other, "us_per_call")
-            rows.append({"cells": [what, "%s ÷ %s" % (faster, slower)] + conditions_of(run, shown)
-                         + [str(n), str(point), fmt(run["rps"] / other["rps"], 2) + "×",
-                            fmt(cpu / other_cpu, 2) + "×" if cpu and other_cpu else DASH],
-                         "swatch": faster})
+            other = by_key.get((stack, net, slower, shape, n, point))
+            if path == faster and other is not None and other["rps"]:
+                compare(run, other, what, "%s ÷ %s" % (faster, slower))
+    stacks = list(dict.fromkeys(results.stack(run) for run in by_key.values()))
+    # Each other stack against the first, on the same path: the stacks a user chooses between.
+    for (stack, net, path, shape, n, point), run in by_key.items():
+        other = by_key.get((stacks[0], net, path, shape, n, point))
+        if stack != stacks[0] and other is not None and other["rps"]:
+            compare(run, other, "%s: %s against %s" % (path, stack, stacks[0]), "%s ÷ %s" % (stack, stacks[0]))
     if not rows:
         return None
     return {"heads": ["comparison", "paths"] + shown + ["n", point_head(runs), "req/s ratio", "CPU per call ratio"],
@@ -446,8 +465,9 @@ def payload_view(data: Dict, shown: List[str]) -> Optional[Dict]:
                                 combo_label(n, point, settings.get("load") == "open") if _several(data) else "")
 
     def series(path, read):
-        return [read(by_key[(net, path, shape, n, point)]) if (net, path, shape, n, point) in by_key else None
-                for net, shape, n, point in categories]
+        stack = first_stack(settings)
+        return [read(by_key[(stack, net, path, shape, n, point)]) if (stack, net, path, shape, n, point) in by_key
+                else None for net, shape, n, point in categories]
 
     return {
         "categories": [label(*category) for category in categories],
@@ -516,7 +536,7 @@ def network_view(data: Dict, shown: List[str]) -> Optional[Dict]:
     lines = []
     for key in _network_lines(data):
         path, shape, n, point = key
-        runs = [by_key.get((net, path, shape, n, point)) for net in networks]
+        runs = [by_key.get((first_stack(settings), net, path, shape, n, point)) for net in networks]
         name = " · ".join([path] + ([shape] if "payload" in shown else []))
         lines.append({"path": path, "label": name + (" " + combo_label(n, point, settings.get("load") == "open")
                                                      if _several(data) else ""),
@@ -723,6 +743,7 @@ def settings_list(data: Dict) -> List[List[str]]:
         ["PATHS", " ".join(settings["paths"])]] + load + [["N", " ".join(map(str, settings["n"]))],
         ["PAYLOAD", " ".join(results.listed(settings, "payload"))],
         ["NETWORK", " ".join(results.listed(settings, "network"))]] + networks + [
+        ["stack " + entry["label"], stack_text(entry)] for entry in settings.get("stacks") or []] + [
         ["REPEATS", "%d, interleaved; figures are medians" % settings.get("repeats", 1)],
         ["REPLICAS", "%d of each square service" % (settings.get("replicas") or 1)],
         ["WARMUP_SECONDS", "%g s" % settings["warmup_s"]], ["AB_TIMEOUT", "%s s" % settings["ab_timeout_s"]],
@@ -734,6 +755,13 @@ def settings_list(data: Dict) -> List[List[str]]:
         ["kernel · Python", "%s · %s" % (text(env.get("kernel")), text(env.get("python")))],
         ["git commit", env.get("git_commit") or "unknown"],
     ]
+
+
+def stack_text(entry: Dict) -> str:
+    """One stack as the settings list describes it."""
+    return "square-rest-service on %s (square.server), every service on %s (JDK %s)%s; paths: %s" % (
+        entry["rest_server"], entry.get("java_home") or "the lab's java", entry["jdk_version"],
+        ", virtual threads" if entry["virtual_threads"] else "", " ".join(entry["paths"]))
 
 
 def fmt(value, digits: int) -> str:

@@ -1,0 +1,147 @@
+"""The stacks a lab run measures: REST_SERVER, JAVA_HOMES and VIRTUAL_THREADS, read, checked and recorded."""
+
+import copy
+import os
+import shutil
+import tempfile
+import unittest
+
+from lab import check_results, results, stacks, view
+from lab.settings import Settings, SettingsError
+from tests.support import sample_results
+
+JAVA = shutil.which("java") or "java"
+JAVA_HOME = os.path.dirname(os.path.dirname(os.path.realpath(JAVA)))
+
+
+class StackSettingsTests(unittest.TestCase):
+
+    def test_tomcat_on_the_labs_own_java_without_virtual_threads_by_default(self):
+        settings = Settings.from_env({})
+
+        self.assertEqual((settings.rest_server, settings.java_homes, settings.virtual_threads), (["tomcat"], [], False))
+        self.assertEqual({key: settings.as_dict()[key] for key in ("rest_server", "java_homes", "virtual_threads")},
+                         {"rest_server": ["tomcat"], "java_homes": [], "virtual_threads": False})
+
+    def test_servers_in_the_order_given_each_once(self):
+        self.assertEqual(Settings.from_env({"REST_SERVER": "jetty tomcat jetty netty"}).rest_server,
+                         ["jetty", "tomcat", "netty"])
+
+    def test_a_server_that_does_not_exist_names_the_knob_and_the_servers(self):
+        with self.assertRaisesRegex(SettingsError, "unknown server 'undertow' in REST_SERVER; known servers: tomcat "
+                                                   "jetty netty"):
+            Settings.from_env({"REST_SERVER": "tomcat undertow"})
+
+    def test_virtual_threads_are_on_or_off(self):
+        self.assertTrue(Settings.from_env({"VIRTUAL_THREADS": "on"}).virtual_threads)
+        with self.assertRaisesRegex(SettingsError, "VIRTUAL_THREADS must be one of off, on, got 'yes'"):
+            Settings.from_env({"VIRTUAL_THREADS": "yes"})
+
+
+class ResolveTests(unittest.TestCase):
+
+    def test_the_first_server_measures_every_path_and_the_others_the_rest_paths(self):
+        settings = Settings.from_env({"REST_SERVER": "tomcat jetty", "PATHS": "rest/unary grpc/unary rest/h2c"})
+
+        found = stacks.resolve(settings, JAVA)
+
+        self.assertEqual([(stack.rest_server, stack.paths) for stack in found],
+                         [("tomcat", ("rest/unary", "grpc/unary", "rest/h2c")), ("jetty", ("rest/unary", "rest/h2c"))])
+        self.assertRegex(found[1].label, r"^jetty · JDK \d+$")
+        self.assertEqual(found[1].arguments("square-rest-service"), ["--square.server=jetty"])
+        self.assertEqual(found[1].arguments("aggregator-service"), [])
+
+    def test_several_servers_without_a_rest_path_are_refused(self):
+        with self.assertRaisesRegex(SettingsError, "REST_SERVER lists tomcat netty, but PATHS has no path that "
+                                                   "reaches square-rest-service"):
+            stacks.resolve(Settings.from_env({"REST_SERVER": "tomcat netty", "PATHS": "grpc/unary"}), JAVA)
+
+    def test_a_folder_that_is_not_a_jdk_is_refused_before_anything_starts(self):
+        with tempfile.TemporaryDirectory() as folder:
+            with self.assertRaisesRegex(SettingsError, "JAVA_HOMES: %s is not a JDK \\(it has no executable "
+                                                       "bin/java\\)" % folder):
+                stacks.resolve(Settings.from_env({"JAVA_HOMES": folder}), JAVA)
+
+    def test_a_jdk_folder_is_asked_for_its_version(self):
+        found = stacks.resolve(Settings.from_env({"JAVA_HOMES": JAVA_HOME}), JAVA)
+
+        self.assertEqual(found[0].jdk.java, os.path.join(JAVA_HOME, "bin", "java"))
+        self.assertRegex(found[0].jdk.version, r"^\d+(\.\d+)*")
+        self.assertEqual(found[0].as_dict()["java_home"], JAVA_HOME)
+
+    def test_virtual_threads_need_jdk_21(self):
+        settings = Settings.from_env({"VIRTUAL_THREADS": "on"})
+        if stacks.probe("", JAVA).major >= stacks.VIRTUAL_THREADS_JDK:
+            self.assertEqual(stacks.resolve(settings, JAVA)[0].arguments("square-grpc-service"),
+                             ["--spring.threads.virtual.enabled=true"])
+        else:
+            with self.assertRaisesRegex(SettingsError, "VIRTUAL_THREADS=on needs JDK 21 or newer"):
+                stacks.resolve(settings, JAVA)
+
+    def test_labels_name_the_server_the_jdk_and_virtual_threads(self):
+        jdk = stacks.Jdk("/opt/jdk-25", "/opt/jdk-25/bin/java", "25.0.1")
+
+        self.assertEqual(stacks.Stack("netty", jdk, False, ()).label, "netty · JDK 25")
+        self.assertEqual(stacks.Stack("tomcat", jdk, True, ()).label, "tomcat · JDK 25 · virtual threads")
+        self.assertEqual(stacks.Jdk("", "java", "1.8.0_402").major, 8)
+
+
+def two_stacks():
+    """sample_results() on tomcat, and its rest/unary again on jetty: 1.5 times the req/s for 0.8 of the CPU."""
+    data = sample_results()
+    tomcat = {"label": "tomcat · JDK 17", "rest_server": "tomcat", "java_home": None, "java": "java",
+              "jdk_version": "17.0.15", "virtual_threads": False, "paths": list(data["settings"]["paths"])}
+    jetty = dict(tomcat, label="jetty · JDK 17", rest_server="jetty", paths=["rest/unary"])
+    data["settings"]["stacks"] = [tomcat, jetty]
+    for run in data["runs"]:
+        run["stack"] = tomcat["label"]
+    faster = copy.deepcopy(data["runs"][0])
+    faster.update(stack=jetty["label"], rps=round(faster["rps"] * 1.5, 2))
+    for usage in faster["cpu"].values():
+        if isinstance(usage, dict) and usage.get("us_per_call"):
+            usage["us_per_call"] = usage["us_per_call"] * 0.8
+    data["runs"].append(faster)
+    return data
+
+
+class StackResultsTests(unittest.TestCase):
+
+    def test_a_run_is_told_apart_by_its_stack(self):
+        data = two_stacks()
+
+        self.assertEqual(len({results.key(run) for run in data["runs"]}), len(data["runs"]))
+        self.assertEqual(results.run_name(data["runs"][-1]), "rest/unary n=1000 c=100 stack=jetty,JDK17")
+        self.assertEqual(results.listed(data["settings"], "stack"), ["tomcat · JDK 17", "jetty · JDK 17"])
+        self.assertEqual(results.listed(sample_results()["settings"], "stack"), [""])
+
+    def test_the_side_by_side_table_compares_each_stack_with_the_first_on_the_same_path(self):
+        data = two_stacks()
+
+        table = view.comparisons_table(data["runs"], view.conditions_shown(data["settings"]))
+
+        rows = [row["cells"] for row in table["rows"] if "against tomcat" in row["cells"][0]]
+        self.assertEqual(rows, [["rest/unary: jetty · JDK 17 against tomcat · JDK 17",
+                                 "jetty · JDK 17 ÷ tomcat · JDK 17", "jetty · JDK 17", "1000", "100", "1.50×",
+                                 "0.80×"]])
+        self.assertIn("stack", table["heads"])
+
+    def test_the_check_wants_each_stacks_paths_and_no_more(self):
+        data = two_stacks()
+        self.assertEqual([p for p in check_results.problems(data) if "no run" in p], [])
+
+        data["runs"].pop()
+
+        self.assertIn("no run for path rest/unary n=1000 concurrency=100 on jetty · JDK 17",
+                      check_results.problems(data))
+
+    def test_the_report_names_the_stacks(self):
+        shown = view.view(two_stacks())
+
+        self.assertIn("stacks tomcat · JDK 17, jetty · JDK 17", shown["subtitle"])
+        self.assertEqual([row[0] for row in shown["settings"] if row[0].startswith("stack ")],
+                         ["stack tomcat · JDK 17", "stack jetty · JDK 17"])
+        self.assertEqual(len(shown["cards"]), 3)
+
+
+if __name__ == "__main__":
+    unittest.main()
