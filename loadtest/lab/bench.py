@@ -39,11 +39,13 @@ class Conditions:
 
     payload: str = SMALL
     network: str = "loopback"
+    # The stack in file names (lab.stacks' slug), empty for the first stack of a run.
+    stack: str = ""
 
     def slug(self) -> str:
         """The conditions in a file name: nothing for the default ones, so that the article's names stay."""
-        return "".join("_" + value for value, default in ((self.payload, SMALL), (self.network, "loopback"))
-                       if value != default)
+        return "".join("_" + value for value, default in ((self.payload, SMALL), (self.network, "loopback"),
+                                                          (self.stack, "")) if value != default)
 
 
 DEFAULT_CONDITIONS = Conditions()

@@ -16,6 +16,11 @@ PAYLOADS = (SMALL, "wide", "deep", "collection")
 # The Spring servers square-rest-service runs on (its square.server, REST_SERVER): Spring MVC on Tomcat (the default)
 # or Jetty 12, Spring WebFlux on Reactor Netty.
 REST_SERVERS = ("tomcat", "jetty", "netty")
+# The aggregator's REST connectors (its aggregator.rest.client and rest.h2c-client, REST_CLIENT): Reactor Netty's client
+# used directly (the default), Spring's WebClient over Reactor Netty, Jetty, Apache HttpClient 5 or the JDK's client.
+# The JDK's client has no HTTP/2 cleartext with prior knowledge, so it carries rest/unary only.
+REST_CLIENTS = ("reactor-netty", "webclient", "jetty", "apache", "jdk")
+HTTP1_ONLY_CLIENTS = ("jdk",)
 
 
 @dataclass(frozen=True)
@@ -103,16 +108,16 @@ def parse_payloads(names: str) -> List[str]:
     return chosen
 
 
-def parse_rest_servers(names: str) -> List[str]:
-    """The servers named in REST_SERVER, in the order given, each once."""
+def parse_choices(names: str, knob: str, what: str, known) -> List[str]:
+    """The values named in a space-separated list such as REST_SERVER, in the order given, each once."""
     chosen = []
     for name in names.split():
-        if name not in REST_SERVERS:
-            raise ValueError("unknown server %r in REST_SERVER; known servers: %s" % (name, " ".join(REST_SERVERS)))
+        if name not in known:
+            raise ValueError("unknown %s %r in %s; known %ss: %s" % (what, name, knob, what, " ".join(known)))
         if name not in chosen:
             chosen.append(name)
     if not chosen:
-        raise ValueError("REST_SERVER names no server; known servers: %s" % " ".join(REST_SERVERS))
+        raise ValueError("%s names no %s; known %ss: %s" % (knob, what, what, " ".join(known)))
     return chosen
 
 

@@ -226,7 +226,7 @@ def measure(results_dir: str, settings: Settings, lab_stacks: List[stacks.Stack]
         if len(lab_stacks) > 1:
             print("[lab] stack %s: %s" % (stack.label, " ".join(stack.paths)), flush=True)
         on_stack = dataclasses.replace(settings, paths=list(stack.paths))
-        lab_stage.start_squares(stack)
+        lab_stage.start_squares(stack, "" if stack is lab_stacks[0] else "-" + stack.slug)
         for name in settings.network:
             profile, limits = network.PROFILES[name], per_network[name]
             with lab_stage.aggregator_on(profile, limits) as started:
@@ -242,7 +242,7 @@ def measure(results_dir: str, settings: Settings, lab_stacks: List[stacks.Stack]
                                       "" if len(lab_stacks) == 1 else " on stack " + stack.label, "\n  ".join(wrong)))
                 on_network = dataclasses.replace(on_stack, ab_timeout_s=limits.client_timeout_s)
                 measure_network(name, on_network, started, raw_dir, vegeta, measured, run_results, results_dir,
-                                stack.label)
+                                stack, stack is lab_stacks[0])
             if profile.proxied:
                 proxy_totals = _cross_check(run_results["settings"]["networks"][name], lab_stage, proxy_totals)
                 results.write_json(results_dir, run_results)
@@ -265,7 +265,8 @@ def measure(results_dir: str, settings: Settings, lab_stacks: List[stacks.Stack]
 
 
 def measure_network(name: str, settings: Settings, started: List[bench.Service], raw_dir: str, vegeta,
-                    measured: Dict[tuple, List[Dict]], run_results: Dict, results_dir: str, stack: str) -> None:
+                    measured: Dict[tuple, List[Dict]], run_results: Dict, results_dir: str, stack: stacks.Stack,
+                    first_stack: bool) -> None:
     """Every combination on one network and stack, REPEATS times, interleaved: round r measures each once, so that
     the machine's drift hits all of them alike. results.json is rewritten after every repeat."""
     combos = settings.combinations()
@@ -273,7 +274,7 @@ def measure_network(name: str, settings: Settings, started: List[bench.Service],
     where = "" if settings.network == ["loopback"] else "network %s, " % name
     for repeat in range(1, settings.repeats + 1):
         for index, (path_name, shape, n, point) in enumerate(combos, 1):
-            conditions = bench.Conditions(shape, name)
+            conditions = bench.Conditions(shape, name, "" if first_stack else stack.slug)
             print("[lab] %sround %d/%d, run %d/%d: %s%s n=%d %s=%d" % (
                 where, repeat, settings.repeats, index, len(combos), path_name,
                 "" if settings.payload == [paths.SMALL] else " payload=" + shape, n, point_name, point), flush=True)
@@ -282,8 +283,8 @@ def measure_network(name: str, settings: Settings, started: List[bench.Service],
                               conditions=conditions)
             record = bench.measure(paths.ALL[path_name], n, point, settings, started, raw_dir, repeat, log=_log,
                                    vegeta=vegeta, conditions=conditions)
-            record["stack"] = stack
-            measured.setdefault((stack, name, path_name, shape, n, point), []).append(record)
+            record["stack"] = stack.label
+            measured.setdefault((stack.label, name, path_name, shape, n, point), []).append(record)
             _print_outcome(record)
             # Rewritten after every repeat: an interrupted lab still leaves the runs it measured so far.
             run_results["runs"] = [repeats.combine(records, bench.repeat_summary)

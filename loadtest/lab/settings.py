@@ -37,6 +37,9 @@ KNOBS = (
     ("REST_SERVER", "tomcat", "Spring servers square-rest-service runs on: tomcat, jetty (Spring MVC), netty "
                               "(WebFlux); a list measures the REST paths on each in turn, the services restarted for "
                               "each"),
+    ("REST_CLIENT", "reactor-netty", "the aggregator's REST connectors: reactor-netty (direct), webclient (WebClient "
+                                     "over Reactor Netty), jetty, apache, jdk (WebClient over each; jdk: HTTP/1.1 "
+                                     "only); a list measures the REST paths with each in turn"),
     ("JAVA_HOMES", "", "installed JDKs (their folders) to run every service on, each in turn; empty: the lab's own "
                        "java (JAVA_HOME, else the java on PATH)"),
     ("VIRTUAL_THREADS", "off", "on: the services' request threads are virtual (spring.threads.virtual.enabled; "
@@ -100,6 +103,7 @@ class Settings:
     payload: List[str] = field(default_factory=lambda: [paths.SMALL])
     network: List[str] = field(default_factory=lambda: ["loopback"])
     rest_server: List[str] = field(default_factory=lambda: ["tomcat"])
+    rest_client: List[str] = field(default_factory=lambda: ["reactor-netty"])
     java_homes: List[str] = field(default_factory=list)
     virtual_threads: bool = False
     load: str = "closed"
@@ -135,7 +139,8 @@ class Settings:
             paths=[p.name for p in _paths(knob("PATHS"))],
             payload=_payloads(knob("PAYLOAD")),
             network=_networks(knob("NETWORK")),
-            rest_server=_rest_servers(knob("REST_SERVER")),
+            rest_server=_choices(knob("REST_SERVER"), "REST_SERVER", "server", paths.REST_SERVERS),
+            rest_client=_choices(knob("REST_CLIENT"), "REST_CLIENT", "client", paths.REST_CLIENTS),
             java_homes=list(dict.fromkeys(knob("JAVA_HOMES").split())),
             virtual_threads=_choice(knob("VIRTUAL_THREADS"), "VIRTUAL_THREADS", ("off", "on")) == "on",
             warmup_s=_seconds(knob("WARMUP_SECONDS"), "WARMUP_SECONDS", positive=False),
@@ -187,7 +192,7 @@ class Settings:
         """What results.json records of them: the measuring knobs, not where the services listened."""
         recorded = ("requests", "concurrency", "n", "paths", "warmup_s", "ab_timeout_s", "floor", "floor_duration_s",
                     "replicas", "java_opts", "aggregator_args", "repeats", "load", "payload", "network", "rest_server",
-                    "java_homes", "virtual_threads")
+                    "rest_client", "java_homes", "virtual_threads")
         found = {key: value for key, value in asdict(self).items() if key in recorded}
         if self.open_loop:
             # An open loop has no fixed number of requests or clients: a rate and a duration instead.
@@ -292,9 +297,9 @@ def _payloads(value: str) -> List[str]:
         raise SettingsError(str(error)) from None
 
 
-def _rest_servers(value: str) -> List[str]:
+def _choices(value: str, knob: str, what: str, known) -> List[str]:
     try:
-        return paths.parse_rest_servers(value)
+        return paths.parse_choices(value, knob, what, known)
     except ValueError as error:
         raise SettingsError(str(error)) from None
 

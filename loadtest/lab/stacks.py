@@ -1,9 +1,9 @@
-"""The software stacks a lab run measures (REST_SERVER, JAVA_HOMES, VIRTUAL_THREADS): which Spring server serves the
-REST square service, which JDK every service runs on, and whether their request threads are virtual.
+"""The software stacks a lab run measures (REST_SERVER, REST_CLIENT, JAVA_HOMES, VIRTUAL_THREADS): which Spring server
+serves the REST square service, which connector the aggregator calls it with, which JDK every service runs on, and
+whether their request threads are virtual.
 
 Each stack has its services started for it and stopped after it, as a network has its aggregator. The first stack
-measures every path; one that differs from it only in the REST server measures the REST paths, the only ones that
-server serves.
+measures every path; one that differs from it only in the REST server or client measures the REST paths it changes.
 """
 
 import os
@@ -12,11 +12,13 @@ import subprocess
 from dataclasses import dataclass
 from typing import Dict, List
 
-from .paths import ALL, SQUARE_REST
+from .paths import AGGREGATOR, ALL, HTTP1_ONLY_CLIENTS, REST_CLIENTS, REST_SERVERS, SQUARE_REST
 from .settings import Settings, SettingsError
 
 # Virtual threads are a JDK 21 feature; Spring Boot ignores spring.threads.virtual.enabled below it.
 VIRTUAL_THREADS_JDK = 21
+# rest/h2c needs a client that speaks HTTP/2 cleartext with prior knowledge.
+H2C = "rest/h2c"
 
 
 @dataclass(frozen=True)
@@ -35,26 +37,39 @@ class Jdk:
 @dataclass(frozen=True)
 class Stack:
     rest_server: str
+    rest_client: str
     jdk: Jdk
     virtual_threads: bool
-    # The paths measured on it: every path on the first stack, the REST ones on a stack that only changes the server.
+    # The paths measured on it: every path on the first stack, on the others the REST paths they change.
     paths: tuple
 
     @property
     def label(self) -> str:
-        """How runs, tables and charts name the stack: "jetty · JDK 17", with "· virtual threads" when on."""
+        """How runs, tables and charts name the stack: "jetty · reactor-netty client · JDK 17", and "· virtual
+        threads" when on."""
         threads = " · virtual threads" if self.virtual_threads else ""
-        return "%s · JDK %d%s" % (self.rest_server, self.jdk.major, threads)
+        return "%s · %s client · JDK %d%s" % (self.rest_server, self.rest_client, self.jdk.major, threads)
+
+    @property
+    def slug(self) -> str:
+        """The stack in a file name: jetty-reactor-netty-client-jdk-17."""
+        return re.sub(r"[^a-z0-9]+", "-", self.label.lower()).strip("-")
 
     def arguments(self, module: str) -> List[str]:
         """The Spring arguments that put a service on this stack."""
-        found = ["--square.server=" + self.rest_server] if module == SQUARE_REST else []
+        found = []
+        if module == SQUARE_REST:
+            found.append("--square.server=" + self.rest_server)
+        if module == AGGREGATOR:
+            found.append("--aggregator.rest.client=" + self.rest_client)
+            if self.rest_client not in HTTP1_ONLY_CLIENTS:
+                found.append("--aggregator.rest.h2c-client=" + self.rest_client)
         return found + (["--spring.threads.virtual.enabled=true"] if self.virtual_threads else [])
 
     def as_dict(self) -> Dict:
-        return {"label": self.label, "rest_server": self.rest_server, "java_home": self.jdk.home or None,
-                "java": self.jdk.java, "jdk_version": self.jdk.version, "virtual_threads": self.virtual_threads,
-                "paths": list(self.paths)}
+        return {"label": self.label, "rest_server": self.rest_server, "rest_client": self.rest_client,
+                "java_home": self.jdk.home or None, "java": self.jdk.java, "jdk_version": self.jdk.version,
+                "virtual_threads": self.virtual_threads, "paths": list(self.paths)}
 
 
 def resolve(settings: Settings, java: str) -> List[Stack]:
@@ -67,17 +82,45 @@ def resolve(settings: Settings, java: str) -> List[Stack]:
             raise SettingsError("VIRTUAL_THREADS=on needs JDK %d or newer, and %s is JDK %s: give JAVA_HOMES only such "
                                 "JDKs, or VIRTUAL_THREADS=off" % (VIRTUAL_THREADS_JDK, old[0].home or old[0].java,
                                                                  old[0].version))
-    rest_paths = tuple(name for name in settings.paths if SQUARE_REST in ALL[name].services)
-    if len(settings.rest_server) > 1 and not rest_paths:
-        raise SettingsError("REST_SERVER lists %s, but PATHS has no path that reaches square-rest-service: add "
-                            "rest/unary, rest/h2c or rest/square, or give REST_SERVER one server"
-                            % " ".join(settings.rest_server))
+    rest_paths = [name for name in settings.paths if SQUARE_REST in ALL[name].services]
+    client_paths = [name for name in rest_paths if ALL[name].target == AGGREGATOR]
+    for knob, values, needed in (("REST_SERVER", settings.rest_server, rest_paths),
+                                 ("REST_CLIENT", settings.rest_client, client_paths)):
+        if len(values) > 1 and not needed:
+            raise SettingsError("%s lists %s, but PATHS has no path it changes: add rest/unary or rest/h2c, or give "
+                                "%s one value" % (knob, " ".join(values), knob))
     stacks = []
     for jdk in jdks:
-        for index, server in enumerate(settings.rest_server):
-            chosen = tuple(settings.paths) if index == 0 else rest_paths
-            stacks.append(Stack(server, jdk, settings.virtual_threads, chosen))
+        for server_index, server in enumerate(settings.rest_server):
+            for client_index, client in enumerate(settings.rest_client):
+                if server_index == client_index == 0:
+                    chosen = list(settings.paths)
+                else:
+                    chosen = rest_paths if server_index else client_paths
+                if client in HTTP1_ONLY_CLIENTS:
+                    chosen = [name for name in chosen if name != H2C]
+                if chosen:
+                    stacks.append(Stack(server, client, jdk, settings.virtual_threads, tuple(chosen)))
     return stacks
+
+
+def not_running(stack: Stack, module: str, info: Dict) -> List[str]:
+    """What a started service says it runs (its /actuator/info) that is not what its stack asked for; a value the
+    service does not say is taken for its default, as from a jar older than the choice."""
+    asked = {}
+    if module == SQUARE_REST:
+        asked = {("square", "server"): (stack.rest_server, REST_SERVERS[0])}
+    elif module == AGGREGATOR:
+        asked = {("aggregator", "rest-client"): (stack.rest_client, REST_CLIENTS[0])}
+        if stack.rest_client not in HTTP1_ONLY_CLIENTS:
+            asked[("aggregator", "rest-h2c-client")] = (stack.rest_client, REST_CLIENTS[0])
+    found = []
+    for (section, name), (wanted, default) in asked.items():
+        said = (info.get(section) or {}).get(name, default)
+        if said != wanted:
+            found.append("%s runs %s=%s, not %s as stack %s asks (GET /actuator/info, %s.%s)"
+                         % (module, name, said, wanted, stack.label, section, name))
+    return found
 
 
 def probe(home: str, default_java: str) -> Jdk:

@@ -17,7 +17,7 @@ from .paths import AGGREGATOR, ALL, services_needed
 from .processes import Processes
 from .results import PROXY
 from .settings import LabError, Settings
-from .stacks import Stack
+from .stacks import Stack, not_running
 
 
 class Stage:
@@ -32,6 +32,7 @@ class Stage:
         self.jars = jars
         self.results_dir = results_dir
         self.stack: Optional[Stack] = None
+        self.log_suffix = ""
         # The aggregator of the network being measured, None while none runs (a stack of rest/square alone).
         self.aggregator_instance: Optional[services.Instance] = None
         self.square_services: List[bench.Service] = []
@@ -39,12 +40,13 @@ class Stage:
         self.toxiproxy: Optional[network.Toxiproxy] = None
         self.routes: List[services.Route] = []
 
-    def start_squares(self, stack: Stack) -> None:
-        """The square services a stack's paths need, on that stack; each network's aggregator runs on it too."""
-        self.stack = stack
+    def start_squares(self, stack: Stack, log_suffix: str = "") -> None:
+        """The square services a stack's paths need, on that stack; each network's aggregator runs on it too. Their
+        logs, and the aggregators', end in log_suffix."""
+        self.stack, self.log_suffix = stack, log_suffix
         needed = services_needed(ALL[name] for name in stack.paths)
         group = [instance for instance in self.squares if instance.module in needed]
-        self._square_children = self._start(group)
+        self._square_children = self._start(group, log_suffix)
         self.square_services = _grouped(group, self._square_children)
 
     def stop_squares(self) -> None:
@@ -77,7 +79,8 @@ class Stage:
             instance = services.aggregator(self.settings, self.squares, proxies, deadlines)
             print("[lab] network %s: %s" % (profile.name, profile.description), flush=True)
             # One log per network: loopback's keeps the name it always had.
-            children = self._start([instance], "" if profile.name == "loopback" else "-" + profile.name)
+            children = self._start([instance], ("" if profile.name == "loopback" else "-" + profile.name)
+                                   + self.log_suffix)
             started += _grouped([instance], children)
             self.aggregator_instance = instance
         if profile.proxied:
@@ -94,12 +97,7 @@ class Stage:
         """The running aggregator's own account of its settings (GET /actuator/info, under "aggregator")."""
         if self.aggregator_instance is None:
             return None
-        url = self.aggregator_instance.actuator + "/info"
-        try:
-            with urllib.request.urlopen(url, timeout=10) as response:
-                return json.load(response)
-        except (OSError, ValueError) as error:
-            raise LabError("cannot read the aggregator's settings from %s: %s" % (url, error)) from None
+        return _info(self.aggregator_instance.actuator + "/info")
 
     def bytes_cross_check(self, counted_before: Dict[str, Dict[str, int]]) -> Dict:
         """Per proxy, once the aggregator of a network stopped: the bytes Toxiproxy passed on (it counts a connection
@@ -146,10 +144,24 @@ class Stage:
                 problem.message, log_file, floor.tail(log_file, 40).replace("; ", "\n"),
                 "\n[lab] on a busy machine, give them longer with HEALTH_TIMEOUT (now %d s)"
                 % self.settings.health_timeout_s))
+        wrong = [found for instance in group for found in not_running(self.stack, instance.module,
+                                                                      _info(instance.actuator + "/info"))]
+        if wrong:
+            raise LabError("a service does not run the stack asked for, so the lab measures nothing:\n  "
+                           + "\n  ".join(wrong))
         return children
 
     def _log_path(self, name: str) -> str:
         return os.path.join(self.results_dir, "logs", name + ".log")
+
+
+def _info(url: str) -> Dict:
+    """A service's GET /actuator/info document."""
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return json.load(response)
+    except (OSError, ValueError) as error:
+        raise LabError("cannot read %s: %s" % (url, error)) from None
 
 
 def _grouped(instances: List[services.Instance], children: List[subprocess.Popen]) -> List[bench.Service]:

@@ -6,7 +6,7 @@ import shutil
 import tempfile
 import unittest
 
-from lab import check_results, results, stacks, view
+from lab import bench, check_results, results, stacks, view
 from lab.settings import Settings, SettingsError
 from tests.support import sample_results
 
@@ -47,13 +47,47 @@ class ResolveTests(unittest.TestCase):
 
         self.assertEqual([(stack.rest_server, stack.paths) for stack in found],
                          [("tomcat", ("rest/unary", "grpc/unary", "rest/h2c")), ("jetty", ("rest/unary", "rest/h2c"))])
-        self.assertRegex(found[1].label, r"^jetty · JDK \d+$")
+        self.assertRegex(found[1].label, r"^jetty · reactor-netty client · JDK \d+$")
         self.assertEqual(found[1].arguments("square-rest-service"), ["--square.server=jetty"])
-        self.assertEqual(found[1].arguments("aggregator-service"), [])
+        self.assertEqual(found[1].arguments("aggregator-service"), ["--aggregator.rest.client=reactor-netty",
+                                                                    "--aggregator.rest.h2c-client=reactor-netty"])
+
+    def test_each_client_measures_the_aggregators_rest_paths_and_the_jdks_only_http_1_1(self):
+        settings = Settings.from_env({"REST_SERVER": "tomcat netty", "REST_CLIENT": "reactor-netty jdk",
+                                      "PATHS": "rest/unary rest/h2c rest/square grpc/stream"})
+
+        found = stacks.resolve(settings, JAVA)
+
+        self.assertEqual([(stack.rest_server, stack.rest_client, stack.paths) for stack in found], [
+            ("tomcat", "reactor-netty", ("rest/unary", "rest/h2c", "rest/square", "grpc/stream")),
+            ("tomcat", "jdk", ("rest/unary",)),
+            ("netty", "reactor-netty", ("rest/unary", "rest/h2c", "rest/square")),
+            ("netty", "jdk", ("rest/unary", "rest/square"))])
+        self.assertEqual(found[1].arguments("aggregator-service"), ["--aggregator.rest.client=jdk"])
+
+    def test_a_client_that_does_not_exist_names_the_knob_and_the_clients(self):
+        with self.assertRaisesRegex(SettingsError, "unknown client 'okhttp' in REST_CLIENT; known clients: "
+                                                   "reactor-netty webclient jetty apache jdk"):
+            Settings.from_env({"REST_CLIENT": "okhttp"})
+
+    def test_a_service_that_does_not_run_what_its_stack_asks_is_named(self):
+        jdk = stacks.Jdk("", "java", "17.0.15")
+        jetty = stacks.Stack("jetty", "apache", jdk, False, ("rest/unary",))
+
+        self.assertEqual(stacks.not_running(jetty, "square-rest-service", {"square": {"server": "jetty"}}), [])
+        self.assertEqual(stacks.not_running(jetty, "square-rest-service", {}), [
+            "square-rest-service runs server=tomcat, not jetty as stack jetty · apache client · JDK 17 asks "
+            "(GET /actuator/info, square.server)"])
+        self.assertEqual(stacks.not_running(jetty, "aggregator-service", {"aggregator": {
+            "rest-client": "apache", "rest-h2c-client": "reactor-netty"}}), [
+            "aggregator-service runs rest-h2c-client=reactor-netty, not apache as stack jetty · apache client · JDK "
+            "17 asks (GET /actuator/info, aggregator.rest-h2c-client)"])
+        default = stacks.Stack("tomcat", "reactor-netty", jdk, False, ("rest/unary",))
+        self.assertEqual(stacks.not_running(default, "aggregator-service", {"aggregator": {}}), [])
 
     def test_several_servers_without_a_rest_path_are_refused(self):
-        with self.assertRaisesRegex(SettingsError, "REST_SERVER lists tomcat netty, but PATHS has no path that "
-                                                   "reaches square-rest-service"):
+        with self.assertRaisesRegex(SettingsError, "REST_SERVER lists tomcat netty, but PATHS has no path it "
+                                                   "changes"):
             stacks.resolve(Settings.from_env({"REST_SERVER": "tomcat netty", "PATHS": "grpc/unary"}), JAVA)
 
     def test_a_folder_that_is_not_a_jdk_is_refused_before_anything_starts(self):
@@ -81,9 +115,20 @@ class ResolveTests(unittest.TestCase):
     def test_labels_name_the_server_the_jdk_and_virtual_threads(self):
         jdk = stacks.Jdk("/opt/jdk-25", "/opt/jdk-25/bin/java", "25.0.1")
 
-        self.assertEqual(stacks.Stack("netty", jdk, False, ()).label, "netty · JDK 25")
-        self.assertEqual(stacks.Stack("tomcat", jdk, True, ()).label, "tomcat · JDK 25 · virtual threads")
+        self.assertEqual(stacks.Stack("netty", "jetty", jdk, False, ()).label, "netty · jetty client · JDK 25")
+        self.assertEqual(stacks.Stack("tomcat", "reactor-netty", jdk, True, ()).label,
+                         "tomcat · reactor-netty client · JDK 25 · virtual threads")
         self.assertEqual(stacks.Jdk("", "java", "1.8.0_402").major, 8)
+
+    def test_a_stack_other_than_the_first_names_its_raw_files_and_logs(self):
+        jdk = stacks.Jdk("", "java", "25.0.1")
+        stack = stacks.Stack("jetty", "reactor-netty", jdk, True, ())
+
+        self.assertEqual(stack.slug, "jetty-reactor-netty-client-jdk-25-virtual-threads")
+        self.assertEqual(bench.run_slug("rest/unary", 1000, 100, conditions=bench.Conditions(stack=stack.slug)),
+                         "rest-unary_jetty-reactor-netty-client-jdk-25-virtual-threads_n1000_c100")
+        self.assertEqual(bench.run_slug("rest/unary", 1000, 100, conditions=bench.Conditions()),
+                         "rest-unary_n1000_c100")
 
 
 def two_stacks():
