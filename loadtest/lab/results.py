@@ -155,6 +155,8 @@ def summary_markdown(results: Dict) -> str:
         "CPU seconds cover exactly the measured run." % (env["cores"] or 0, (env["cores"] or 0) * 100)
         + repeats_sentence(settings.get("repeats", 1)) + replicas_sentence(settings.get("replicas", 1)),
         "",
+    ] + ["- Stack **%s**: %s." % (entry["label"], view.stack_text(entry)) for entry in settings.get("stacks") or []] + [
+        "",
         markdown(tables["runs"]),
         "## CPU and memory",
         "",

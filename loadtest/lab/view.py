@@ -759,8 +759,10 @@ def settings_list(data: Dict) -> List[List[str]]:
 
 def stack_text(entry: Dict) -> str:
     """One stack as the settings list describes it."""
-    return "square-rest-service on %s (square.server), every service on %s (JDK %s)%s; paths: %s" % (
-        entry["rest_server"], entry.get("java_home") or "the lab's java", entry["jdk_version"],
+    return ("square-rest-service on %s (square.server), the aggregator's REST client %s (aggregator.rest.client), "
+            "every service on %s (JDK %s)%s; paths: %s") % (
+        entry["rest_server"], entry.get("rest_client", "reactor-netty"), entry.get("java_home") or "the lab's java",
+        entry["jdk_version"],
         ", virtual threads" if entry["virtual_threads"] else "", " ".join(entry["paths"]))
 
 
