@@ -8,7 +8,8 @@ import org.springframework.stereotype.Component;
 
 /**
  * HTTP/2 cleartext (server.http2.enabled) lets the aggregator multiplex its window of calls on a few
- * connections; Tomcat's defaults (100 streams a connection, only 20 of them executing) would queue most.
+ * connections; Tomcat's defaults (100 streams a connection, only 20 of them executing) would queue most. The same two
+ * limits are given to Jetty and Reactor Netty ({@link WebServers}).
  */
 @Component
 class Http2Streams implements WebServerFactoryCustomizer<TomcatServletWebServerFactory> {

@@ -15,10 +15,13 @@ class StartupLog {
     @EventListener
     void onWebServerStarted(WebServerInitializedEvent event) {
         int port = event.getWebServer().getPort();
+        SquareServer server = SquareServer.of(event.getApplicationContext().getEnvironment());
         log.info(
-                "square-rest-service listening: GET (and POST with a payload) http://localhost:{}/rest/square/unary/{number}"
+                "square-rest-service listening on {} ({}): GET (and POST with a payload) http://localhost:{}/rest/square/unary/{number}"
                         + " (HTTP/1.1, or HTTP/2 cleartext with prior knowledge), "
                         + "health and metrics under http://localhost:{}/actuator",
+                server,
+                event.getWebServer().getClass().getSimpleName(),
                 port,
                 port);
     }
