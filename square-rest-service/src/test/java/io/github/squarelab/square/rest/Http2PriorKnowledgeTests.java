@@ -3,41 +3,33 @@ package io.github.squarelab.square.rest;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.squarelab.payload.Shape;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.apache.catalina.connector.Connector;
-import org.apache.coyote.AbstractProtocol;
-import org.apache.coyote.UpgradeProtocol;
-import org.apache.coyote.http2.Http2Protocol;
 import org.junit.jupiter.api.Test;
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.autoconfigure.actuate.observability.AutoConfigureObservability;
-import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.boot.web.context.WebServerApplicationContext;
-import org.springframework.boot.web.embedded.tomcat.TomcatWebServer;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.netty.ByteBufFlux;
 import reactor.netty.http.HttpProtocol;
 import reactor.netty.http.client.HttpClient;
 
-/** The port speaks HTTP/2 cleartext with prior knowledge (the aggregator's rest/h2c) beside HTTP/1.1. */
-@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
+/**
+ * The port speaks HTTP/2 cleartext with prior knowledge (the aggregator's rest/h2c) beside HTTP/1.1, on each server (a
+ * subclass per value of square.server).
+ */
 @AutoConfigureObservability
-class Http2PriorKnowledgeTests {
+abstract class Http2PriorKnowledgeTests {
 
     private static final Pattern SQUARE_REQUESTS = Pattern.compile(
             "(?m)^http_server_requests_seconds_count\\{[^}]*uri=\"/rest/square/unary/\\{number}\"[^}]*} (\\S+)$");
 
     @LocalServerPort
-    private int port;
-
-    @Autowired
-    private WebServerApplicationContext context;
+    int port;
 
     @Test
     void answersOverHttp2WithPriorKnowledgeAndOverHttp11OnTheSamePort() {
@@ -81,32 +73,19 @@ class Http2PriorKnowledgeTests {
         assertThat(squareRequestsCounted()).isEqualTo(before + 3);
     }
 
+    /**
+     * As many streams on one connection as the aggregator's rest/h2c client opens to one replica, and a stream window
+     * (SETTINGS_INITIAL_WINDOW_SIZE) the largest payload still fits in, announced in the server's first SETTINGS frame:
+     * the same on every server ({@link Http2Streams}).
+     */
     @Test
-    void oneConnectionCarriesAsManyCallsAsTheAggregatorPutsOnIt() {
-        Connector connector = ((TomcatWebServer) context.getWebServer())
-                .getTomcat()
-                .getService()
-                .findConnectors()[0];
-        Http2Protocol http2 = null;
-        for (UpgradeProtocol protocol : connector.findUpgradeProtocols()) {
-            if (protocol instanceof Http2Protocol found) {
-                http2 = found;
-            }
-        }
+    void theServerAnnouncesTheStreamLimitsOfOneConnection() throws IOException {
+        Map<Integer, Long> settings = Http2Settings.announcedBy(port);
 
-        assertThat(http2).isNotNull();
-        assertThat(http2.getMaxConcurrentStreams()).isEqualTo(160);
-        assertThat(http2.getMaxConcurrentStreamExecution()).isEqualTo(160);
-        // Tomcat reads a connection's frames, request bodies included, on the threads that run its streams.
-        assertThat(http2.getMaxConcurrentStreamExecution())
-                .as("streams one connection may run, below Tomcat's threads")
-                .isLessThan(((AbstractProtocol<?>) connector.getProtocolHandler()).getMaxThreads());
-        // Tomcat gives every stream with a body two buffers of the window's size: at the default 64 KiB the
-        // aggregator's 4 x 200 POST streams (before its 160-call cap) took about 100 MB of the 128 MiB heap. The
-        // largest payload still fits.
+        assertThat(settings).containsEntry(Http2Settings.MAX_CONCURRENT_STREAMS, 160L);
         int largestPayload =
                 SquareEchoRoutesTests.json(Shape.COLLECTION, Integer.MIN_VALUE).length();
-        assertThat(http2.getInitialWindowSize()).isBetween(largestPayload, 16 * 1024);
+        assertThat(settings.get(Http2Settings.INITIAL_WINDOW_SIZE)).isBetween((long) largestPayload, 16L * 1024);
     }
 
     @Test

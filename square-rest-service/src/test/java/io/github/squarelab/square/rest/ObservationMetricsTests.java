@@ -11,8 +11,6 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.autoconfigure.actuate.observability.AutoConfigureObservability;
-import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.client.TestRestTemplate;
 import org.springframework.context.ApplicationContext;
 import org.springframework.http.HttpEntity;
@@ -27,12 +25,14 @@ import org.springframework.test.annotation.DirtiesContext.ClassMode;
  * per call), after real requests on a real port: each request timed once, in its histogram, and the families, types,
  * tag sets and buckets as they were with Spring Boot's DefaultMeterObservationHandler.
  *
+ * <p>On each server (a subclass per value of square.server): observation-meters' handler sees the same observations
+ * from Spring MVC and from WebFlux.
+ *
  * <p>A context of its own: the pinned tag sets are those of this class's requests only.
  */
-@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
 @AutoConfigureObservability
 @DirtiesContext(classMode = ClassMode.BEFORE_CLASS)
-class ObservationMetricsTests {
+abstract class ObservationMetricsTests {
 
     private static final String SQUARE = "uri=\"/rest/square/unary/{number}\"}";
     private static final String SQUARE_INF = "uri=\"/rest/square/unary/{number}\",le=\"+Inf\"}";

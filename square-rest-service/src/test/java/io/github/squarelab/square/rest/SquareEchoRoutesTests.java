@@ -15,7 +15,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.autoconfigure.web.servlet.WebMvcTest;
 import org.springframework.context.annotation.Import;
@@ -51,13 +50,7 @@ class SquareEchoRoutesTests {
     }
 
     @ParameterizedTest
-    @CsvSource({
-        "wide, 7, 49",
-        "collection, -3, 9",
-        "deep, 65536, 4294967296",
-        "collection, 2147483647, 4611686014132420609",
-        "wide, -2147483648, 4611686018427387904"
-    })
+    @CsvSource(textBlock = SquareCases.ECHOES)
     void echoesEveryShapeForAnyNumber(String shape, int number, String square) throws Exception {
         String payload = json(Shape.parse(shape), number);
 
@@ -132,7 +125,7 @@ class SquareEchoRoutesTests {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"text/plain", "application/xml", "application/x-www-form-urlencoded", "application/*"})
+    @CsvSource(textBlock = SquareCases.NOT_JSON)
     void aBodyThatIsNotJsonIsAnUnsupportedMediaTypeProblem(String type) throws Exception {
         mvc.perform(post("/rest/square/unary/7")
                         .header("Content-Type", type)
@@ -158,7 +151,7 @@ class SquareEchoRoutesTests {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"abc", "1.5", "2147483648", "-2147483649"})
+    @CsvSource(textBlock = SquareCases.NOT_INT32_POSTED)
     void aBadNumberIsABadRequestProblemAsForGet(String number) throws Exception {
         mvc.perform(post("/rest/square/unary/{number}", number)
                         .contentType(MediaType.APPLICATION_JSON)

@@ -12,7 +12,6 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.autoconfigure.web.servlet.WebMvcTest;
 import org.springframework.context.annotation.Import;
@@ -28,14 +27,7 @@ class SquareRoutesTests {
     private MockMvc mvc;
 
     @ParameterizedTest
-    @CsvSource({
-        "7, 49",
-        "-3, 9",
-        "0, 0",
-        "65536, 4294967296",
-        "2147483647, 4611686014132420609",
-        "-2147483648, 4611686018427387904",
-    })
+    @CsvSource(textBlock = SquareCases.SQUARES)
     void answersTheSquareAsABareJsonNumber(String number, String square) throws Exception {
         mvc.perform(get("/rest/square/unary/{number}", number))
                 .andExpect(status().isOk())
@@ -44,7 +36,7 @@ class SquareRoutesTests {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"abc", "1.5", "2147483648", "-2147483649", "99999999999", "0x10", " 7"})
+    @CsvSource(textBlock = SquareCases.NOT_INT32)
     void rejectsAnythingButA32BitIntegerWithAProblem(String number) throws Exception {
         mvc.perform(get("/rest/square/unary/{number}", number))
                 .andExpect(status().isBadRequest())
@@ -85,7 +77,7 @@ class SquareRoutesTests {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"PUT", "DELETE", "PATCH"})
+    @CsvSource(textBlock = SquareCases.OTHER_METHODS)
     void otherMethodsAreRefusedWithAProblem(String method) throws Exception {
         mvc.perform(request(HttpMethod.valueOf(method), "/rest/square/unary/7"))
                 .andExpect(status().isMethodNotAllowed())

@@ -1,0 +1,15 @@
+package io.github.squarelab.square.rest;
+
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.web.embedded.netty.NettyWebServer;
+import org.springframework.boot.web.server.WebServer;
+
+@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = "square.server=netty")
+class NettySquareRestIntegrationTests extends SquareRestIntegrationTests {
+
+    @Override
+    Class<? extends WebServer> webServer() {
+        return NettyWebServer.class;
+    }
+}
