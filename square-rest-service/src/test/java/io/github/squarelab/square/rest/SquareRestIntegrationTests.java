@@ -59,6 +59,16 @@ abstract class SquareRestIntegrationTests {
     }
 
     @Test
+    void infoNamesTheServerItRunsOn() {
+        String server = context.getEnvironment().getProperty("square.server", "tomcat");
+
+        assertThat(http.getForObject("/actuator/info", String.class))
+                .startsWith("{\"square\":{\"server\":\"" + server + "\",\"web-server\":\""
+                        + webServer().getSimpleName() + "\",\"virtual-threads\":false,\"java\":\""
+                        + Runtime.version() + "\"}");
+    }
+
+    @Test
     void answersOverARealPort() {
         ResponseEntity<String> response = http.getForEntity("/rest/square/unary/65536", String.class);
 
