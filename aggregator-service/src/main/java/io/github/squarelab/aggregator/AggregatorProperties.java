@@ -6,6 +6,7 @@ import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.NotEmpty;
 import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Pattern;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -38,8 +39,29 @@ public record AggregatorProperties(
      * @param baseUrl the REST square service, e.g. http://127.0.0.1:7575, or its replicas, comma-separated
      * @param maxConnections the size of the keep-alive connection pool shared by all requests, per replica
      * @param h2cConnections the HTTP/2 cleartext connections per replica that carry all of rest/h2c's calls
+     * @param client the HTTP client rest/unary calls through: reactor-netty (directly), or WebClient over
+     *     webclient (Reactor Netty), jetty, apache or jdk
+     * @param h2cClient the HTTP client rest/h2c calls through: the same, except jdk
      */
-    public record Rest(@NotEmpty List<@NotNull URI> baseUrl, @Min(1) int maxConnections, @Min(1) int h2cConnections) {
+    public record Rest(
+            @NotEmpty List<@NotNull URI> baseUrl,
+            @Min(1) int maxConnections,
+            @Min(1) int h2cConnections,
+            @NotNull
+                    @Pattern(
+                            regexp = "reactor-netty|webclient|jetty|apache|jdk",
+                            message = "aggregator.rest.client must be one of reactor-netty, webclient, jetty, apache,"
+                                    + " jdk")
+                    String client,
+            @NotNull
+                    @Pattern(
+                            regexp = "reactor-netty|webclient|jetty|apache",
+                            message = "aggregator.rest.h2c-client must be one of reactor-netty, webclient, jetty,"
+                                    + " apache (jdk's client has no HTTP/2 cleartext with prior knowledge)")
+                    String h2cClient) {
+
+        /** The HTTP client both REST paths use unless told otherwise. */
+        public static final String DEFAULT_CLIENT = "reactor-netty";
 
         /**
          * Calls all HTTP/2 connections to one replica carry at once: what square-rest-service allows on one

@@ -3,11 +3,9 @@ package io.github.squarelab.aggregator.rest;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import reactor.netty.http.client.HttpClient;
-import reactor.netty.resources.ConnectionProvider;
 
 /**
- * The REST square service's replicas, each with its own connection pool, taken in turn; one that just
+ * The REST square service's replicas, each with its own client and connections, taken in turn; one that just
  * refused or dropped a call is passed over for a moment so that calls do not keep paying for its failure.
  */
 final class RestReplicas {
@@ -15,27 +13,25 @@ final class RestReplicas {
     /** Long enough to spare most calls a refused connection, short enough that a returning replica is soon used. */
     static final Duration SKIP_AFTER_FAILURE = Duration.ofSeconds(1);
 
-    /** One replica: its base URL (for error messages), its pool, and a client bound to both. */
+    /** One replica: its base URL (for error messages), and the client that calls it. */
     static final class Replica {
 
         private final String baseUrl;
-        private final ConnectionProvider connections;
-        private final HttpClient http;
+        private final RestExchange exchange;
         /** System.nanoTime() until which this replica is passed over. */
         private volatile long skipUntil = System.nanoTime();
 
-        Replica(String baseUrl, ConnectionProvider connections, HttpClient http) {
+        Replica(String baseUrl, RestExchange exchange) {
             this.baseUrl = baseUrl;
-            this.connections = connections;
-            this.http = http;
+            this.exchange = exchange;
         }
 
         String baseUrl() {
             return baseUrl;
         }
 
-        HttpClient http() {
-            return http;
+        RestExchange exchange() {
+            return exchange;
         }
 
         private boolean skipped(long now) {
@@ -91,8 +87,8 @@ final class RestReplicas {
         return replicas;
     }
 
-    /** Closes every replica's connections. */
+    /** Closes every replica's client. */
     void dispose() {
-        replicas.forEach(replica -> replica.connections.dispose());
+        replicas.forEach(replica -> replica.exchange.close());
     }
 }

@@ -9,14 +9,11 @@ import io.github.squarelab.payload.InvalidPayloadException;
 import io.github.squarelab.payload.JsonPayloads;
 import io.github.squarelab.payload.PayloadJsonCodec;
 import io.github.squarelab.payload.Shape;
-import io.netty.buffer.Unpooled;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
-import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.timeout.ReadTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.TimeoutException;
+import org.springframework.http.HttpStatus;
 import reactor.core.publisher.Mono;
 
 /**
@@ -25,13 +22,12 @@ import reactor.core.publisher.Mono;
  * turn. A call that fails because its replica is unavailable
  * (refused, reset, closed before the answer, or HTTP 503) is tried once more on another replica (the same
  * one if it is the only one: a dropped keep-alive connection is not a dead service), within
- * the call's deadline; squares are idempotent. A timeout is not retried. Reactor Netty's client is used
- * directly: WebClient would add a request object, filters and a codec lookup to every call, for a body
- * that is one number.
+ * the call's deadline; squares are idempotent. A timeout is not retried. This policy, and what an answer must be,
+ * are the same whichever HTTP client ({@link RestExchange}) makes the one call to one replica.
  *
  * <p>A call of the shape small is the article's GET, exactly as before. Any other shape is a {@code POST} of the
  * same path whose JSON body is the shape's payload for the number, built as records and written with Jackson only
- * once a connection is there to send it (and again for a retry): a call waiting for one of the pool's connections
+ * once the call is under way (and again for a retry): a call waiting for one of the pool's connections
  * holds no payload, so that thousands of them queued under overload do not fill the heap; the answer, {@code {"result":..,"payload":..}}, is read strictly with
  * Jackson and its payload checked in place against the shape's values for the number: an answer without it or
  * with another one is a bad answer.
@@ -47,9 +43,8 @@ public class RestSquareClient implements UnarySquareClient {
     /**
      * @param transport REST_UNARY over HTTP/1.1 pools, or REST_H2C over multiplexed HTTP/2 connections, as the
      *     replicas' clients speak
-     * @param replicas clients whose base URLs are the replicas, and whose pools and response timeouts
-     *     enforce the per-call deadline
-     * @param callDeadline the deadline those timeouts enforce, for error messages and for the retry's budget
+     * @param replicas the replicas, each with a client that enforces the per-call deadline
+     * @param callDeadline the deadline those clients enforce, for error messages and for the retry's budget
      */
     RestSquareClient(Transport transport, RestReplicas replicas, Duration callDeadline) {
         this.transport = transport;
@@ -93,50 +88,37 @@ public class RestSquareClient implements UnarySquareClient {
     }
 
     private Mono<Long> get(RestReplicas.Replica replica, int number) {
-        return replica.http()
-                .get()
-                .uri(PATH + number)
-                .responseSingle((response, body) -> {
-                    HttpResponseStatus status = response.status();
-                    if (status.equals(HttpResponseStatus.OK)) {
-                        return body.asString();
-                    }
-                    return Mono.error(failed(replica, number, status));
-                })
-                .switchIfEmpty(Mono.error(() -> badAnswer(replica, number, "an empty body", null)))
-                .map(body -> parse(replica, number, body));
+        return replica.exchange()
+                .get(PATH + number)
+                .map(answer -> parse(replica, number, body(replica, number, answer)));
     }
 
-    /** The payload is written here, where the request has its connection, not before it waits for one. */
+    /** The exchange builds the payload only once the call is under way, not before it waits for a connection. */
     private Mono<Long> post(RestReplicas.Replica replica, int number, Shape shape) {
-        return replica.http()
-                .post()
-                .uri(PATH + number)
-                .send((request, body) -> {
-                    byte[] payload = PayloadJsonCodec.write(JsonPayloads.of(shape, number));
-                    request.header(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
-                    request.header(HttpHeaderNames.CONTENT_LENGTH, Integer.toString(payload.length));
-                    return body.send(Mono.fromSupplier(() -> Unpooled.wrappedBuffer(payload)));
-                })
-                .responseSingle((response, body) -> {
-                    HttpResponseStatus status = response.status();
-                    if (status.equals(HttpResponseStatus.OK)) {
-                        return body.asByteArray();
-                    }
-                    return Mono.error(failed(replica, number, status));
-                })
-                .switchIfEmpty(Mono.error(() -> badAnswer(replica, number, "an empty body", null)))
-                .map(body -> checkEcho(replica, number, shape, body));
+        return replica.exchange()
+                .post(PATH + number, () -> PayloadJsonCodec.write(JsonPayloads.of(shape, number)))
+                .map(answer -> checkEcho(replica, number, shape, body(replica, number, answer)));
+    }
+
+    /** The body of a 200 answer; any other status, or no body, fails the call. */
+    private static byte[] body(RestReplicas.Replica replica, int number, RestExchange.Answer answer) {
+        if (answer.status() != HttpStatus.OK.value()) {
+            throw failed(replica, number, answer.status());
+        }
+        if (answer.body().length == 0) {
+            throw badAnswer(replica, number, "an empty body", null);
+        }
+        return answer.body();
     }
 
     /** 503 is a replica that is unavailable (tried again elsewhere); any other status a bad answer. */
-    private static DownstreamException failed(RestReplicas.Replica replica, int number, HttpResponseStatus status) {
-        return status.equals(HttpResponseStatus.SERVICE_UNAVAILABLE)
+    private static DownstreamException failed(RestReplicas.Replica replica, int number, int status) {
+        return status == HttpStatus.SERVICE_UNAVAILABLE.value()
                 ? new DownstreamException(
                         Kind.UNAVAILABLE,
                         "the REST square service at " + replica.baseUrl()
                                 + " is unavailable: it answered HTTP 503 for number " + number)
-                : badAnswer(replica, number, "HTTP " + status.code(), null);
+                : badAnswer(replica, number, "HTTP " + status, null);
     }
 
     /** The square of an answer to a POST, once its payload is known to be the one sent. */
@@ -163,11 +145,12 @@ public class RestSquareClient implements UnarySquareClient {
         return error instanceof DownstreamException downstream && downstream.kind() == Kind.UNAVAILABLE;
     }
 
-    private long parse(RestReplicas.Replica replica, int number, String body) {
+    private static long parse(RestReplicas.Replica replica, int number, byte[] body) {
+        String text = new String(body, StandardCharsets.UTF_8);
         try {
-            return Long.parseLong(body.trim());
+            return Long.parseLong(text.trim());
         } catch (NumberFormatException e) {
-            throw badAnswer(replica, number, "'" + abbreviate(body) + "', not a number", e);
+            throw badAnswer(replica, number, "'" + abbreviate(text) + "', not a number", e);
         }
     }
 

@@ -29,6 +29,9 @@ class SettingsInfo implements InfoContributor {
         settings.put("rest-replicas", properties.rest().baseUrl().size());
         settings.put("rest-h2c-connections", properties.rest().h2cConnections());
         settings.put("rest-h2c-max-streams", properties.rest().h2cMaxStreams());
+        // The HTTP client each REST path calls through, so that a measurement says which it measured.
+        settings.put("rest-client", properties.rest().client());
+        settings.put("rest-h2c-client", properties.rest().h2cClient());
         settings.put("deadline-ms", properties.deadline().toMillis());
         settings.put("call-deadline-ms", properties.callDeadline().toMillis());
         settings.put("max-n", properties.maxN());

@@ -26,10 +26,13 @@ class StartupLog {
         log.info(
                 "aggregator-service listening: GET http://localhost:{}/{rest/unary,rest/h2c,grpc/unary,grpc/pingpong,grpc/stream}/{n}"
                         + "[?payload=small|wide|deep|collection]"
-                        + " -> REST square service {}, gRPC square service {} (round robin over replicas); {} calls in flight per request,"
+                        + " -> REST square service {} (rest/unary through {}, rest/h2c through {}), gRPC square service {}"
+                        + " (round robin over replicas); {} calls in flight per request,"
                         + " n up to {}, deadline {} ms per request and {} ms per call",
                 port,
                 properties.rest().baseUrl().stream().map(Object::toString).collect(Collectors.joining(",")),
+                properties.rest().client(),
+                properties.rest().h2cClient(),
                 properties.grpc().target(),
                 properties.inFlight(),
                 properties.maxN(),

@@ -347,7 +347,8 @@ class AggregatorEndToEndTests {
         assertThat(info.statusCode()).isEqualTo(200);
         assertThat(info.body())
                 .isEqualTo("{\"aggregator\":{\"in-flight\":8,\"rest-max-connections\":64,\"rest-replicas\":1,"
-                        + "\"rest-h2c-connections\":4,\"rest-h2c-max-streams\":40,\"deadline-ms\":120000,\"call-deadline-ms\":"
+                        + "\"rest-h2c-connections\":4,\"rest-h2c-max-streams\":40,\"rest-client\":\"reactor-netty\","
+                        + "\"rest-h2c-client\":\"reactor-netty\",\"deadline-ms\":120000,\"call-deadline-ms\":"
                         + CALL_DEADLINE.toMillis()
                         + ",\"max-n\":100000}}");
     }

@@ -16,7 +16,8 @@ final class GrpcOnlyProperties {
                 8,
                 deadline,
                 deadline,
-                new AggregatorProperties.Rest(List.of(URI.create("http://unused:1")), 1, 1),
+                new AggregatorProperties.Rest(
+                        List.of(URI.create("http://unused:1")), 1, 1, "reactor-netty", "reactor-netty"),
                 new AggregatorProperties.Grpc(target),
                 new AggregatorProperties.Admission(0, deadline));
     }

@@ -21,7 +21,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -53,10 +52,10 @@ class RestH2cSquareClientTests {
         servers.forEach(server -> server.server.disposeNow());
     }
 
-    @Test
-    void multiplexesManyCallsAtOnceOnTheConfiguredConnectionsOverHttp2() {
+    @EachH2cConnector
+    void multiplexesManyCallsAtOnceOnTheConfiguredConnectionsOverHttp2(RestConnector connector) {
         H2cSquareServer server = start(200, Duration.ofMillis(200));
-        RestSquareClient client = clientFor(CALL_DEADLINE, 2, server.baseUrl());
+        RestSquareClient client = clientFor(connector, CALL_DEADLINE, 2, server.baseUrl());
 
         // Above the numbers the server answers wrongly on purpose.
         List<Long> squares = Flux.range(1001, 400)
@@ -72,11 +71,11 @@ class RestH2cSquareClientTests {
         assertThat(server.mostInFlight.get()).isGreaterThan(50);
     }
 
-    @Test
-    void postsPayloadsOverHttp2AndChecksEachEcho() {
+    @EachH2cConnector
+    void postsPayloadsOverHttp2AndChecksEachEcho(RestConnector connector) {
         H2cSquareServer server = start(200);
         String baseUrl = server.baseUrl();
-        RestSquareClient client = clientFor(CALL_DEADLINE, 2, baseUrl);
+        RestSquareClient client = clientFor(connector, CALL_DEADLINE, 2, baseUrl);
 
         List<Long> squares = Flux.range(1, 20)
                 .flatMapSequential(number -> client.square(number, Shape.COLLECTION), 20)
@@ -100,19 +99,20 @@ class RestH2cSquareClientTests {
                         + " with its payload ('payload' is missing) for number 22");
     }
 
-    @Test
-    void answersTheSquareFromTheService() {
-        RestSquareClient client = clientFor(CALL_DEADLINE, 2, start(200).baseUrl());
+    @EachH2cConnector
+    void answersTheSquareFromTheService(RestConnector connector) {
+        RestSquareClient client =
+                clientFor(connector, CALL_DEADLINE, 2, start(200).baseUrl());
 
         assertThat(client.square(7, Shape.SMALL).block()).isEqualTo(49L);
         assertThat(client.square(65536, Shape.SMALL).block()).isEqualTo(4_294_967_296L);
         assertThat(client.square(-3, Shape.SMALL).block()).isEqualTo(9L);
     }
 
-    @Test
-    void anErrorStatusOrABodyThatIsNotANumberIsABadAnswer() {
+    @EachH2cConnector
+    void anErrorStatusOrABodyThatIsNotANumberIsABadAnswer(RestConnector connector) {
         String baseUrl = start(200).baseUrl();
-        RestSquareClient client = clientFor(CALL_DEADLINE, 2, baseUrl);
+        RestSquareClient client = clientFor(connector, CALL_DEADLINE, 2, baseUrl);
 
         assertThatThrownBy(() -> client.square(500, Shape.SMALL).block())
                 .isInstanceOf(DownstreamException.class)
@@ -125,10 +125,10 @@ class RestH2cSquareClientTests {
                         "the REST square service at " + baseUrl + " answered 'thirteen', not a number for number 13");
     }
 
-    @Test
-    void aSlowAnswerTimesOutAtTheCallDeadline() {
+    @EachH2cConnector
+    void aSlowAnswerTimesOutAtTheCallDeadline(RestConnector connector) {
         String baseUrl = start(200).baseUrl();
-        RestSquareClient impatient = clientFor(Duration.ofMillis(500), 2, baseUrl);
+        RestSquareClient impatient = clientFor(connector, Duration.ofMillis(500), 2, baseUrl);
 
         long start = System.nanoTime();
         assertThatThrownBy(() -> impatient.square(99, Shape.SMALL).block(Duration.ofSeconds(5)))
@@ -139,12 +139,12 @@ class RestH2cSquareClientTests {
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
     }
 
-    @Test
-    void aClosedPortIsUnavailableAtOnce() throws IOException {
+    @EachH2cConnector
+    void aClosedPortIsUnavailableAtOnce(RestConnector connector) throws IOException {
         String closed = "http://127.0.0.1:" + freePort();
 
         long start = System.nanoTime();
-        assertThatThrownBy(() -> clientFor(CALL_DEADLINE, 2, closed)
+        assertThatThrownBy(() -> clientFor(connector, CALL_DEADLINE, 2, closed)
                         .square(7, Shape.SMALL)
                         .block(Duration.ofSeconds(5)))
                 .isInstanceOf(DownstreamException.class)
@@ -153,11 +153,11 @@ class RestH2cSquareClientTests {
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
     }
 
-    @Test
-    void aReplicaThatAnswers503IsUnavailableAndTheCallIsRetriedOnTheOther() {
+    @EachH2cConnector
+    void aReplicaThatAnswers503IsUnavailableAndTheCallIsRetriedOnTheOther(RestConnector connector) {
         H2cSquareServer shuttingDown = start(503);
         H2cSquareServer healthy = start(200);
-        RestSquareClient client = clientFor(CALL_DEADLINE, 2, shuttingDown.baseUrl(), healthy.baseUrl());
+        RestSquareClient client = clientFor(connector, CALL_DEADLINE, 2, shuttingDown.baseUrl(), healthy.baseUrl());
 
         assertThat(client.square(7, Shape.SMALL).block()).isEqualTo(49L);
 
@@ -165,10 +165,12 @@ class RestH2cSquareClientTests {
         assertThat(healthy.calls).hasValue(1);
     }
 
-    @Test
-    void aCallToAReplicaThatRefusesIsRetriedOnTheOtherAndTheRefusingOneIsPassedOver() throws IOException {
+    @EachH2cConnector
+    void aCallToAReplicaThatRefusesIsRetriedOnTheOtherAndTheRefusingOneIsPassedOver(RestConnector connector)
+            throws IOException {
         H2cSquareServer healthy = start(200);
-        RestSquareClient client = clientFor(CALL_DEADLINE, 2, "http://127.0.0.1:" + freePort(), healthy.baseUrl());
+        RestSquareClient client =
+                clientFor(connector, CALL_DEADLINE, 2, "http://127.0.0.1:" + freePort(), healthy.baseUrl());
 
         for (int i = 1; i <= 10; i++) {
             assertThat(client.square(i, Shape.SMALL).block()).isEqualTo((long) i * i);
@@ -180,14 +182,19 @@ class RestH2cSquareClientTests {
                 .isSameAs(replicas.all().get(1));
     }
 
-    private RestSquareClient clientFor(Duration callDeadline, int h2cConnections, String... baseUrls) {
+    private RestSquareClient clientFor(
+            RestConnector connector, Duration callDeadline, int h2cConnections, String... baseUrls) {
         AggregatorProperties properties = new AggregatorProperties(
                 100_000,
                 8,
                 Duration.ofSeconds(30),
                 callDeadline,
                 new AggregatorProperties.Rest(
-                        Arrays.stream(baseUrls).map(URI::create).toList(), 4, h2cConnections),
+                        Arrays.stream(baseUrls).map(URI::create).toList(),
+                        4,
+                        h2cConnections,
+                        AggregatorProperties.Rest.DEFAULT_CLIENT,
+                        connector.value()),
                 new AggregatorProperties.Grpc("unused:1"),
                 new AggregatorProperties.Admission(0, Duration.ofSeconds(1)));
         RestClientConfiguration configuration = new RestClientConfiguration();

@@ -23,7 +23,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
 
 /**
  * The REST client as configured for the aggregator with a list of base URLs, in front of real HTTP servers
@@ -49,11 +48,11 @@ class RestReplicasTests {
         loops.close();
     }
 
-    @Test
-    void callsAreTakenInTurnByEveryReplica() throws IOException {
+    @EachConnector
+    void callsAreTakenInTurnByEveryReplica(RestConnector connector) throws IOException {
         Replica a = new Replica(200);
         Replica b = new Replica(200);
-        RestSquareClient client = clientFor(CALL_DEADLINE, start(a), start(b));
+        RestSquareClient client = clientFor(connector, CALL_DEADLINE, start(a), start(b));
 
         for (int i = 1; i <= 20; i++) {
             assertThat(client.square(i, Shape.SMALL).block()).isEqualTo((long) i * i);
@@ -63,10 +62,11 @@ class RestReplicasTests {
         assertThat(b.calls).hasValue(10);
     }
 
-    @Test
-    void aCallToAReplicaThatRefusesIsRetriedOnTheOtherAndTheRefusingOneIsPassedOver() throws IOException {
+    @EachConnector
+    void aCallToAReplicaThatRefusesIsRetriedOnTheOtherAndTheRefusingOneIsPassedOver(RestConnector connector)
+            throws IOException {
         Replica healthy = new Replica(200);
-        RestSquareClient client = clientFor(CALL_DEADLINE, "http://127.0.0.1:" + freePort(), start(healthy));
+        RestSquareClient client = clientFor(connector, CALL_DEADLINE, "http://127.0.0.1:" + freePort(), start(healthy));
 
         long start = System.nanoTime();
         for (int i = 1; i <= 10; i++) {
@@ -81,11 +81,11 @@ class RestReplicasTests {
         assertThat(replicas.next()).isSameAs(replicas.all().get(1));
     }
 
-    @Test
-    void aReplicaThatAnswers503IsUnavailableAndTheCallIsRetriedOnTheOther() throws IOException {
+    @EachConnector
+    void aReplicaThatAnswers503IsUnavailableAndTheCallIsRetriedOnTheOther(RestConnector connector) throws IOException {
         Replica shuttingDown = new Replica(503);
         Replica healthy = new Replica(200);
-        RestSquareClient client = clientFor(CALL_DEADLINE, start(shuttingDown), start(healthy));
+        RestSquareClient client = clientFor(connector, CALL_DEADLINE, start(shuttingDown), start(healthy));
 
         assertThat(client.square(7, Shape.SMALL).block()).isEqualTo(49L);
 
@@ -93,11 +93,11 @@ class RestReplicasTests {
         assertThat(healthy.calls).hasValue(1);
     }
 
-    @Test
-    void whenEveryReplicaIsUnavailableTheCallFailsNamingTheLastOneTried() throws IOException {
+    @EachConnector
+    void whenEveryReplicaIsUnavailableTheCallFailsNamingTheLastOneTried(RestConnector connector) throws IOException {
         String closedA = "http://127.0.0.1:" + freePort();
         String closedB = "http://127.0.0.1:" + freePort();
-        RestSquareClient client = clientFor(CALL_DEADLINE, closedA, closedB);
+        RestSquareClient client = clientFor(connector, CALL_DEADLINE, closedA, closedB);
 
         assertThatThrownBy(() -> client.square(7, Shape.SMALL).block(Duration.ofSeconds(5)))
                 .isInstanceOf(DownstreamException.class)
@@ -105,12 +105,12 @@ class RestReplicasTests {
                 .hasMessageStartingWith("the REST square service at " + closedB + " is unreachable: ");
     }
 
-    @Test
-    void aCallThatTimesOutIsNotRetried() throws IOException {
+    @EachConnector
+    void aCallThatTimesOutIsNotRetried(RestConnector connector) throws IOException {
         Replica slow = new Replica(200);
         slow.hang = true;
         Replica healthy = new Replica(200);
-        RestSquareClient client = clientFor(Duration.ofMillis(500), start(slow), start(healthy));
+        RestSquareClient client = clientFor(connector, Duration.ofMillis(500), start(slow), start(healthy));
 
         assertThatThrownBy(() -> client.square(7, Shape.SMALL).block(Duration.ofSeconds(5)))
                 .isInstanceOf(DownstreamException.class)
@@ -120,14 +120,18 @@ class RestReplicasTests {
         assertThat(healthy.calls).hasValue(0);
     }
 
-    private RestSquareClient clientFor(Duration callDeadline, String... baseUrls) {
+    private RestSquareClient clientFor(RestConnector connector, Duration callDeadline, String... baseUrls) {
         AggregatorProperties properties = new AggregatorProperties(
                 100_000,
                 8,
                 Duration.ofSeconds(30),
                 callDeadline,
                 new AggregatorProperties.Rest(
-                        Arrays.stream(baseUrls).map(URI::create).toList(), 4, 2),
+                        Arrays.stream(baseUrls).map(URI::create).toList(),
+                        4,
+                        2,
+                        connector.value(),
+                        AggregatorProperties.Rest.DEFAULT_CLIENT),
                 new AggregatorProperties.Grpc("unused:1"),
                 new AggregatorProperties.Admission(0, Duration.ofSeconds(1)));
         RestClientConfiguration configuration = new RestClientConfiguration();

@@ -22,17 +22,19 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 import reactor.core.Disposable;
 
 /**
@@ -52,7 +54,7 @@ class RestSquareClientTests {
 
     private final ClientEventLoops loops = new ClientEventLoops("test-client");
     private HttpServer server;
-    private RestReplicas replicas;
+    private final List<RestReplicas> replicas = new ArrayList<>();
 
     @BeforeEach
     void startServer() throws IOException {
@@ -91,24 +93,27 @@ class RestSquareClientTests {
     void stopServer() {
         releaseSlowAnswers.countDown();
         server.stop(0);
-        if (replicas != null) {
-            replicas.dispose();
-        }
+        replicas.forEach(RestReplicas::dispose);
         loops.close();
     }
 
-    @Test
-    void answersTheSquareFromTheService() {
-        RestSquareClient client = clientFor(baseUrl());
+    @EachConnector
+    void answersTheSquareFromTheService(RestConnector connector) {
+        RestSquareClient client = clientFor(connector, baseUrl());
 
         assertThat(client.square(7, Shape.SMALL).block()).isEqualTo(49L);
         assertThat(client.square(65536, Shape.SMALL).block()).isEqualTo(4_294_967_296L);
         assertThat(client.square(-3, Shape.SMALL).block()).isEqualTo(9L);
     }
 
-    @Test
-    void answersArriveOnTheEventLoopsItSharesWithTheGrpcChannel() {
-        RestSquareClient client = clientFor(baseUrl());
+    /**
+     * Reactor Netty's clients run on the event loops the gRPC channel shares; Jetty's and Apache's on their own, named.
+     * java.net.http hands each answer to CompletableFuture's default executor (with one core to spare, a new thread
+     * per task), whatever executor it is given.
+     */
+    @EachConnector
+    void answersArriveOnTheEventLoopsItSharesWithTheGrpcChannelOrOnTheClientsOwnNamedThreads(RestConnector connector) {
+        RestSquareClient client = clientFor(connector, baseUrl());
         AtomicReference<String> answeredOn = new AtomicReference<>();
 
         Long square = client.square(7, Shape.SMALL)
@@ -116,13 +121,23 @@ class RestSquareClientTests {
                 .block();
 
         assertThat(square).isEqualTo(49L);
-        assertThat(answeredOn.get()).startsWith("test-client-" + (Epoll.isAvailable() ? "epoll" : "nio") + "-");
+        String loops = "test-client-" + (Epoll.isAvailable() ? "epoll" : "nio") + "-";
+        switch (connector) {
+            case REACTOR_NETTY, WEBCLIENT -> assertThat(answeredOn.get()).startsWith(loops);
+            case JETTY, APACHE -> assertThat(answeredOn.get()).startsWith("square-rest-" + connector.value() + "-");
+            case JDK -> assertThat(answeredOn.get()).doesNotStartWith(loops);
+        }
     }
 
-    @ParameterizedTest
-    @EnumSource(Shape.class)
-    void postsThePayloadOfTheShapeAsJsonAndTakesTheSquareOnceItIsEchoed(Shape shape) {
-        RestSquareClient client = clientFor(baseUrl());
+    static Stream<Arguments> connectorsAndShapes() {
+        return Arrays.stream(RestConnector.values())
+                .flatMap(connector -> Arrays.stream(Shape.values()).map(shape -> Arguments.of(connector, shape)));
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("connectorsAndShapes")
+    void postsThePayloadOfTheShapeAsJsonAndTakesTheSquareOnceItIsEchoed(RestConnector connector, Shape shape) {
+        RestSquareClient client = clientFor(connector, baseUrl());
 
         assertThat(client.square(7, shape).block()).isEqualTo(49L);
         assertThat(client.square(-3, shape).block()).isEqualTo(9L);
@@ -137,9 +152,9 @@ class RestSquareClientTests {
         }
     }
 
-    @Test
-    void anEchoOfAnotherPayloadIsABadAnswerSayingWhichNumber() {
-        assertThatThrownBy(() -> clientFor(baseUrl())
+    @EachConnector
+    void anEchoOfAnotherPayloadIsABadAnswerSayingWhichNumber(RestConnector connector) {
+        assertThatThrownBy(() -> clientFor(connector, baseUrl())
                         .square(EchoingSquares.WRONG_PAYLOAD, Shape.COLLECTION)
                         .block())
                 .isInstanceOf(DownstreamException.class)
@@ -148,16 +163,16 @@ class RestSquareClientTests {
                         + " sent (collection[0].name 'item-22-0' where 'item-21-0' was sent) for number 21");
     }
 
-    @Test
-    void anAnswerWithoutTheEchoIsABadAnswer() {
-        assertThatThrownBy(() -> clientFor(baseUrl())
+    @EachConnector
+    void anAnswerWithoutTheEchoIsABadAnswer(RestConnector connector) {
+        assertThatThrownBy(() -> clientFor(connector, baseUrl())
                         .square(EchoingSquares.NO_PAYLOAD, Shape.DEEP)
                         .block())
                 .isInstanceOf(DownstreamException.class)
                 .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.BAD_ANSWER))
                 .hasMessage("the REST square service at " + baseUrl() + " answered '{\"result\":484}', not the square"
                         + " with its payload ('payload' is missing) for number 22");
-        assertThatThrownBy(() -> clientFor(baseUrl())
+        assertThatThrownBy(() -> clientFor(connector, baseUrl())
                         .square(EchoingSquares.BARE_SQUARE, Shape.WIDE)
                         .block())
                 .isInstanceOf(DownstreamException.class)
@@ -172,9 +187,9 @@ class RestSquareClientTests {
      * waiting collection call held its ~8 KB body and a 128 MiB aggregator ran out of memory with a few hundred
      * clients asking for 8 squares each.
      */
-    @Test
-    void aCallWaitingForAConnectionHoldsNoPayload() throws Exception {
-        RestSquareClient client = clientFor(baseUrl());
+    @EachConnector
+    void aCallWaitingForAConnectionHoldsNoPayload(RestConnector connector) throws Exception {
+        RestSquareClient client = clientFor(connector, baseUrl());
         List<Disposable> calls = new ArrayList<>();
         try {
             // The pool's 4 connections, each held by an answer that does not come.
@@ -209,30 +224,33 @@ class RestSquareClientTests {
         return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
     }
 
-    @Test
-    void anErrorStatusIsABadAnswer() {
-        assertThatThrownBy(() -> clientFor(baseUrl()).square(500, Shape.SMALL).block())
+    @EachConnector
+    void anErrorStatusIsABadAnswer(RestConnector connector) {
+        assertThatThrownBy(() ->
+                        clientFor(connector, baseUrl()).square(500, Shape.SMALL).block())
                 .isInstanceOf(DownstreamException.class)
                 .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.BAD_ANSWER))
                 .hasMessage("the REST square service at " + baseUrl() + " answered HTTP 500 for number 500");
     }
 
-    @Test
-    void aBodyThatIsNotANumberIsABadAnswer() {
-        assertThatThrownBy(() -> clientFor(baseUrl()).square(13, Shape.SMALL).block())
+    @EachConnector
+    void aBodyThatIsNotANumberIsABadAnswer(RestConnector connector) {
+        assertThatThrownBy(() ->
+                        clientFor(connector, baseUrl()).square(13, Shape.SMALL).block())
                 .isInstanceOf(DownstreamException.class)
                 .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.BAD_ANSWER))
                 .hasMessage(
                         "the REST square service at " + baseUrl() + " answered 'thirteen', not a number for number 13");
-        assertThatThrownBy(() -> clientFor(baseUrl()).square(14, Shape.SMALL).block())
+        assertThatThrownBy(() ->
+                        clientFor(connector, baseUrl()).square(14, Shape.SMALL).block())
                 .isInstanceOf(DownstreamException.class)
                 .hasMessage("the REST square service at " + baseUrl() + " answered an empty body for number 14");
     }
 
-    @Test
-    void aSlowAnswerTimesOutAtTheCallDeadline() {
+    @EachConnector
+    void aSlowAnswerTimesOutAtTheCallDeadline(RestConnector connector) {
         long start = System.nanoTime();
-        assertThatThrownBy(() -> clientFor(baseUrl(), SHORT_DEADLINE)
+        assertThatThrownBy(() -> clientFor(connector, baseUrl(), SHORT_DEADLINE)
                         .square(99, Shape.SMALL)
                         .block(Duration.ofSeconds(5)))
                 .isInstanceOf(DownstreamException.class)
@@ -242,32 +260,39 @@ class RestSquareClientTests {
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
     }
 
-    @Test
-    void aClosedPortIsUnavailableAtOnce() throws IOException {
+    @EachConnector
+    void aClosedPortIsUnavailableAtOnce(RestConnector connector) throws IOException {
         String closed = "http://127.0.0.1:" + freePort();
         long start = System.nanoTime();
-        assertThatThrownBy(() -> clientFor(closed).square(7, Shape.SMALL).block(Duration.ofSeconds(5)))
+        assertThatThrownBy(() ->
+                        clientFor(connector, closed).square(7, Shape.SMALL).block(Duration.ofSeconds(5)))
                 .isInstanceOf(DownstreamException.class)
                 .satisfies(e -> assertThat(((DownstreamException) e).kind()).isEqualTo(Kind.UNAVAILABLE))
                 .hasMessageStartingWith("the REST square service at " + closed + " is unreachable: ");
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
     }
 
-    private RestSquareClient clientFor(String baseUrl) {
-        return clientFor(baseUrl, CALL_DEADLINE);
+    private RestSquareClient clientFor(RestConnector connector, String baseUrl) {
+        return clientFor(connector, baseUrl, CALL_DEADLINE);
     }
 
-    private RestSquareClient clientFor(String baseUrl, Duration callDeadline) {
+    private RestSquareClient clientFor(RestConnector connector, String baseUrl, Duration callDeadline) {
         AggregatorProperties properties = new AggregatorProperties(
                 100_000,
                 8,
                 Duration.ofSeconds(30),
                 callDeadline,
-                new AggregatorProperties.Rest(List.of(URI.create(baseUrl)), 4, 2),
+                new AggregatorProperties.Rest(
+                        List.of(URI.create(baseUrl)),
+                        4,
+                        2,
+                        connector.value(),
+                        AggregatorProperties.Rest.DEFAULT_CLIENT),
                 new AggregatorProperties.Grpc("unused:1"),
                 new AggregatorProperties.Admission(0, Duration.ofSeconds(1)));
         RestClientConfiguration configuration = new RestClientConfiguration();
-        replicas = configuration.squareRestReplicas(properties, loops);
+        RestReplicas replicas = configuration.squareRestReplicas(properties, loops);
+        this.replicas.add(replicas);
         return configuration.restSquareClient(replicas, properties);
     }
 

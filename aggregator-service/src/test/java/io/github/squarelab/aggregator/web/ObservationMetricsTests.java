@@ -26,7 +26,13 @@ import org.springframework.http.HttpStatus;
  */
 @SpringBootTest(
         webEnvironment = WebEnvironment.RANDOM_PORT,
-        properties = {"aggregator.rest.base-url=http://127.0.0.1:1", "aggregator.grpc.target=127.0.0.1:1"})
+        properties = {
+            "aggregator.rest.base-url=http://127.0.0.1:1",
+            "aggregator.grpc.target=127.0.0.1:1",
+            // The test's client sends each request once: Apache HttpClient's (on the classpath for
+            // aggregator.rest.client=apache, and so TestRestTemplate's default) retries a 503 with Retry-After.
+            "spring.http.client.factory=jdk"
+        })
 @AutoConfigureObservability
 class ObservationMetricsTests {
 
