@@ -13,9 +13,9 @@ SQUARE_GRPC = "square-grpc-service"
 SMALL = "small"
 PAYLOADS = (SMALL, "wide", "deep", "collection")
 
-# The Spring servers square-rest-service runs on (its square.server, REST_SERVER): Spring MVC on Tomcat (the default)
-# or Jetty 12, Spring WebFlux on Reactor Netty.
-REST_SERVERS = ("tomcat", "jetty", "netty")
+# The Spring servers square-rest-service runs on (its square.server, REST_SERVER): Spring WebFlux on Reactor Netty (its
+# default), Spring MVC on Tomcat or Jetty 12.
+REST_SERVERS = ("netty", "tomcat", "jetty")
 # The aggregator's REST connectors (its aggregator.rest.client and rest.h2c-client, REST_CLIENT): Reactor Netty's client
 # used directly (the default), Spring's WebClient over Reactor Netty, Jetty, Apache HttpClient 5 or the JDK's client.
 # The JDK's client has no HTTP/2 cleartext with prior knowledge, so it carries rest/unary only.

@@ -34,9 +34,9 @@ KNOBS = (
                             "(through Toxiproxy, no toxics), lan (0.5 ms round trip, 1 Gbit/s), wan (20 ms, 100 "
                             "Mbit/s); a list measures each in turn, the aggregator restarted for each; all but "
                             "loopback need Go"),
-    ("REST_SERVER", "tomcat", "Spring servers square-rest-service runs on: tomcat, jetty (Spring MVC), netty "
-                              "(WebFlux); a list measures the REST paths on each in turn, the services restarted for "
-                              "each"),
+    ("REST_SERVER", "netty", "Spring servers square-rest-service runs on: netty (WebFlux, its default), tomcat, jetty "
+                             "(Spring MVC); a list measures the REST paths on each in turn, the services restarted for "
+                             "each"),
     ("REST_CLIENT", "reactor-netty", "the aggregator's REST connectors: reactor-netty (direct), webclient (WebClient "
                                      "over Reactor Netty), jetty, apache, jdk (WebClient over each; jdk: HTTP/1.1 "
                                      "only); a list measures the REST paths with each in turn"),
@@ -102,7 +102,7 @@ class Settings:
     repeats: int = 3
     payload: List[str] = field(default_factory=lambda: [paths.SMALL])
     network: List[str] = field(default_factory=lambda: ["loopback"])
-    rest_server: List[str] = field(default_factory=lambda: ["tomcat"])
+    rest_server: List[str] = field(default_factory=lambda: ["netty"])
     rest_client: List[str] = field(default_factory=lambda: ["reactor-netty"])
     java_homes: List[str] = field(default_factory=list)
     virtual_threads: bool = False

@@ -12,7 +12,7 @@ import subprocess
 from dataclasses import dataclass
 from typing import Dict, List
 
-from .paths import AGGREGATOR, ALL, HTTP1_ONLY_CLIENTS, REST_CLIENTS, REST_SERVERS, SQUARE_REST
+from .paths import AGGREGATOR, ALL, HTTP1_ONLY_CLIENTS, SQUARE_REST
 from .settings import Settings, SettingsError
 
 # Virtual threads are a JDK 21 feature; Spring Boot ignores spring.threads.virtual.enabled below it.
@@ -106,14 +106,14 @@ def resolve(settings: Settings, java: str) -> List[Stack]:
 
 def not_running(stack: Stack, module: str, info: Dict) -> List[str]:
     """What a started service says it runs (its /actuator/info) that is not what its stack asked for; a value the
-    service does not say is taken for its default, as from a jar older than the choice."""
+    service does not say is what a jar from before the choice ran: Tomcat, and Reactor Netty's client."""
     asked = {}
     if module == SQUARE_REST:
-        asked = {("square", "server"): (stack.rest_server, REST_SERVERS[0])}
+        asked = {("square", "server"): (stack.rest_server, "tomcat")}
     elif module == AGGREGATOR:
-        asked = {("aggregator", "rest-client"): (stack.rest_client, REST_CLIENTS[0])}
+        asked = {("aggregator", "rest-client"): (stack.rest_client, "reactor-netty")}
         if stack.rest_client not in HTTP1_ONLY_CLIENTS:
-            asked[("aggregator", "rest-h2c-client")] = (stack.rest_client, REST_CLIENTS[0])
+            asked[("aggregator", "rest-h2c-client")] = (stack.rest_client, "reactor-netty")
     found = []
     for (section, name), (wanted, default) in asked.items():
         said = (info.get(section) or {}).get(name, default)

@@ -8,6 +8,7 @@ import unittest
 
 from lab import bench, check_results, results, stacks, view
 from lab.settings import Settings, SettingsError
+
 from tests.support import sample_results
 
 JAVA = shutil.which("java") or "java"
@@ -16,20 +17,21 @@ JAVA_HOME = os.path.dirname(os.path.dirname(os.path.realpath(JAVA)))
 
 class StackSettingsTests(unittest.TestCase):
 
-    def test_tomcat_on_the_labs_own_java_without_virtual_threads_by_default(self):
+    def test_netty_and_reactor_nettys_client_on_the_labs_own_java_without_virtual_threads_by_default(self):
         settings = Settings.from_env({})
 
-        self.assertEqual((settings.rest_server, settings.java_homes, settings.virtual_threads), (["tomcat"], [], False))
+        self.assertEqual((settings.rest_server, settings.rest_client, settings.java_homes, settings.virtual_threads),
+                         (["netty"], ["reactor-netty"], [], False))
         self.assertEqual({key: settings.as_dict()[key] for key in ("rest_server", "java_homes", "virtual_threads")},
-                         {"rest_server": ["tomcat"], "java_homes": [], "virtual_threads": False})
+                         {"rest_server": ["netty"], "java_homes": [], "virtual_threads": False})
 
     def test_servers_in_the_order_given_each_once(self):
         self.assertEqual(Settings.from_env({"REST_SERVER": "jetty tomcat jetty netty"}).rest_server,
                          ["jetty", "tomcat", "netty"])
 
     def test_a_server_that_does_not_exist_names_the_knob_and_the_servers(self):
-        with self.assertRaisesRegex(SettingsError, "unknown server 'undertow' in REST_SERVER; known servers: tomcat "
-                                                   "jetty netty"):
+        with self.assertRaisesRegex(SettingsError, "unknown server 'undertow' in REST_SERVER; known servers: netty "
+                                                   "tomcat jetty"):
             Settings.from_env({"REST_SERVER": "tomcat undertow"})
 
     def test_virtual_threads_are_on_or_off(self):

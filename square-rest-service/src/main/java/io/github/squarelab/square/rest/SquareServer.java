@@ -9,14 +9,15 @@ import org.springframework.core.env.Environment;
 
 /** The web server the service runs on, chosen by {@value #PROPERTY} (SQUARE_SERVER) at start-up. */
 enum SquareServer {
-    /** Spring MVC on Tomcat: the default, as the service always ran. */
+    /** Spring MVC on Tomcat. */
     TOMCAT(WebApplicationType.SERVLET),
     /** Spring MVC on Jetty 12. */
     JETTY(WebApplicationType.SERVLET),
-    /** Spring WebFlux on Reactor Netty. */
+    /** Spring WebFlux on Reactor Netty: the default, the cheapest per call over HTTP/1.1 and h2c (docs/performance.md). */
     NETTY(WebApplicationType.REACTIVE);
 
     static final String PROPERTY = "square.server";
+    static final SquareServer DEFAULT = NETTY;
 
     final WebApplicationType webApplicationType;
 
@@ -26,7 +27,7 @@ enum SquareServer {
 
     /** The server the environment asks for; a value that names none fails start-up, naming those that do. */
     static SquareServer of(Environment environment) {
-        String value = environment.getProperty(PROPERTY, "tomcat");
+        String value = environment.getProperty(PROPERTY, DEFAULT.toString());
         for (SquareServer server : values()) {
             if (server.toString().equalsIgnoreCase(value)) {
                 return server;
@@ -37,7 +38,7 @@ enum SquareServer {
                 value,
                 "the accepted values are "
                         + Arrays.stream(values()).map(SquareServer::toString).collect(Collectors.joining(", "))
-                        + " (tomcat when it is not set)");
+                        + " (" + DEFAULT + " when it is not set)");
     }
 
     /** As the property spells it. */

@@ -22,7 +22,7 @@ import org.springframework.http.MediaType;
 import org.springframework.test.web.servlet.MockMvc;
 
 /** POST /rest/square/unary/{number}: the square with the payload of the body echoed, and every way to get it wrong. */
-@WebMvcTest
+@WebMvcTest(properties = "square.server=tomcat")
 @Import(SquareRoutes.class)
 class SquareEchoRoutesTests {
 

@@ -60,7 +60,7 @@ abstract class SquareRestIntegrationTests {
 
     @Test
     void infoNamesTheServerItRunsOn() {
-        String server = context.getEnvironment().getProperty("square.server", "tomcat");
+        String server = context.getEnvironment().getProperty("square.server", "netty");
 
         assertThat(http.getForObject("/actuator/info", String.class))
                 .startsWith("{\"square\":{\"server\":\"" + server + "\",\"web-server\":\""

@@ -19,7 +19,7 @@ import org.springframework.http.HttpMethod;
 import org.springframework.http.MediaType;
 import org.springframework.test.web.servlet.MockMvc;
 
-@WebMvcTest
+@WebMvcTest(properties = "square.server=tomcat")
 @Import(SquareRoutes.class)
 class SquareRoutesTests {
 

@@ -40,8 +40,8 @@ class SquareServerEnvironmentTests {
     }
 
     @Test
-    void tomcatWhenNothingIsSet() {
-        assertThat(SquareServer.of(new MockEnvironment())).isEqualTo(SquareServer.TOMCAT);
+    void nettyWhenNothingIsSet() {
+        assertThat(SquareServer.of(new MockEnvironment())).isEqualTo(SquareServer.NETTY);
     }
 
     @Test
@@ -51,7 +51,7 @@ class SquareServerEnvironmentTests {
         assertThatThrownBy(() -> application.run("--square.server=undertow"))
                 .isInstanceOf(InvalidConfigurationPropertyValueException.class)
                 .hasMessage("Property square.server with value 'undertow' is invalid:"
-                        + " the accepted values are tomcat, jetty, netty (tomcat when it is not set)");
+                        + " the accepted values are tomcat, jetty, netty (netty when it is not set)");
     }
 
     @Test

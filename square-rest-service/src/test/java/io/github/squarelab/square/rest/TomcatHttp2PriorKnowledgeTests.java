@@ -15,7 +15,7 @@ import org.springframework.boot.web.context.WebServerApplicationContext;
 import org.springframework.boot.web.embedded.tomcat.TomcatWebServer;
 
 /** On Tomcat, square.server's default; and how Tomcat runs a connection's streams, which only Tomcat shows. */
-@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
+@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = "square.server=tomcat")
 class TomcatHttp2PriorKnowledgeTests extends Http2PriorKnowledgeTests {
 
     @Autowired
