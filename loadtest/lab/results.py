@@ -91,11 +91,12 @@ def stack_paths(settings: Dict) -> Dict[str, List[str]]:
 
 def run_name(run: Dict) -> str:
     """A run's path and setting, as messages name it: rest/unary n=1000 c=100, or ... rate=50/s, with its payload
-    shape and network when they are not small and loopback: rest/unary n=20 c=1 payload=wide network=lan."""
+    shape and network when they are not small and loopback, and its stack: rest/unary n=20 c=1 payload=wide network=lan
+    on netty · reactor-netty client · JDK 17."""
     setting = "rate=%d/s" % run["rate"] if run.get("load") == "open" else "c=%d" % run["concurrency"]
     conditions = "".join(" %s=%s" % (name, value) for name, value, default in (
         ("payload", payload(run), SMALL), ("network", network(run), LOOPBACK)) if value != default)
-    conditions += " stack=%s" % stack(run).replace(" · ", ",").replace(" ", "") if stack(run) else ""
+    conditions += " on " + stack(run) if stack(run) else ""
     return "%s n=%d %s%s" % (run["path"], run["n"], setting, conditions)
 
 

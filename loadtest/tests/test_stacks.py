@@ -157,7 +157,7 @@ class StackResultsTests(unittest.TestCase):
         data = two_stacks()
 
         self.assertEqual(len({results.key(run) for run in data["runs"]}), len(data["runs"]))
-        self.assertEqual(results.run_name(data["runs"][-1]), "rest/unary n=1000 c=100 stack=jetty,JDK17")
+        self.assertEqual(results.run_name(data["runs"][-1]), "rest/unary n=1000 c=100 on jetty · JDK 17")
         self.assertEqual(results.listed(data["settings"], "stack"), ["tomcat · JDK 17", "jetty · JDK 17"])
         self.assertEqual(results.listed(sample_results()["settings"], "stack"), [""])
 
