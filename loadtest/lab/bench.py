@@ -9,14 +9,11 @@ from typing import Dict, List, Optional
 
 from . import ab_output, cpu, open_loop, server_metrics, traffic
 from .paths import AGGREGATOR, SMALL, Path
-from .settings import LabError, Settings
+from .processes import ServiceExited, Watched, check_alive
+from .settings import Settings
 
 # ab's -t stops at this many requests if the time has not run out first.
 WARMUP_MAX_REQUESTS = 10_000_000
-
-
-class ServiceExited(LabError):
-    """A service the run was measuring is gone; the message says which run."""
 
 
 @dataclass
@@ -30,6 +27,8 @@ class Service:
     base_url: Optional[str]
     metrics_urls: List[str] = field(default_factory=list)
     serving_ports: List[int] = field(default_factory=list)
+    # Its processes, which the lab checks are still alive after each run (empty for one it did not start).
+    watched: List[Watched] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -41,6 +40,8 @@ class Conditions:
     network: str = "loopback"
     # The stack in file names (lab.stacks' slug), empty for the first stack of a run.
     stack: str = ""
+    # The stack as messages name it (lab.stacks' label), e.g. "netty · reactor-netty client · JDK 17".
+    stack_label: str = ""
 
     def slug(self) -> str:
         """The conditions in a file name: nothing for the default ones, so that the article's names stay."""
@@ -49,6 +50,19 @@ class Conditions:
 
 
 DEFAULT_CONDITIONS = Conditions()
+
+
+def run_text(path: str, n: int, point: int, open_loop: bool = False,
+             conditions: Conditions = DEFAULT_CONDITIONS) -> str:
+    """A run as an error names it: grpc/unary n=5 c=2, payload small, network loopback (, stack tomcat · JDK 17)."""
+    return "%s n=%d %s=%d, payload %s, network %s%s" % (
+        path, n, "rate" if open_loop else "c", point, conditions.payload, conditions.network,
+        ", stack " + conditions.stack_label if conditions.stack_label else "")
+
+
+def ensure_alive(services: List[Service], during: str) -> None:
+    """Stops the lab with an error naming the service, the run and its log when a service it started has exited."""
+    check_alive([process for service in services for process in service.watched], during)
 
 
 def run_slug(path: str, n: int, point: int, open_loop: bool = False,
@@ -79,6 +93,7 @@ def warm_up(path: Path, n: int, point: int, settings: Settings, services: List[S
                        os.path.join(raw_dir, slug + ".txt"))
         if done.returncode != 0:
             log("  warning: the warm-up ended with ab exit code %d (see raw/%s.txt)" % (done.returncode, slug))
+    ensure_alive(services, "the warm-up of " + run_text(path.name, n, point, settings.open_loop, conditions))
     _await_idle(path, services, settings.ab_timeout_s, log)
 
 
@@ -116,6 +131,9 @@ def measure(path: Path, n: int, point: int, settings: Settings, services: List[S
     else:
         done = _run_ab(ab_output.ab_command(url, settings.requests, point, settings.ab_timeout_s, csv_path),
                        os.path.join(raw_dir, slug + ".txt"))
+    during = "the measured run of " + run_text(path.name, n, point, settings.open_loop, conditions)
+    # Before anything is read of the run: a service that died makes every figure after it a refusal, not a finding.
+    ensure_alive(services, during)
     try:
         after = samples[0] if samples else _sample(pids, wire)
         if isinstance(after, Exception):
@@ -123,8 +141,8 @@ def measure(path: Path, n: int, point: int, settings: Settings, services: List[S
         rss_mb = {name: cpu.peak_rss_mib(some) for name, some in pids.items()}
     except (OSError, ValueError):
         # A process that exited has no counters left (an exited child's status has no VmHWM).
-        raise ServiceExited("a service exited during the measured run of %s n=%d %s=%d: see its log in logs/"
-                            % (path.name, n, "rate" if settings.open_loop else "c", point)) from None
+        ensure_alive(services, during)
+        raise ServiceExited("a service exited during %s: see its log in logs/" % during) from None
     server_side = _server_side(path, metrics_urls, metrics_before, metrics_error)
 
     # The lab measures only after every path passed the pre-check against the exact expected answer.

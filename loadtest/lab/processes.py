@@ -6,17 +6,71 @@ lab stops every child it started on its way out, whether it finished, failed, wa
 was told to stop (TERM).
 """
 
+import collections
 import os
 import signal
 import subprocess
 import threading
-from typing import IO, List, Mapping, Optional, Sequence, Union
+from dataclasses import dataclass
+from typing import IO, Iterable, List, Mapping, Optional, Sequence, Union
+
+from .settings import LabError
 
 # Spring's graceful shutdown lets requests under way finish: the services get this long after a TERM.
 STOP_GRACE_S = 20.0
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 Output = Union[int, IO, None]
+# How much of a dead service's log its error shows.
+LOG_LINES_SHOWN = 20
+
+
+class ServiceExited(LabError):
+    """A service the lab started is gone while it measured; the message names it, the run, its exit and its log."""
+
+
+@dataclass(frozen=True)
+class Watched:
+    """A service process the lab started and measures through: its name (a replica's with its number), the child,
+    and the log its output goes to."""
+
+    name: str
+    child: subprocess.Popen
+    log_path: str
+
+
+def check_alive(watched: Iterable[Watched], during: str) -> None:
+    """Raises ServiceExited naming the first watched process that has exited, what it was doing (during), its exit
+    (code, or the signal that killed it) and its log's last lines; returns when all of them still run."""
+    for process in watched:
+        code = process.child.poll()
+        if code is None:
+            continue
+        raise ServiceExited("%s exited (%s) during %s, so the lab stops here: what it measured so far is kept.\n"
+                            "[lab] its log: %s\n[lab] the log's last lines:\n%s"
+                            % (process.name, exit_text(code), during, process.log_path,
+                               last_lines(process.log_path, LOG_LINES_SHOWN)))
+
+
+def exit_text(code: int) -> str:
+    """A child's exit as Popen reports it, in words: a negative code is the signal that killed it."""
+    if code >= 0:
+        return "exit code %d" % code
+    try:
+        name = signal.Signals(-code).name
+    except ValueError:
+        name = "signal %d" % -code
+    return "killed by %s" % name
+
+
+def last_lines(path: str, count: int) -> str:
+    """The last count non-blank lines of a log, each indented, or why it cannot be read."""
+    try:
+        with open(path, errors="replace") as handle:
+            kept = collections.deque((line.rstrip() for line in handle if line.strip()), maxlen=count)
+    except OSError as error:
+        return "  (cannot read it: %s)" % error
+    return "\n".join("  " + line for line in kept) if kept else "  (empty)"
 
 
 class Processes:

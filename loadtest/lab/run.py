@@ -36,7 +36,7 @@ from . import (
     stage,
     view,
 )
-from .processes import Processes, raise_on_term
+from .processes import Processes, ServiceExited, raise_on_term
 from .settings import LabError, Settings
 
 LAB_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -74,7 +74,7 @@ def main() -> int:
         cut_short = False
         try:
             status = measure(results_dir, settings, lab_stacks, instances, lab_stage, java, prometheus_url)
-        except bench.ServiceExited as error:
+        except ServiceExited as error:
             # The runs measured so far are in results.json: keep them, with their summary and report.
             print("[lab] ERROR: %s" % error, file=sys.stderr)
             results.write_summary(results_dir, results.read_json(results_dir))
@@ -274,7 +274,7 @@ def measure_network(name: str, settings: Settings, started: List[bench.Service],
     where = "" if settings.network == ["loopback"] else "network %s, " % name
     for repeat in range(1, settings.repeats + 1):
         for index, (path_name, shape, n, point) in enumerate(combos, 1):
-            conditions = bench.Conditions(shape, name, "" if first_stack else stack.slug)
+            conditions = bench.Conditions(shape, name, "" if first_stack else stack.slug, stack.label)
             print("[lab] %sround %d/%d, run %d/%d: %s%s n=%d %s=%d" % (
                 where, repeat, settings.repeats, index, len(combos), path_name,
                 "" if settings.payload == [paths.SMALL] else " payload=" + shape, n, point_name, point), flush=True)

@@ -14,7 +14,7 @@ from typing import Dict, Iterator, List, Optional
 from . import bench, floor, http_check, network, services, traffic
 from .deadlines import Deadlines
 from .paths import AGGREGATOR, ALL, services_needed
-from .processes import Processes
+from .processes import Processes, Watched
 from .results import PROXY
 from .settings import LabError, Settings
 from .stacks import Stack, not_running
@@ -47,7 +47,7 @@ class Stage:
         needed = services_needed(ALL[name] for name in stack.paths)
         group = [instance for instance in self.squares if instance.module in needed]
         self._square_children = self._start(group, log_suffix)
-        self.square_services = _grouped(group, self._square_children)
+        self.square_services = _grouped(group, self._square_children, self._logs(group, log_suffix))
 
     def stop_squares(self) -> None:
         self.processes.stop(self._square_children)
@@ -79,9 +79,9 @@ class Stage:
             instance = services.aggregator(self.settings, self.squares, proxies, deadlines)
             print("[lab] network %s: %s" % (profile.name, profile.description), flush=True)
             # One log per network: loopback's keeps the name it always had.
-            children = self._start([instance], ("" if profile.name == "loopback" else "-" + profile.name)
-                                   + self.log_suffix)
-            started += _grouped([instance], children)
+            suffix = ("" if profile.name == "loopback" else "-" + profile.name) + self.log_suffix
+            children = self._start([instance], suffix)
+            started += _grouped([instance], children, self._logs([instance], suffix))
             self.aggregator_instance = instance
         if profile.proxied:
             # The proxy is a process of these runs: its CPU and memory beside the services'.
@@ -154,6 +154,9 @@ class Stage:
     def _log_path(self, name: str) -> str:
         return os.path.join(self.results_dir, "logs", name + ".log")
 
+    def _logs(self, group: List[services.Instance], log_suffix: str) -> List[str]:
+        return [self._log_path(instance.name + log_suffix) for instance in group]
+
 
 def _info(url: str) -> Dict:
     """A service's GET /actuator/info document."""
@@ -164,12 +167,15 @@ def _info(url: str) -> Dict:
         raise LabError("cannot read %s: %s" % (url, error)) from None
 
 
-def _grouped(instances: List[services.Instance], children: List[subprocess.Popen]) -> List[bench.Service]:
-    """The running services, a module's replicas grouped, with where each serves its calls."""
+def _grouped(instances: List[services.Instance], children: List[subprocess.Popen],
+             logs: List[str]) -> List[bench.Service]:
+    """The running services, a module's replicas grouped, with where each serves its calls and, to check that they
+    still run, their processes and logs."""
     by_module: Dict[str, List] = {}
-    for instance, child in zip(instances, children):
-        by_module.setdefault(instance.module, []).append((instance, child))
-    return [bench.Service(module, [child.pid for _, child in pairs], pairs[0][0].base_url,
-                          [instance.actuator + "/prometheus" for instance, _ in pairs],
-                          [instance.serving_port for instance, _ in pairs])
-            for module, pairs in by_module.items()]
+    for instance, child, log in zip(instances, children, logs):
+        by_module.setdefault(instance.module, []).append((instance, child, log))
+    return [bench.Service(module, [child.pid for _, child, _ in group], group[0][0].base_url,
+                          [instance.actuator + "/prometheus" for instance, _, _ in group],
+                          [instance.serving_port for instance, _, _ in group],
+                          [Watched(instance.name, child, log) for instance, child, log in group])
+            for module, group in by_module.items()]
