@@ -22,7 +22,7 @@ _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 Output = Union[int, IO, None]
 # How much of a dead service's log its error shows.
-LOG_LINES_SHOWN = 20
+LOG_LINES_SHOWN = 10
 
 
 class ServiceExited(LabError):
