@@ -3,6 +3,7 @@ package io.github.squarelab.aggregator.grpc;
 import io.github.squarelab.aggregator.fanout.DownstreamException;
 import io.github.squarelab.aggregator.fanout.DownstreamException.Kind;
 import io.grpc.Status;
+import java.nio.channels.ClosedChannelException;
 import java.time.Duration;
 
 /** The one place where gRPC statuses become the fan-out's failure kinds. */
@@ -17,7 +18,7 @@ final class GrpcFailures {
     static DownstreamException translate(Throwable error, String target, Duration deadline, String deadlineProperty) {
         Status status = Status.fromThrowable(error);
         String description = status.getDescription() != null ? ": " + status.getDescription() : "";
-        return switch (status.getCode()) {
+        return switch (code(error)) {
             case UNAVAILABLE ->
                 new DownstreamException(
                         Kind.UNAVAILABLE,
@@ -35,6 +36,28 @@ final class GrpcFailures {
                         "the gRPC square service at " + target + " answered " + status.getCode() + description,
                         error);
         };
+    }
+
+    /**
+     * The status code of a failed call, where a connection that closed under it counts as UNAVAILABLE: grpc-netty
+     * reports a write on a channel already closed (a connection reset by the peer) as UNKNOWN "channel closed", which
+     * is the network failing, not the square service answering wrongly.
+     */
+    static Status.Code code(Throwable error) {
+        Status.Code code = Status.fromThrowable(error).getCode();
+        return code == Status.Code.UNKNOWN && closedChannel(error) ? Status.Code.UNAVAILABLE : code;
+    }
+
+    private static boolean closedChannel(Throwable error) {
+        for (Throwable cause = error; cause != null; cause = cause.getCause()) {
+            if (cause instanceof ClosedChannelException) {
+                return true;
+            }
+            if (cause.getCause() == cause) {
+                return false;
+            }
+        }
+        return false;
     }
 
     static DownstreamException badAnswer(String target, String what) {

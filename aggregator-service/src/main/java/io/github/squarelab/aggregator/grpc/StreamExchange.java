@@ -118,7 +118,7 @@ abstract class StreamExchange {
 
     /** UNAVAILABLE: the connection broke; CANCELLED, not by us: a replica shutting down cuts its streams. */
     private static boolean replicaWentAway(Throwable error) {
-        Status.Code code = Status.fromThrowable(error).getCode();
+        Status.Code code = GrpcFailures.code(error);
         return code == Status.Code.UNAVAILABLE || code == Status.Code.CANCELLED;
     }
 
