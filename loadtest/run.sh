@@ -17,6 +17,7 @@ case ${1:-} in
     cat <<'EOF_USAGE'
 Usage: loadtest/run.sh              measure every path, write the results folder
        loadtest/run.sh --report DIR  (re)write DIR/report.html from DIR/results.json
+       loadtest/run.sh --faults [OPTIONS]  network faults under load (Toxiproxy); --faults --help: its options
        loadtest/run.sh --help        this text
 
 Example sweep: CONCURRENCY="1 8 64" N="10 100" REQUESTS=200 loadtest/run.sh
@@ -26,6 +27,7 @@ EOF_USAGE
   --report)
     [[ -n ${2:-} ]] || { echo "usage: loadtest/run.sh --report DIR" >&2; exit 2; }
     lab report "$2" ;;
+  --faults) lab faults "${@:2}" ;;
   "") lab run ;;
   *) echo "unknown argument '$1'; see loadtest/run.sh --help" >&2; exit 2 ;;
 esac

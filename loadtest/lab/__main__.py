@@ -4,26 +4,33 @@
     python3 -m lab report DIR   writes DIR/report.html from DIR/results.json
     python3 -m lab check DIR    checks DIR/results.json as CI does (--round-trips: also on a slow network)
     python3 -m lab knobs        lists the knobs and their defaults
+    python3 -m lab faults ...   network faults under load (lab.faults; --help lists its options)
 """
 
 import argparse
 import sys
 
-from . import check_results, report, run
+from . import check_results, faults, report, run
 from .settings import LabError, usage
 
 
 def main(argv=None) -> int:
+    given = sys.argv[1:] if argv is None else argv
+    if given[:1] == ["faults"]:
+        # Its own options, which argparse's subcommands would not pass on whole.
+        return faults.main(given[1:])
     parser = argparse.ArgumentParser(prog="python3 -m lab")
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("run")
     commands.add_parser("knobs")
+    # Listed for --help only: main hands "faults" and its options to lab.faults before argparse sees them.
+    commands.add_parser("faults", help="network faults under load; python3 -m lab faults --help")
     for name in ("report", "check"):
         commands.add_parser(name).add_argument("results_dir")
     commands.choices["check"].add_argument("--round-trips", action="store_true",
                                            help="on each network with a round trip, grpc/stream's p50 below "
                                                 "rest/unary's")
-    args = parser.parse_args(argv)
+    args = parser.parse_args(given)
     try:
         if args.command == "run":
             return run.main()

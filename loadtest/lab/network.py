@@ -159,10 +159,14 @@ class Toxiproxy:
 
     def apply(self, profile: Profile) -> None:
         """Replaces the toxics of every proxy with the profile's (none for a bare proxy or loopback)."""
+        self.set_toxics(profile.toxics())
+
+    def set_toxics(self, toxics: List[Dict]) -> None:
+        """Replaces the toxics of every proxy with these (Toxiproxy's toxic objects); [] removes them all."""
         for name in self._proxies:
             for toxic in self._call("GET", "/proxies/%s/toxics" % name):
                 self._call("DELETE", "/proxies/%s/toxics/%s" % (name, toxic["name"]))
-            for toxic in profile.toxics():
+            for toxic in toxics:
                 self._call("POST", "/proxies/%s/toxics" % name, toxic)
 
     def toxics(self, name: str) -> List[Dict]:
