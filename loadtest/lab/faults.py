@@ -51,7 +51,8 @@ class Fault:
 
 FAULTS = {fault.name: fault for fault in (
     Fault("reset", "reset_peer", "every connection reset (TCP RST) as soon as a byte arrives, new ones too"),
-    Fault("blackhole", "timeout", "every byte dropped both ways, connections left open (timeout toxic, timeout 0)"),
+    Fault("blackhole", "timeout",
+          "every byte dropped both ways, connections left open until it clears (timeout toxic, timeout 0)"),
     Fault("latency", "latency", "every answer from the square services delayed (latency toxic, downstream)"),
     Fault("bandwidth", "bandwidth", "every connection slowed to a trickle both ways (bandwidth toxic)"),
 )}
