@@ -30,7 +30,7 @@ from . import environment, fault_figures, http_check, network, paths, server_met
 from .deadlines import Deadlines
 from .fault_figures import Limits, Phase
 from .fault_load import Answer, Load
-from .processes import Processes, raise_on_term
+from .processes import Processes, Watched, check_alive, raise_on_term
 from .settings import LabError, Settings
 
 LAB_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -171,7 +171,8 @@ def run(options: argparse.Namespace) -> int:
         lab_stage.start_squares(stack)
         with lab_stage.aggregator_on(network.PROFILES["proxy"], limits) as started:
             aggregator = next(service for service in started if service.name == paths.AGGREGATOR)
-            record.update(exercise(options, lab_stage, aggregator, jcmd))
+            watched = [process for service in started for process in service.watched]
+            record.update(exercise(options, lab_stage, aggregator, jcmd, watched))
     record["finished_at"] = _now()
     return report(results_dir, record)
 
@@ -187,7 +188,8 @@ def settings_record(options: argparse.Namespace, settings: Settings, stack: stac
             "java_opts": settings.java_opts, "aggregator_args": settings.aggregator_args, "stack": stack.label}
 
 
-def exercise(options: argparse.Namespace, lab_stage: stage.Stage, aggregator, jcmd: str) -> Dict:
+def exercise(options: argparse.Namespace, lab_stage: stage.Stage, aggregator, jcmd: str,
+             watched: List[Watched]) -> Dict:
     """The run itself, with the services up: checks, warm-up, heap, steady load, the faults, drain, heap again."""
     base_url = aggregator.base_url
     metrics_url = aggregator.metrics_urls[0]
@@ -220,24 +222,16 @@ def exercise(options: argparse.Namespace, lab_stage: stage.Stage, aggregator, jc
                                                                   options.n), flush=True)
     load.start()
     origin = time.monotonic()
-    marks = []
-    time.sleep(options.settle_seconds)
-    for name in options.fault_names:
-        fault = FAULTS[name]
-        print("[lab] fault %s for %g s: %s" % (name, options.fault_seconds, fault.description), flush=True)
-        lab_stage.toxiproxy.set_toxics(toxics(fault, options.latency_ms, options.rate_kb))
-        started = time.monotonic()
-        time.sleep(options.fault_seconds)
-        lab_stage.toxiproxy.set_toxics([])
-        cleared = time.monotonic()
-        marks.append((name, started, cleared))
-        time.sleep(options.settle_seconds)
+    try:
+        marks = apply_faults(options, lab_stage.toxiproxy, watched)
+    except BaseException:
+        # A service that died, or Ctrl-C: the clients stop before the services do.
+        load.stop()
+        raise
     print("[lab] stopping the load; waiting for the requests under way", flush=True)
     hung = load.stop()
     stopped = time.monotonic()
-    if not _alive(pid):
-        raise LabError("the aggregator (pid %d) exited during the faults: see its log in %s" % (
-            pid, os.path.join(lab_stage.results_dir, "logs")))
+    check_alive(watched, "the fault run")
     after = {"gauges": drained(metrics_url, timeout_s),
              "heap": heap_after_gc(jcmd, pid, metrics_url, histogram % "after")}
     print("[lab] heap after a full GC after the faults: %.1f MiB" % (after["heap"]["used_bytes"] / 2 ** 20),
@@ -256,6 +250,24 @@ def exercise(options: argparse.Namespace, lab_stage: stage.Stage, aggregator, jc
                           "ends_s": _since(origin, p.ends)} for p in phases],
             "rows": figures, "hung_clients": hung, "before": before, "after": after,
             "answers": len(load.answers)}
+
+
+def apply_faults(options: argparse.Namespace, toxiproxy: network.Toxiproxy, watched: List[Watched]) -> List:
+    """The steady load's settling, then each fault on every proxy and the settling after it; (name, when its toxics
+    were in place, when they were off) of each."""
+    marks = []
+    time.sleep(options.settle_seconds)
+    for name in options.fault_names:
+        fault = FAULTS[name]
+        print("[lab] fault %s for %g s: %s" % (name, options.fault_seconds, fault.description), flush=True)
+        toxiproxy.set_toxics(toxics(fault, options.latency_ms, options.rate_kb))
+        started = time.monotonic()
+        time.sleep(options.fault_seconds)
+        toxiproxy.set_toxics([])
+        marks.append((name, started, time.monotonic()))
+        time.sleep(options.settle_seconds)
+        check_alive(watched, "the fault run, after the %s fault" % name)
+    return marks
 
 
 def write_answers(target: str, answers: List[Answer], origin: float) -> None:
@@ -398,14 +410,6 @@ def _scrape(metrics_url: str) -> List[server_metrics.Sample]:
         return server_metrics.scrape(metrics_url)
     except server_metrics.MetricsError as error:
         raise LabError("the aggregator's metrics: %s" % error) from None
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open("/proc/%d/stat" % pid) as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def _since(origin: float, moment: float) -> float:
