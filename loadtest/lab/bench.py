@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
-from . import ab_output, cpu, open_loop, server_metrics, traffic
+from . import ab_output, cpu, open_loop, server_metrics, soak, traffic
 from .paths import AGGREGATOR, SMALL, Path
 from .processes import ServiceExited, Watched, check_alive
 from .settings import Settings
@@ -125,9 +125,26 @@ def measure(path: Path, n: int, point: int, settings: Settings, services: List[S
     before = cpu.take_sample(pids)
     samples = []
     if settings.open_loop:
-        # Sampled as the attack ends, before Vegeta reads its results back: that reading is not the load's CPU.
-        outcome = open_loop.run(vegeta, url, path.expected_body(n), point, settings.duration_s, settings.ab_timeout_s,
-                                raw_dir, slug, after_attack=lambda: samples.append(_sample(pids, wire)))
+        sampler = _soak_sampler(path, services, settings)
+
+        def after_attack() -> None:
+            # Sampled as the attack ends, before Vegeta reads its results back: that reading is not the load's CPU.
+            # A soak's last minute is read first, and its jcmd runs are not the load generator's CPU.
+            if sampler:
+                sampler.finish()
+            samples.append(_sample(pids, wire, sampler.jcmd_cpu_s if sampler else 0.0))
+
+        if sampler:
+            sampler.start()
+        try:
+            outcome = open_loop.run(vegeta, url, path.expected_body(n), point, settings.duration_s,
+                                    settings.ab_timeout_s, raw_dir, slug, after_attack=after_attack,
+                                    minute_s=soak.MINUTE_S if sampler else None)
+        finally:
+            if sampler:
+                sampler.stop()
+        if sampler and "per_minute" in outcome:
+            outcome["per_minute"] = sampler.series(outcome["per_minute"])
     else:
         done = _run_ab(ab_output.ab_command(url, settings.requests, point, settings.ab_timeout_s, csv_path),
                        os.path.join(raw_dir, slug + ".txt"))
@@ -360,12 +377,21 @@ def _last_line(text: str) -> str:
     return lines[-1] if lines else "(no message)"
 
 
-def _sample(pids: Dict[str, List[int]], wire: _Wire):
+def _sample(pids: Dict[str, List[int]], wire: _Wire, not_generator_cpu_s: float = 0.0):
     """cpu.take_sample, then the square service's connections, or the error it raised (a service gone), for the
-    caller to raise in its own place."""
+    caller to raise in its own place. not_generator_cpu_s: CPU of the lab's other children (a soak's jcmd runs)."""
     try:
         sample = cpu.take_sample(pids)
     except (OSError, ValueError) as error:
         return error
     wire.read_after()
+    sample.children_cpu_s -= not_generator_cpu_s
     return sample
+
+
+def _soak_sampler(path: Path, services: List[Service], settings: Settings) -> Optional[soak.MinuteSampler]:
+    """A soak's per-minute sampler of the path's services (lab.soak), or None for a run that is no soak."""
+    if not soak.wanted(settings):
+        return None
+    return soak.MinuteSampler({s.name: {"pids": s.pids, "metrics_urls": s.metrics_urls} for s in services
+                               if s.name in path.services}, settings.duration_s)

@@ -16,7 +16,7 @@ import math
 import sys
 from typing import Dict, List, Optional, Tuple
 
-from . import floor, network, paths, results
+from . import floor, network, paths, results, soak
 
 # What the aggregator's GET /rest/square/unary/{number} takes, request line and headers (Reactor Netty's host,
 # user-agent and accept: about 110 bytes): a small REST unary call's request bytes outside it were not measured
@@ -46,6 +46,9 @@ def problems(data: Dict) -> List[str]:
     for run in data["runs"]:
         found += ["%s: %s" % (results.run_name(run), problem)
                   for problem in run_problems(run, settings.get("repeats", 1)) + network_problems(run, settings)]
+        if open_loop and settings.get("duration_s", 0) >= soak.SOAK_MIN_S and "error" not in run:
+            found += ["%s: %s" % (results.run_name(run), problem) for problem in (
+                soak.problems(run) if run.get("per_minute") else ["a soak run without its per-minute series"])]
     found += shape_bytes_problems(data["runs"])
     found += floor_check(data)
     return found

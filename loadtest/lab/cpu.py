@@ -51,6 +51,14 @@ def peak_rss_kib(status_text: str) -> int:
     raise ValueError("no VmHWM line in /proc/<pid>/status")
 
 
+def current_rss_kib(status_text: str) -> int:
+    """VmRSS (the resident set size now) in KiB from the text of /proc/<pid>/status."""
+    for line in status_text.splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise ValueError("no VmRSS line in /proc/<pid>/status")
+
+
 def process_io_chars(io_text: str) -> Tuple[int, int]:
     """(rchar, wchar) from the text of /proc/<pid>/io: the bytes the process passed through read(2) and write(2) and
     their vector forms (not recv(2) and send(2)), whatever the file: sockets, logs, /proc."""
@@ -141,6 +149,16 @@ def reset_peak_rss(pid: int) -> bool:
 def peak_rss_mib(pids: Union[int, List[int]]) -> float:
     """The peak RSS of a process, or of the largest of a service's replicas (each is a JVM of its own)."""
     return round(max(peak_rss_kib(_read(f"/proc/{pid}/status")) for pid in _listed(pids)) / 1024, 1)
+
+
+def rss_mib(pids: Union[int, List[int]]) -> float:
+    """The RSS now of a process, or of the largest of a service's replicas, as peak_rss_mib reads the peak."""
+    return round(max(current_rss_kib(_read(f"/proc/{pid}/status")) for pid in _listed(pids)) / 1024, 1)
+
+
+def children_cpu_seconds() -> float:
+    """CPU seconds of this process's children that have finished and been waited for (getrusage)."""
+    return _children_cpu_seconds()
 
 
 def process_ticks(pid: int) -> int:

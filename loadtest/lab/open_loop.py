@@ -104,7 +104,7 @@ def version_of(version_output: str) -> Optional[str]:
 
 
 def run(vegeta: str, url: str, expected_body: str, rate: int, duration_s: float, timeout_s: int, raw_dir: str,
-        slug: str, after_attack: Optional[Callable[[], None]] = None) -> Dict:
+        slug: str, after_attack: Optional[Callable[[], None]] = None, minute_s: Optional[float] = None) -> Dict:
     """Sends `GET url` rate times a second for duration_s seconds and returns the run's record (read_results).
 
     Vegeta keeps connections alive (its default, -keepalive=true, over HTTP/1.1 on plain http), so a request reuses
@@ -130,7 +130,7 @@ def run(vegeta: str, url: str, expected_body: str, rate: int, duration_s: float,
                                 text=True)
         _write(report_path, report.stdout + ("\n--- vegeta attack stderr ---\n" + done.stderr
                                              if done.stderr.strip() else ""))
-        return _read_file(vegeta, results_path, expected_body, rate, duration_s)
+        return _read_file(vegeta, results_path, expected_body, rate, duration_s, minute_s)
     finally:
         # The binary results hold every response's body: with large answers a sweep's add up to hundreds of MB, and
         # the record and raw/<slug>.txt keep what is read from them.
@@ -149,7 +149,8 @@ def attack_command(vegeta: str, rate: int, duration_s: float, timeout_s: int, ou
             "-output=" + output]
 
 
-def read_results(lines: Iterable[str], expected_body: str, rate: int, duration_s: float) -> Dict:
+def read_results(lines: Iterable[str], expected_body: str, rate: int, duration_s: float,
+                 minute_s: Optional[float] = None) -> Dict:
     """The record of a run from Vegeta's results as `vegeta encode --to json` writes them, one JSON object a line.
 
     The schedule: request seq was due at t0 + seq / rate, where t0 is the earliest on-time send, the smallest
@@ -175,6 +176,7 @@ def read_results(lines: Iterable[str], expected_body: str, rate: int, duration_s
     # fits; the bodies are never kept.
     ok_offsets = array("d")
     ok_latencies = array("q")
+    minutes = Minutes(rate, duration_s, minute_s) if minute_s else None
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -191,6 +193,8 @@ def read_results(lines: Iterable[str], expected_body: str, rate: int, duration_s
         if code == 200:
             checked += 1
         kind = classify(code, body, error, expected)
+        if minutes:
+            minutes.sent(seq, kind == "ok")
         if kind == "ok":
             ok_offsets.append(offset)
             ok_latencies.append(latency_ns)
@@ -201,11 +205,14 @@ def read_results(lines: Iterable[str], expected_body: str, rate: int, duration_s
     for offset, latency_ns in zip(ok_offsets, ok_latencies):
         corrected.record(offset - earliest + latency_ns)
         uncorrected.record(latency_ns)
+    if minutes:
+        for index, (offset, latency_ns) in enumerate(zip(ok_offsets, ok_latencies)):
+            minutes.record(index, offset - earliest + latency_ns)
     ok = len(ok_latencies)
     # Neither transport errors nor non-2xx: timeouts, refusals, wrong answers and a 2xx that is not the 200 promised.
     other_2xx = sum(count for kind, count in errors.items() if kind.startswith("http_2"))
     transport = sum(errors.get(kind, 0) for kind in ("timeout", "connection", "other")) + other_2xx
-    return {
+    record = {
         "load": "open",
         "rate": rate,
         "duration_s": duration_s,
@@ -222,6 +229,42 @@ def read_results(lines: Iterable[str], expected_body: str, rate: int, duration_s
         "max_schedule_lag_ms": round((latest - earliest) / 1e6, 3) if sent else None,
         "verified": {"check": "exact body", "expected_bytes": len(expected), "checked": checked, "passed": ok},
     }
+    if minutes:
+        record["per_minute"] = minutes.summary()
+    return record
+
+
+class Minutes:
+    """A soak's requests by the whole minute of the schedule each was due in (seq / rate): sent, ok, and the ok
+    answers' corrected latencies, whose p99 is the minute's."""
+
+    def __init__(self, rate: int, duration_s: float, minute_s: float) -> None:
+        self.per_minute = rate * minute_s
+        self.count = int(duration_s // minute_s)
+        self.minute_s = minute_s
+        self.sent_counts = [0] * self.count
+        self.ok_counts = [0] * self.count
+        # The minute of each ok answer, in the order read_results keeps their latencies (-1: past the last minute).
+        self.ok_minutes = array("i")
+        self.latencies = [Latencies() for _ in range(self.count)]
+
+    def sent(self, seq: int, ok: bool) -> None:
+        minute = int(seq // self.per_minute)
+        minute = minute if minute < self.count else -1
+        if minute >= 0:
+            self.sent_counts[minute] += 1
+            self.ok_counts[minute] += ok
+        if ok:
+            self.ok_minutes.append(minute)
+
+    def record(self, ok_index: int, corrected_ns: float) -> None:
+        minute = self.ok_minutes[ok_index]
+        if minute >= 0:
+            self.latencies[minute].record(corrected_ns)
+
+    def summary(self) -> Dict:
+        return {"minute_s": self.minute_s, "sent": self.sent_counts, "ok": self.ok_counts,
+                "p99_ms": [latencies.summary()["p99"] for latencies in self.latencies]}
 
 
 def classify(code: int, body: bytes, error: str, expected: bytes) -> str:
@@ -291,14 +334,15 @@ def _fields(line: str, number: int):
         raise VegetaOutputError("result %d: %s" % (number, error)) from None
 
 
-def _read_file(vegeta: str, results_path: str, expected_body: str, rate: int, duration_s: float) -> Dict:
+def _read_file(vegeta: str, results_path: str, expected_body: str, rate: int, duration_s: float,
+               minute_s: Optional[float] = None) -> Dict:
     """read_results on `vegeta encode --to json` of a results file, read a line at a time: the lines carry the
     bodies, which can add up to more than the lab should hold at once."""
     with tempfile.TemporaryFile("w+") as stderr:
         encode = subprocess.Popen([vegeta, "encode", "--to", "json", results_path], stdout=subprocess.PIPE,
                                   stderr=stderr, text=True)
         try:
-            record = read_results(encode.stdout, expected_body, rate, duration_s)
+            record = read_results(encode.stdout, expected_body, rate, duration_s, minute_s)
         except BaseException as error:
             # Nothing reads its output any more, which would block it for ever.
             encode.kill()

@@ -192,6 +192,9 @@ def summary_markdown(results: Dict) -> str:
             markdown(tables["server_side"]),
         ]
     lines += floor_markdown(page["floor"], tables)
+    if page["soak"]:
+        lines += ["## Soak", "", page["soak"]["how"], "", markdown(page["soak"]["flatness"]),
+                  markdown(page["soak"]["minutes"])]
     troubled = [(run, problems(run)) for run in results["runs"] if problems(run)]
     if troubled:
         lines.append("**Runs whose figures cannot be trusted:**")

@@ -8,7 +8,7 @@ A table is {"heads": [...], "rows": [{"cells": [...], "class", "title", "swatch"
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Dict, List, Optional
 
-from . import floor, paths, repeats, results
+from . import floor, paths, repeats, results, soak
 
 DASH = "–"
 
@@ -46,6 +46,7 @@ def view(data: Dict) -> Dict:
         "floor": floor_view(data, labels),
         "payload": payload_view(data, shown),
         "network": network_view(data, shown),
+        "soak": soak.tables(runs, results.run_name, fmt),
         "tables": {
             "runs": runs_table(runs, shown),
             "resources": resources_table(runs, services, shown),

@@ -426,6 +426,12 @@
       table('floor-table', models.floor);
       table('floor-runs', models.floor_runs);
     }
+    if (view.soak) {
+      show('soak-section');
+      document.getElementById('soak-how').textContent = view.soak.how;
+      table('soak-flatness', view.soak.flatness);
+      table('soak-minutes', view.soak.minutes);
+    }
   }
 
   function notesAndSettings() {
