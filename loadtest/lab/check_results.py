@@ -16,7 +16,7 @@ import math
 import sys
 from typing import Dict, List, Optional, Tuple
 
-from . import floor, network, paths, results, soak
+from . import floor, mix, network, paths, results, soak
 
 # What the aggregator's GET /rest/square/unary/{number} takes, request line and headers (Reactor Netty's host,
 # user-agent and accept: about 110 bytes): a small REST unary call's request bytes outside it were not measured
@@ -50,6 +50,7 @@ def problems(data: Dict) -> List[str]:
             found += ["%s: %s" % (results.run_name(run), problem) for problem in (
                 soak.problems(run) if run.get("per_minute") else ["a soak run without its per-minute series"])]
     found += shape_bytes_problems(data["runs"])
+    found += mix.problems(data)
     found += floor_check(data)
     return found
 

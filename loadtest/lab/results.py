@@ -192,6 +192,9 @@ def summary_markdown(results: Dict) -> str:
             markdown(tables["server_side"]),
         ]
     lines += floor_markdown(page["floor"], tables)
+    if page["mix"]:
+        lines += ["## Mixed traffic: each path beside the others vs alone", "", page["mix"]["how"], "",
+                  markdown(page["mix"]["table"])]
     if page["soak"]:
         lines += ["## Soak", "", page["soak"]["how"], "", markdown(page["soak"]["flatness"]),
                   markdown(page["soak"]["minutes"])]

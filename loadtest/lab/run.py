@@ -25,6 +25,7 @@ from . import (
     environment,
     floor,
     http_check,
+    mix,
     network,
     open_loop,
     paths,
@@ -243,6 +244,10 @@ def measure(results_dir: str, settings: Settings, lab_stacks: List[stacks.Stack]
                 on_network = dataclasses.replace(on_stack, ab_timeout_s=limits.client_timeout_s)
                 measure_network(name, on_network, started, raw_dir, vegeta, measured, run_results, results_dir,
                                 stack, stack is lab_stacks[0])
+                if settings.mix and stack is lab_stacks[0] and name == settings.network[0]:
+                    run_results["mix"] = mix.measure(on_network, started, raw_dir, vegeta, run_results["runs"],
+                                                     stack.label, name, _log)
+                    results.write_json(results_dir, run_results)
             if profile.proxied:
                 proxy_totals = _cross_check(run_results["settings"]["networks"][name], lab_stage, proxy_totals)
                 results.write_json(results_dir, run_results)

@@ -51,6 +51,10 @@ KNOBS = (
                        "intended send time"),
     ("RATE", "50", "LOAD=open: requests per second; a space-separated list sweeps"),
     ("DURATION", "30", "LOAD=open: seconds each measured run sends for"),
+    ("MIX", "", "paths to load at the same time after the measurements, e.g. \"grpc/unary grpc/stream\" (each "
+                "also in PATHS): on the first stack and network, at each N, each with CONCURRENCY clients for as long "
+                "as the slowest took alone (LOAD=open: at RATE for DURATION); reports each one's goodput, p99 and "
+                "non-200 answers beside its figures alone; empty: no mix"),
     ("WARMUP_SECONDS", "10", "seconds of load at the measured concurrency (or rate) before a combination's first "
                              "repeat, discarded, and before each floor run: both measured warm (0: none)"),
     ("AB_TIMEOUT", "120", "seconds ab waits for one response"),
@@ -104,6 +108,7 @@ class Settings:
     network: List[str] = field(default_factory=lambda: ["loopback"])
     rest_server: List[str] = field(default_factory=lambda: ["netty"])
     rest_client: List[str] = field(default_factory=lambda: ["reactor-netty"])
+    mix: List[str] = field(default_factory=list)
     java_homes: List[str] = field(default_factory=list)
     virtual_threads: bool = False
     load: str = "closed"
@@ -141,6 +146,7 @@ class Settings:
             network=_networks(knob("NETWORK")),
             rest_server=_choices(knob("REST_SERVER"), "REST_SERVER", "server", paths.REST_SERVERS),
             rest_client=_choices(knob("REST_CLIENT"), "REST_CLIENT", "client", paths.REST_CLIENTS),
+            mix=_mix(knob("MIX")),
             java_homes=list(dict.fromkeys(knob("JAVA_HOMES").split())),
             virtual_threads=_choice(knob("VIRTUAL_THREADS"), "VIRTUAL_THREADS", ("off", "on")) == "on",
             warmup_s=_seconds(knob("WARMUP_SECONDS"), "WARMUP_SECONDS", positive=False),
@@ -192,7 +198,7 @@ class Settings:
         """What results.json records of them: the measuring knobs, not where the services listened."""
         recorded = ("requests", "concurrency", "n", "paths", "warmup_s", "ab_timeout_s", "floor", "floor_duration_s",
                     "replicas", "java_opts", "aggregator_args", "repeats", "load", "payload", "network", "rest_server",
-                    "rest_client", "java_homes", "virtual_threads")
+                    "rest_client", "java_homes", "virtual_threads", "mix")
         found = {key: value for key, value in asdict(self).items() if key in recorded}
         if self.open_loop:
             # An open loop has no fixed number of requests or clients: a rate and a duration instead.
@@ -214,6 +220,10 @@ class Settings:
         if "rest/square" in self.paths and self.network != ["loopback"]:
             raise SettingsError("rest/square does not go through the aggregator, so NETWORK does not reach it: "
                                 "measure it with NETWORK=loopback, or the networks without it")
+        not_measured = [name for name in self.mix if name not in self.paths]
+        if not_measured:
+            raise SettingsError("MIX names %s, which PATHS does not measure: each mixed path is compared with its "
+                                "figures alone from the same run, so add it to PATHS" % " ".join(not_measured))
         last_proxy_port = self.proxy_port + 2 * self.replicas - 1
         if self.proxied and last_proxy_port > 65535:
             raise SettingsError("PROXY_PORT %d leaves no room for %d proxies below port 65535"
@@ -321,3 +331,17 @@ def _paths(value: str):
         return paths.parse(value)
     except ValueError as error:
         raise SettingsError(str(error)) from None
+
+
+def _mix(value: str) -> List[str]:
+    """The paths MIX loads at the same time: none, or at least two known ones, each once."""
+    if not value.strip():
+        return []
+    try:
+        chosen = paths.parse_choices(value, "MIX", "path", tuple(paths.ALL))
+    except ValueError as error:
+        raise SettingsError(str(error)) from None
+    if len(chosen) < 2:
+        raise SettingsError("MIX loads paths at the same time, so it needs at least two, got %r; known paths: %s"
+                            % (value.strip(), " ".join(paths.ALL)))
+    return chosen

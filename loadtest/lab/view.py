@@ -8,7 +8,7 @@ A table is {"heads": [...], "rows": [{"cells": [...], "class", "title", "swatch"
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Dict, List, Optional
 
-from . import floor, paths, repeats, results, soak
+from . import floor, mix, paths, repeats, results, soak
 
 DASH = "–"
 
@@ -47,6 +47,7 @@ def view(data: Dict) -> Dict:
         "payload": payload_view(data, shown),
         "network": network_view(data, shown),
         "soak": soak.tables(runs, results.run_name, fmt),
+        "mix": mix.table(data, fmt),
         "tables": {
             "runs": runs_table(runs, shown),
             "resources": resources_table(runs, services, shown),

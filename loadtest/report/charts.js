@@ -426,6 +426,11 @@
       table('floor-table', models.floor);
       table('floor-runs', models.floor_runs);
     }
+    if (view.mix) {
+      show('mix-section');
+      document.getElementById('mix-how').textContent = view.mix.how;
+      table('mix-table', view.mix.table);
+    }
     if (view.soak) {
       show('soak-section');
       document.getElementById('soak-how').textContent = view.soak.how;
