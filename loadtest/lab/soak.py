@@ -119,7 +119,8 @@ class MinuteSampler:
 
     def series(self, per_minute: Dict) -> Dict:
         """Vegeta's per-minute figures (open_loop.Minutes) with the services' RSS and heap after GC beside them."""
-        found = dict(per_minute, rss_mib=self.rss_mib, heap_after_gc_mib=self.heap_after_gc_mib)
+        found = dict(per_minute, rss_mib=self.rss_mib, heap_after_gc_mib=self.heap_after_gc_mib,
+                     jcmd_cpu_s=round(self.jcmd_cpu_s, 3))
         if self.errors:
             found["errors"] = self.errors[:10]
         return found

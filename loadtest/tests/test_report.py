@@ -217,6 +217,32 @@ class BrowserRenderTests(unittest.TestCase):
                       "<td>364.3 µs</td><td>2,420.0</td><td>2,426.0</td>", dom)
         self.assertIn("<li>lan: LAN: 0.5 ms round trip, 1 Gbit/s each way; request deadline 121 s", dom)
 
+    def test_mixed_traffic_and_a_soak_show_their_tables(self):
+        data = sample_open_results(rates=(10,), repeated=1)
+        unary = data["runs"][1]
+        unary["per_minute"] = {"minute_s": 60.0, "sent": [600, 600], "ok": [600, 598], "p99_ms": [12.5, 13.0],
+                               "rss_mib": {"aggregator-service": [250.0, 251.0]},
+                               "heap_after_gc_mib": {"aggregator-service": [40.0, 47.0]}}
+        data["settings"]["mix"] = ["rest/unary", "grpc/unary"]
+        data["mix"] = {"paths": ["rest/unary", "grpc/unary"], "load": "open", "runs": [{"n": 50, "point": 10,
+                       "seconds": 2, "paths": [
+                           {"path": "rest/unary", "seconds": 2, "completed": 20, "ok": 15, "goodput": 7.5,
+                            "p99_ms": 80.0, "non200": 5, "statuses": {"503": 4, "504": 1}, "transport_errors": {},
+                            "alone": {"goodput": 10.0, "p99_ms": 40.0, "non200": {}, "answered": 20}},
+                           {"path": "grpc/unary", "seconds": 2, "completed": 20, "ok": 20, "goodput": 10.0,
+                            "p99_ms": 21.0, "non200": 0, "statuses": {}, "transport_errors": {},
+                            "alone": {"goodput": 10.0, "p99_ms": 20.0, "non200": {}, "answered": 20}}]}]}
+
+        dom = self.chromium(write_report(os.path.join(self.folder, "mix-soak"), data), "--dump-dom")
+
+        self.assertIn('<section id="mix-section">', dom)
+        self.assertIn("rest/unary</td><td>50</td><td>10</td><td>7.50</td><td>10.00</td><td>75</td><td>80.000</td>"
+                      "<td>40.000</td><td>503 4, 504 1 (of 20)</td><td>0 (of 20)</td>", dom)
+        self.assertIn('<section id="soak-section">', dom)
+        self.assertIn("<td>heap after GC (MiB)</td><td>aggregator-service</td><td>2</td><td>40.000</td>"
+                      "<td>47.000</td><td>17.5</td><td class=\"below-goal\">not flat</td>", dom)
+        self.assertIn("<td>2</td><td>600</td><td>9.97</td><td>13.000</td><td>251.0</td><td>47.0</td>", dom)
+
     def test_a_single_setting_report_draws_five_charts_and_a_card_per_path(self):
         page = write_report(os.path.join(self.folder, "single"), sample_results())
 
