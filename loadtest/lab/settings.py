@@ -50,7 +50,8 @@ KNOBS = (
                        "Vegeta sends RATE requests a second whatever the answers, latency from each request's "
                        "intended send time"),
     ("RATE", "50", "LOAD=open: requests per second; a space-separated list sweeps"),
-    ("DURATION", "30", "LOAD=open: seconds each measured run sends for"),
+    ("DURATION", "30", "LOAD=open: seconds each measured run sends for; 120 or more: a soak, each run also reports "
+                       "per minute each service's RSS and heap after a full GC and the path's p99"),
     ("MIX", "", "paths to load at the same time after the measurements, e.g. \"grpc/unary grpc/stream\" (each "
                 "also in PATHS): on the first stack and network, at each N, each with CONCURRENCY clients for as long "
                 "as the slowest took alone (LOAD=open: at RATE for DURATION); reports each one's goodput, p99 and "
