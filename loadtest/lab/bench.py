@@ -60,6 +60,11 @@ def run_text(path: str, n: int, point: int, open_loop: bool = False,
         ", stack " + conditions.stack_label if conditions.stack_label else "")
 
 
+def any_exited(services: List[Service]) -> bool:
+    """Whether a service the lab started has exited (the open loop stops its attack then, not at DURATION)."""
+    return any(process.child.poll() is not None for service in services for process in service.watched)
+
+
 def ensure_alive(services: List[Service], during: str) -> None:
     """Stops the lab with an error naming the service, the run and its log when a service it started has exited."""
     check_alive([process for service in services for process in service.watched], during)
@@ -139,7 +144,8 @@ def measure(path: Path, n: int, point: int, settings: Settings, services: List[S
         try:
             outcome = open_loop.run(vegeta, url, path.expected_body(n), point, settings.duration_s,
                                     settings.ab_timeout_s, raw_dir, slug, after_attack=after_attack,
-                                    minute_s=soak.MINUTE_S if sampler else None)
+                                    minute_s=soak.MINUTE_S if sampler else None,
+                                    stop_when=lambda: any_exited(services))
         finally:
             if sampler:
                 sampler.stop()

@@ -17,8 +17,11 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
+import threading
+import time
 from array import array
 from typing import Callable, Dict, Iterable, Optional
 
@@ -41,6 +44,8 @@ SIGNIFICANT_FIGURES = 3
 PERCENTILES = (("p50", 50.0), ("p90", 90.0), ("p99", 99.0), ("p99_9", 99.9), ("max", 100.0))
 LATENCY_KEYS = ("mean",) + tuple(name for name, _ in PERCENTILES)
 
+# How often an attack asks its stop_when whether to end early.
+STOP_POLL_S = 0.5
 # How a transport error (no HTTP status: Vegeta's code 0) is counted, from Vegeta's error text, checked in order.
 TIMEOUT_SIGNS = ("Client.Timeout exceeded", "context deadline exceeded", "timeout")
 CONNECTION_SIGNS = re.compile(r"connection refused|connection reset|broken pipe|\bEOF\b")
@@ -104,7 +109,8 @@ def version_of(version_output: str) -> Optional[str]:
 
 
 def run(vegeta: str, url: str, expected_body: str, rate: int, duration_s: float, timeout_s: int, raw_dir: str,
-        slug: str, after_attack: Optional[Callable[[], None]] = None, minute_s: Optional[float] = None) -> Dict:
+        slug: str, after_attack: Optional[Callable[[], None]] = None, minute_s: Optional[float] = None,
+        stop_when: Optional[Callable[[], bool]] = None) -> Dict:
     """Sends `GET url` rate times a second for duration_s seconds and returns the run's record (read_results).
 
     Vegeta keeps connections alive (its default, -keepalive=true, over HTTP/1.1 on plain http), so a request reuses
@@ -112,14 +118,14 @@ def run(vegeta: str, url: str, expected_body: str, rate: int, duration_s: float,
     sent and every request in flight answered or reached timeout_s. raw/<slug>.txt gets `vegeta report`, for humans.
     It runs with subprocess.run, so its CPU lands in this process's RUSAGE_CHILDREN: lab.cpu reads that as the load
     generator's. So would the CPU of `vegeta report` and `vegeta encode`, which read the results afterwards: the
-    caller's after_attack runs between the two, to read its counters over the attack alone.
+    caller's after_attack runs between the two, to read its counters over the attack alone. stop_when, asked every
+    STOP_POLL_S, ends the attack early when it answers True (a service died: an hour's soak need not go on).
     """
     results_path = os.path.join(raw_dir, slug + ".gob")
     report_path = os.path.join(raw_dir, slug + ".txt")
     try:
-        # subprocess.run kills Vegeta if the lab is interrupted while it waits, so no Vegeta outlives the lab.
-        done = subprocess.run(attack_command(vegeta, rate, duration_s, timeout_s, results_path),
-                              input="GET %s\n" % url, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        done = _attack(attack_command(vegeta, rate, duration_s, timeout_s, results_path), "GET %s\n" % url,
+                       stop_when)
         if after_attack:
             after_attack()
         if done.returncode != 0:
@@ -136,6 +142,34 @@ def run(vegeta: str, url: str, expected_body: str, rate: int, duration_s: float,
         # the record and raw/<slug>.txt keep what is read from them.
         if os.path.exists(results_path):
             os.remove(results_path)
+
+
+def _attack(command, targets: str, stop_when: Optional[Callable[[], bool]]) -> subprocess.CompletedProcess:
+    """Runs `vegeta attack`; interrupted (SIGINT, on which Vegeta stops sending and writes what it has) as soon as
+    stop_when says so. Killed if the lab is interrupted while it waits, so that no Vegeta outlives the lab."""
+    attack = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True)
+    watcher = None
+    if stop_when:
+        watcher = threading.Thread(target=_interrupt_when, args=(attack, stop_when), daemon=True)
+        watcher.start()
+    try:
+        stdout, stderr = attack.communicate(targets)
+    except BaseException:
+        attack.kill()
+        attack.wait()
+        raise
+    if watcher:
+        watcher.join()
+    return subprocess.CompletedProcess(command, attack.returncode, stdout, stderr)
+
+
+def _interrupt_when(attack: subprocess.Popen, stop_when: Callable[[], bool]) -> None:
+    while attack.poll() is None:
+        if stop_when():
+            attack.send_signal(signal.SIGINT)
+            return
+        time.sleep(STOP_POLL_S)
 
 
 def attack_command(vegeta: str, rate: int, duration_s: float, timeout_s: int, output: str):

@@ -231,6 +231,20 @@ class VegetaRunTests(unittest.TestCase):
             base = "http://127.0.0.1:%d" % server.server_address[1]
         return open_loop.run(self.vegeta, base + "/rest/unary/3", BODY, rate, duration_s, 5, self.raw_dir, "run_1")
 
+    def test_an_attack_ends_early_when_told_to_stop(self):
+        server = support.LoopbackServer(_Answers)
+        self.addCleanup(server.close)
+        started = time.monotonic()
+
+        record = open_loop.run(self.vegeta, server.base + "/rest/unary/3", BODY, 20, 60, 5, self.raw_dir, "run_1",
+                               stop_when=lambda: time.monotonic() - started > 1.0)
+
+        self.assertLess(time.monotonic() - started, 15)
+        self.assertNotIn("error", record)
+        self.assertGreater(record["sent"], 0)
+        self.assertLess(record["sent"], 20 * 10)
+        self.assertEqual(record["ok"], record["sent"])
+
     def test_every_request_answered_right(self):
         record = self.attack(_Answers, rate=50, duration_s=1)
 
