@@ -17,8 +17,11 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * One channel to the gRPC square service, shared by the three gRPC clients: one HTTP/2 connection per replica,
- * calls spread over the healthy ones by round_robin. Plaintext, as the contract says.
+ * Two channels to the gRPC square service, each one HTTP/2 connection per replica, calls spread over the healthy
+ * replicas by round_robin; plaintext, as the contract says. The pipelined stream has a channel of its own: on a shared
+ * connection its messages filled the socket and the server's event loop, and every unary call and ping-pong message
+ * queued behind them (docs/performance.md, "Mixed traffic"). Unary calls and ping-pong, which both wait for each
+ * answer, share the other.
  */
 @Configuration(proxyBeanMethods = false)
 class GrpcClientConfiguration {
@@ -58,6 +61,16 @@ class GrpcClientConfiguration {
      */
     @Bean(destroyMethod = "shutdown")
     ManagedChannel squareGrpcChannel(AggregatorProperties properties, ClientEventLoops clientEventLoops) {
+        return connectedChannel(properties, clientEventLoops);
+    }
+
+    /** The pipelined stream's own connections, on the same event loops (each connection keeps to one loop). */
+    @Bean(destroyMethod = "shutdown")
+    ManagedChannel squareGrpcStreamChannel(AggregatorProperties properties, ClientEventLoops clientEventLoops) {
+        return connectedChannel(properties, clientEventLoops);
+    }
+
+    private static ManagedChannel connectedChannel(AggregatorProperties properties, ClientEventLoops clientEventLoops) {
         ManagedChannel channel = channelBuilder(properties.grpc().target())
                 // One Netty: the REST client's event loops and pooled allocator, not grpc-java's own of each.
                 .eventLoopGroup(clientEventLoops.group())
@@ -108,8 +121,8 @@ class GrpcClientConfiguration {
     }
 
     @Bean
-    ReconnectEverySecond squareGrpcReconnect(ManagedChannel squareGrpcChannel) {
-        return new ReconnectEverySecond(squareGrpcChannel);
+    ReconnectEverySecond squareGrpcReconnect(List<ManagedChannel> channels) {
+        return new ReconnectEverySecond(channels);
     }
 
     @Bean
@@ -124,7 +137,9 @@ class GrpcClientConfiguration {
     }
 
     @Bean
-    GrpcStreamSquareClient grpcStreamSquareClient(ManagedChannel squareGrpcChannel, AggregatorProperties properties) {
-        return new GrpcStreamSquareClient(squareGrpcChannel, properties.grpc().target(), properties.deadline());
+    GrpcStreamSquareClient grpcStreamSquareClient(
+            ManagedChannel squareGrpcStreamChannel, AggregatorProperties properties) {
+        return new GrpcStreamSquareClient(
+                squareGrpcStreamChannel, properties.grpc().target(), properties.deadline());
     }
 }

@@ -1,6 +1,7 @@
 package io.github.squarelab.aggregator.grpc;
 
 import io.grpc.ManagedChannel;
+import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -14,9 +15,10 @@ final class ReconnectEverySecond implements AutoCloseable {
         return thread;
     });
 
-    ReconnectEverySecond(ManagedChannel channel) {
-        // Whatever the channel's state: it stays READY while one replica is down. A no-op for READY subchannels.
-        timer.scheduleWithFixedDelay(channel::resetConnectBackoff, 1, 1, TimeUnit.SECONDS);
+    ReconnectEverySecond(List<ManagedChannel> channels) {
+        // Whatever a channel's state: it stays READY while one replica is down. A no-op for READY subchannels.
+        timer.scheduleWithFixedDelay(
+                () -> channels.forEach(ManagedChannel::resetConnectBackoff), 1, 1, TimeUnit.SECONDS);
     }
 
     @Override

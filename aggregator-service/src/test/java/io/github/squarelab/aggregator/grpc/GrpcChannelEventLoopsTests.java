@@ -76,10 +76,10 @@ class GrpcChannelEventLoopsTests {
     }
 
     @Test
-    void theChannelIsShutDownBeforeItsEventLoopsStop() {
+    void theChannelsAreShutDownBeforeTheirEventLoopsStop() {
         List<String> destroyed = new CopyOnWriteArrayList<>();
         Map<String, Boolean> seen = new ConcurrentHashMap<>();
-        AtomicReference<ManagedChannel> channel = new AtomicReference<>();
+        List<ManagedChannel> channels = new CopyOnWriteArrayList<>();
         AtomicReference<EventLoopGroup> loops = new AtomicReference<>();
         try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext()) {
             context.registerBean(AggregatorProperties.class, this::properties);
@@ -90,25 +90,28 @@ class GrpcChannelEventLoopsTests {
                 public void postProcessBeforeDestruction(Object bean, String name) {
                     destroyed.add(name);
                     if (bean instanceof ManagedChannel) {
-                        seen.put(
-                                "loops shutting down when the channel shuts down",
-                                loops.get().isShuttingDown());
+                        seen.merge(
+                                "loops shutting down when a channel shuts down",
+                                loops.get().isShuttingDown(),
+                                Boolean::logicalOr);
                     } else if (bean instanceof ClientEventLoops) {
                         seen.put(
-                                "channel shut down when the loops stop",
-                                channel.get().isShutdown());
+                                "channels shut down when the loops stop",
+                                channels.stream().allMatch(ManagedChannel::isShutdown));
                     }
                 }
             });
             context.refresh();
-            channel.set(context.getBean(ManagedChannel.class));
+            channels.addAll(context.getBeansOfType(ManagedChannel.class).values());
             loops.set(context.getBean(ClientEventLoops.class).group());
         }
 
+        assertThat(channels).hasSize(2);
         assertThat(destroyed).containsSubsequence("squareGrpcChannel", "clientEventLoops");
+        assertThat(destroyed).containsSubsequence("squareGrpcStreamChannel", "clientEventLoops");
         assertThat(seen)
-                .containsEntry("loops shutting down when the channel shuts down", false)
-                .containsEntry("channel shut down when the loops stop", true);
+                .containsEntry("loops shutting down when a channel shuts down", false)
+                .containsEntry("channels shut down when the loops stop", true);
         assertThat(loops.get().isTerminated()).isTrue();
     }
 
