@@ -1,6 +1,8 @@
 package io.github.squarelab.aggregator;
 
 import jakarta.validation.Valid;
+import jakarta.validation.constraints.DecimalMax;
+import jakarta.validation.constraints.DecimalMin;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotBlank;
@@ -82,8 +84,23 @@ public record AggregatorProperties(
     /**
      * @param maxSquares the most squares all admitted requests may hold at once; 0 derives it from the heap
      * @param retryAfter what a shed request's Retry-After says, in whole seconds
+     * @param deadlineShare the share of the deadline a request may be expected to take on its path and still be
+     *     admitted (expected from the squares its path holds and the rate it answers them at)
      */
-    public record Admission(@Min(0) long maxSquares, @NotNull Duration retryAfter) {}
+    public record Admission(
+            @Min(0) long maxSquares,
+            @NotNull Duration retryAfter,
+            @DecimalMin(value = "0", inclusive = false, message = SHARE_RANGE)
+                    @DecimalMax(value = "1", message = SHARE_RANGE)
+                    double deadlineShare) {
+
+        private static final String SHARE_RANGE = "aggregator.admission.deadline-share must be above 0 and at most 1";
+
+        /** The longest a request may be expected to take on its path: the deadline's share. */
+        public Duration maxWait(Duration deadline) {
+            return Duration.ofNanos(Math.max(1, (long) (deadline.toNanos() * deadlineShare)));
+        }
+    }
 
     /** @param target the gRPC square service as a grpc-java target, e.g. 127.0.0.1:6565 or dns:///host:6565 */
     public record Grpc(@NotBlank String target) {}

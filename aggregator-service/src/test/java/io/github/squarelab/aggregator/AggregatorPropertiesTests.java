@@ -2,6 +2,7 @@ package io.github.squarelab.aggregator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.validation.ValidationAutoConfiguration;
@@ -27,7 +28,8 @@ class AggregatorPropertiesTests {
                     "aggregator.rest.h2c-client=reactor-netty",
                     "aggregator.grpc.target=127.0.0.1:6565",
                     "aggregator.admission.max-squares=0",
-                    "aggregator.admission.retry-after=1s");
+                    "aggregator.admission.retry-after=1s",
+                    "aggregator.admission.deadline-share=0.5");
 
     @Test
     void eachPathTakesTheClientItIsGiven() {
@@ -38,6 +40,21 @@ class AggregatorPropertiesTests {
                     assertThat(rest.client()).isEqualTo("jdk");
                     assertThat(rest.h2cClient()).isEqualTo("jetty");
                 });
+    }
+
+    @Test
+    void aDeadlineShareOutsideZeroToOneStopsStartUpNamingTheProperty() {
+        for (String share : new String[] {"0.0", "-0.5", "1.5"}) {
+            context.withPropertyValues("aggregator.admission.deadline-share=" + share)
+                    .run(started -> assertThat(started)
+                            .getFailure()
+                            .rootCause()
+                            .hasMessageContaining("rejected value [" + share + "]")
+                            .hasMessageContaining("aggregator.admission.deadline-share must be above 0 and at most 1"));
+        }
+        context.withPropertyValues("aggregator.admission.deadline-share=1").run(started -> assertThat(
+                        started.getBean(AggregatorProperties.class).admission().maxWait(Duration.ofSeconds(30)))
+                .isEqualTo(Duration.ofSeconds(30)));
     }
 
     @Test

@@ -24,7 +24,9 @@ import org.springframework.stereotype.Component;
  *   <li>{@code aggregator.downstream.inflight} (gauge, transport): calls or messages sent, not yet answered.</li>
  *   <li>{@code aggregator.stream.messages} (counter, direction = sent | received): bidi stream traffic.</li>
  *   <li>{@code aggregator.admission.shed} (counter, transport): requests answered 503 because they did not fit
- *       the admission budget; they made no downstream call and are not in {@code aggregator.fanout}.</li>
+ *       the admission budget or could not be expected to finish within the deadline (the latter also counted in
+ *       {@code aggregator.admission.deadline.shed}); they made no downstream call and are not in
+ *       {@code aggregator.fanout}.</li>
  * </ul>
  */
 @Component
@@ -116,7 +118,8 @@ public class FanoutMetrics {
 
         Meters(MeterRegistry registry, Transport transport) {
             shed = Counter.builder("aggregator.admission.shed")
-                    .description("Requests shed with 503 and Retry-After because they did not fit the admission budget")
+                    .description("Requests shed with 503 and Retry-After because they did not fit the admission budget"
+                            + " or could not be expected to finish within the deadline")
                     .tag("transport", transport.tag())
                     .register(registry);
             fanoutSuccess = fanout(registry, transport, SUCCESS);

@@ -2,6 +2,7 @@ package io.github.squarelab.aggregator.fanout;
 
 import io.github.squarelab.aggregator.AggregatorProperties;
 import io.github.squarelab.aggregator.admission.AdmissionBudget;
+import io.github.squarelab.aggregator.admission.DeadlineAdmission;
 import io.github.squarelab.aggregator.admission.OverloadedException;
 import io.github.squarelab.payload.Shape;
 import java.util.EnumMap;
@@ -23,7 +24,8 @@ import reactor.core.publisher.SignalType;
  * non-blocking and the next call starts from the callback of the one before. The stream transports
  * send their n messages on one bidi stream: pipelined, paced by the stream's flow control, or ping-pong,
  * each one only once the one before is answered. A request is admitted
- * only while its n fits the {@link AdmissionBudget}, and is shed before any call otherwise.
+ * only while its n fits the {@link AdmissionBudget} and its path can be expected to answer it within the deadline
+ * ({@link DeadlineAdmission}), and is shed before any call otherwise.
  */
 @Service
 public class FanoutService {
@@ -32,6 +34,7 @@ public class FanoutService {
     private final Map<Transport, StreamSquareClient> streamClients = new EnumMap<>(Transport.class);
     private final FanoutMetrics metrics;
     private final AdmissionBudget admission;
+    private final Map<Transport, DeadlineAdmission.Lane> lanes = new EnumMap<>(Transport.class);
     private final AggregatorProperties properties;
 
     public FanoutService(
@@ -39,11 +42,15 @@ public class FanoutService {
             List<StreamSquareClient> streamClients,
             FanoutMetrics metrics,
             AdmissionBudget admission,
+            DeadlineAdmission deadlineAdmission,
             AggregatorProperties properties) {
         unaryClients.forEach(client -> this.unaryClients.put(client.transport(), client));
         streamClients.forEach(client -> this.streamClients.put(client.transport(), client));
         this.metrics = metrics;
         this.admission = admission;
+        for (Transport transport : Transport.values()) {
+            lanes.put(transport, deadlineAdmission.lane(transport.tag()));
+        }
         this.properties = properties;
     }
 
@@ -58,8 +65,16 @@ public class FanoutService {
                 metrics.shed(transport);
                 return Mono.error(overloaded(n));
             }
+            DeadlineAdmission.Lane.Ticket ticket;
+            try {
+                ticket = lanes.get(transport).admit(n);
+            } catch (OverloadedException tooSlow) {
+                admission.release(n);
+                metrics.shed(transport);
+                return Mono.error(tooSlow);
+            }
             FanoutMetrics.Recording recording = metrics.start(transport);
-            return collect(transport, n, shape, recording)
+            return collect(transport, n, shape, answersTo(ticket, recording))
                     // Calls failing at the same moment on two event loops reach flatMapSequential together, which
                     // wraps them in one composite: the first says what went wrong.
                     .onErrorMap(Exceptions::isMultiple, error -> Exceptions.unwrapMultiple(error)
@@ -67,10 +82,29 @@ public class FanoutService {
                     .timeout(properties.deadline(), Mono.error(this::deadlineExceeded))
                     .map(Squares::toJson)
                     .doFinally(signal -> {
+                        ticket.close();
                         admission.release(n);
                         recording.end(signal == SignalType.ON_COMPLETE);
                     });
         });
+    }
+
+    /** The metrics' recorder, and the deadline admission told of every square answered. */
+    private static CallRecorder answersTo(DeadlineAdmission.Lane.Ticket ticket, CallRecorder recording) {
+        return new CallRecorder() {
+            @Override
+            public void started() {
+                recording.started();
+            }
+
+            @Override
+            public void finished(long nanos, boolean success) {
+                recording.finished(nanos, success);
+                if (success) {
+                    ticket.answered();
+                }
+            }
+        };
     }
 
     private Mono<Squares> collect(Transport transport, int n, Shape shape, CallRecorder recorder) {

@@ -9,6 +9,7 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 
 import io.github.squarelab.aggregator.AggregatorProperties;
 import io.github.squarelab.aggregator.admission.AdmissionBudget;
+import io.github.squarelab.aggregator.admission.DeadlineAdmission;
 import io.github.squarelab.aggregator.fanout.DownstreamException.Kind;
 import io.github.squarelab.payload.Shape;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -16,6 +17,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -28,6 +30,7 @@ import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.http.MediaType;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.web.servlet.MockMvc;
 import org.springframework.test.web.servlet.MvcResult;
 import org.springframework.test.web.servlet.ResultActions;
@@ -44,6 +47,9 @@ import reactor.core.publisher.Mono;
         })
 @Import({FanoutService.class, FanoutMetrics.class, FanoutControllerTests.Clients.class})
 class FanoutControllerTests {
+
+    /** The deadline admission's clock: it moves only when a test moves it. */
+    private static final AtomicLong CLOCK = new AtomicLong();
 
     @Autowired
     private MockMvc mvc;
@@ -68,6 +74,9 @@ class FanoutControllerTests {
 
     @Autowired
     private AdmissionBudget admission;
+
+    @Autowired
+    private DeadlineAdmission deadlineAdmission;
 
     @BeforeEach
     void resetClients() {
@@ -310,6 +319,59 @@ class FanoutControllerTests {
         get("/" + path + "/1000").andExpect(status().isOk());
     }
 
+    /** The path's measured rate stays with the context, which later tests must not inherit. */
+    @Test
+    @DirtiesContext
+    void aRequestItsPathCannotBeExpectedToAnswerWithinTheDeadlineIsShedAtOnceWithRetryAfter() throws Exception {
+        double shed = registry.get("aggregator.admission.shed")
+                .tag("transport", "grpc_unary")
+                .counter()
+                .count();
+        DeadlineAdmission.Lane lane = deadlineAdmission.lane("grpc_unary");
+        DeadlineAdmission.Lane.Ticket measured = lane.admit(1000);
+        for (int i = 0; i < 1000; i++) {
+            measured.answered();
+        }
+        CLOCK.addAndGet(Duration.ofSeconds(1).toNanos());
+        measured.close();
+        DeadlineAdmission.Lane.Ticket held = lane.admit(950);
+        try {
+            get("/grpc/unary/101")
+                    .andExpect(status().isServiceUnavailable())
+                    .andExpect(header().string("Retry-After", "2"))
+                    .andExpect(content().contentType(MediaType.APPLICATION_PROBLEM_JSON))
+                    .andExpect(jsonPath("$.status").value(503))
+                    .andExpect(jsonPath("$.detail")
+                            .value("the aggregator is busy: grpc/unary would take about 1.1 s for 101 more squares at"
+                                    + " its recent 1000 squares/s, more than 1000 ms (aggregator.admission"
+                                    + ".deadline-share 0.5 of aggregator.deadline 2000 ms); retry later"));
+            assertThat(grpcUnaryClient.calls).as("no call for a shed request").hasValue(0);
+            assertThat(registry.get("aggregator.admission.squares").gauge().value())
+                    .as("the budget it took is given back")
+                    .isZero();
+            get("/grpc/unary/50").andExpect(status().isOk());
+            get("/grpc/stream/5000").andExpect(status().isOk());
+        } finally {
+            held.close();
+        }
+        assertThat(grpcUnaryClient.calls).hasValue(50);
+        assertThat(registry.get("aggregator.admission.shed")
+                        .tag("transport", "grpc_unary")
+                        .counter()
+                        .count())
+                .isEqualTo(shed + 1);
+        assertThat(registry.get("aggregator.admission.deadline.shed")
+                        .tag("transport", "grpc_unary")
+                        .counter()
+                        .count())
+                .isEqualTo(1);
+        assertThat(registry.get("aggregator.admission.deadline.squares")
+                        .tag("transport", "grpc_unary")
+                        .gauge()
+                        .value())
+                .isZero();
+    }
+
     @Test
     void aRequestLargerThanTheWholeBudgetRunsWhenNothingElseIsAdmitted() throws Exception {
         get("/grpc/unary/1500").andExpect(status().isOk());
@@ -474,6 +536,11 @@ class FanoutControllerTests {
         @Bean
         AdmissionBudget admissionBudget(MeterRegistry registry) {
             return new AdmissionBudget(1000, registry);
+        }
+
+        @Bean
+        DeadlineAdmission deadlineAdmission(AggregatorProperties properties, MeterRegistry registry) {
+            return DeadlineAdmission.from(properties, CLOCK::get, registry);
         }
     }
 }

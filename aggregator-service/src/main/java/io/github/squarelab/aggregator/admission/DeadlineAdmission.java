@@ -1,0 +1,211 @@
+package io.github.squarelab.aggregator.admission;
+
+import io.github.squarelab.aggregator.AggregatorProperties;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+
+/**
+ * Admits a request on a path only if it can be expected to finish well within its deadline, and sheds it up front
+ * otherwise. Each path (a {@link Lane}) measures the squares per second it answers while it has work, and a new
+ * request's expected time is every square admitted on that path and not answered yet, its own n included, at that
+ * rate: the time in which the path finishes all it holds when they share it. Paths are measured apart because they
+ * slow each other down unequally (docs/performance.md, "Mixed traffic"): a rate shared by all would let the slowest
+ * path's requests in on the fastest one's figure.
+ *
+ * <p>A path with nothing admitted always admits, so that every path keeps measuring and a rate that fell during a
+ * stall recovers; and a path that has not been measured yet admits, as there is nothing to judge by.
+ */
+public final class DeadlineAdmission {
+
+    /** Busy time a path's rate is measured over: many requests' worth of squares, so one slow call does not decide. */
+    static final Duration WINDOW = Duration.ofSeconds(1);
+
+    private final Duration maxWait;
+    private final String maxWaitSetting;
+    private final Duration retryAfter;
+    private final LongSupplier nanoClock;
+    private final MeterRegistry registry;
+    private final Map<String, Lane> lanes = new ConcurrentHashMap<>();
+
+    /**
+     * @param maxWait the longest a request may be expected to take and still be admitted: a share of the deadline
+     * @param maxWaitSetting how a shed request's detail names the setting, e.g. "half of aggregator.deadline"
+     * @param nanoClock {@link System#nanoTime}, or a test's own clock
+     */
+    public DeadlineAdmission(
+            Duration maxWait,
+            String maxWaitSetting,
+            Duration retryAfter,
+            LongSupplier nanoClock,
+            MeterRegistry registry) {
+        if (maxWait.isNegative() || maxWait.isZero()) {
+            throw new IllegalArgumentException("the longest expected wait must be positive, got " + maxWait);
+        }
+        this.maxWait = maxWait;
+        this.maxWaitSetting = maxWaitSetting;
+        this.retryAfter = retryAfter;
+        this.nanoClock = nanoClock;
+        this.registry = registry;
+        Gauge.builder("aggregator.admission.deadline.max.wait", maxWait, d -> d.toNanos() / 1e9)
+                .description("The longest a request may be expected to take and still be admitted")
+                .baseUnit("seconds")
+                .register(registry);
+    }
+
+    /** From {@code aggregator.admission.deadline-share} of {@code aggregator.deadline}. */
+    public static DeadlineAdmission from(
+            AggregatorProperties properties, LongSupplier nanoClock, MeterRegistry registry) {
+        AggregatorProperties.Admission admission = properties.admission();
+        return new DeadlineAdmission(
+                admission.maxWait(properties.deadline()),
+                "aggregator.admission.deadline-share " + admission.deadlineShare() + " of aggregator.deadline "
+                        + properties.deadline().toMillis() + " ms",
+                admission.retryAfter(),
+                nanoClock,
+                registry);
+    }
+
+    /** The path of this name, with its meters tagged {@code transport=path}: made on first use, then the same. */
+    public Lane lane(String path) {
+        return lanes.computeIfAbsent(path, Lane::new);
+    }
+
+    /** The squares one path holds and the rate it answers them at. */
+    public final class Lane {
+
+        private final String path;
+        /** Squares admitted on this path and neither answered nor given up yet. */
+        private final AtomicLong unanswered = new AtomicLong();
+        /** Squares answered on this path since start; read at the ends of windows. */
+        private final LongAdder answered = new LongAdder();
+
+        private final Counter shed;
+
+        // Guarded by this: changed only when a request is admitted or ends, not per square.
+        private int open;
+        private long busySince;
+        private long windowBusyNanos;
+        private long windowStartAnswered;
+        /** Squares per second while busy, NaN until a first window has been measured; see {@link #measure}. */
+        private double rate = Double.NaN;
+
+        private Lane(String path) {
+            this.path = path;
+            Gauge.builder("aggregator.admission.deadline.squares", unanswered, AtomicLong::get)
+                    .description("Squares admitted on this path and not answered yet")
+                    .tag("transport", path)
+                    .register(registry);
+            Gauge.builder("aggregator.admission.deadline.rate", this, Lane::rate)
+                    .description("Squares per second this path answered while busy, recently; NaN until measured")
+                    .tag("transport", path)
+                    .register(registry);
+            shed = Counter.builder("aggregator.admission.deadline.shed")
+                    .description("Requests shed with 503 because this path could not be expected to answer them"
+                            + " within aggregator.admission.deadline-share of the deadline")
+                    .tag("transport", path)
+                    .register(registry);
+        }
+
+        /**
+         * Takes on a request of {@code n} squares, or refuses it with an {@link OverloadedException} (nothing taken)
+         * when the path could not be expected to answer it within the longest wait.
+         */
+        public Ticket admit(int n) {
+            synchronized (this) {
+                long now = nanoClock.getAsLong();
+                measure(now);
+                double expectedSeconds = open == 0 || Double.isNaN(rate) ? 0 : (unanswered.get() + n) / rate;
+                if (expectedSeconds * 1e9 > maxWait.toNanos()) {
+                    shed.increment();
+                    throw new OverloadedException(refusal(n, expectedSeconds), retryAfter);
+                }
+                if (open++ == 0) {
+                    busySince = now;
+                    if (windowBusyNanos == 0) {
+                        // A window counts the answers of its busy time only.
+                        windowStartAnswered = answered.sum();
+                    }
+                }
+                unanswered.addAndGet(n);
+            }
+            return new Ticket(n);
+        }
+
+        /** Squares per second while busy, recently; NaN until measured. */
+        public synchronized double rate() {
+            return rate;
+        }
+
+        private synchronized void end(long givenUp) {
+            measure(nanoClock.getAsLong());
+            open--;
+            unanswered.addAndGet(-givenUp);
+        }
+
+        /** Adds the busy time up to now to the window, and folds the window into the rate once it is long enough. */
+        private void measure(long now) {
+            if (open > 0) {
+                windowBusyNanos += now - busySince;
+                busySince = now;
+            }
+            if (windowBusyNanos >= WINDOW.toNanos()) {
+                long answeredNow = answered.sum();
+                double sample = (answeredNow - windowStartAnswered) * 1e9 / windowBusyNanos;
+                // A slower window counts at once (a new neighbour's load must not let in work judged by the rate
+                // before it came); a faster one by half, so one quick second does not open the gates.
+                rate = Double.isNaN(rate) || sample < rate ? sample : (rate + sample) / 2;
+                windowBusyNanos = 0;
+                windowStartAnswered = answeredNow;
+            }
+        }
+
+        private String refusal(int n, double expectedSeconds) {
+            return String.format(
+                    "the aggregator is busy: %s would take about %.1f s for %d more squares at its recent %.0f"
+                            + " squares/s, more than %d ms (%s); retry later",
+                    path.replace('_', '/'), expectedSeconds, n, rate, maxWait.toMillis(), maxWaitSetting);
+        }
+
+        /** One admitted request: told of each square answered, and closed exactly once when the request ends. */
+        public final class Ticket {
+
+            /** Squares of this request not answered yet; 0 once closed, so a late answer counts nowhere. */
+            private final AtomicInteger remaining;
+
+            private final AtomicBoolean closed = new AtomicBoolean();
+
+            private Ticket(int n) {
+                this.remaining = new AtomicInteger(n);
+            }
+
+            /** One square of this request was answered. */
+            public void answered() {
+                int left;
+                do {
+                    left = remaining.get();
+                    if (left == 0) {
+                        return;
+                    }
+                } while (!remaining.compareAndSet(left, left - 1));
+                unanswered.decrementAndGet();
+                answered.increment();
+            }
+
+            /** The request is over; what it did not get answered is given up. */
+            public void close() {
+                if (closed.compareAndSet(false, true)) {
+                    end(remaining.getAndSet(0));
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,182 @@
+package io.github.squarelab.aggregator.admission;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/** The deadline admission on a clock of the test's own: every figure below is exact. */
+class DeadlineAdmissionTests {
+
+    private static final long SECOND = 1_000_000_000L;
+
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final AtomicLong clock = new AtomicLong(123 * SECOND);
+    private final DeadlineAdmission admission = new DeadlineAdmission(
+            Duration.ofSeconds(10), "half of the deadline", Duration.ofSeconds(1), clock::get, registry);
+    private final DeadlineAdmission.Lane unary = admission.lane("grpc_unary");
+
+    @Test
+    void aPathNotMeasuredYetAdmitsEverything() {
+        unary.admit(100_000);
+        unary.admit(100_000);
+
+        assertThat(unary.rate()).isNaN();
+        assertThat(squares("grpc_unary")).isEqualTo(200_000);
+    }
+
+    @Test
+    void admitsWhatThePathCanAnswerWithinTheLongestWaitAndShedsTheRest() {
+        measure(unary, 1000, 1);
+        assertThat(unary.rate()).isEqualTo(1000);
+
+        unary.admit(5000);
+        unary.admit(5000);
+
+        assertThatThrownBy(() -> unary.admit(1))
+                .isInstanceOf(OverloadedException.class)
+                .hasMessage(
+                        "the aggregator is busy: grpc/unary would take about 10.0 s for 1 more squares at its recent"
+                                + " 1000 squares/s, more than 10000 ms (half of the deadline); retry later")
+                .satisfies(e -> assertThat(((OverloadedException) e).retryAfterSeconds())
+                        .isEqualTo(1));
+        assertThat(squares("grpc_unary")).as("a shed request takes nothing").isEqualTo(10_000);
+        assertThat(shed("grpc_unary")).isEqualTo(1);
+    }
+
+    @Test
+    void answeredSquaresMakeRoom() {
+        measure(unary, 1000, 1);
+        DeadlineAdmission.Lane.Ticket first = unary.admit(10_000);
+        assertThatThrownBy(() -> unary.admit(1000)).isInstanceOf(OverloadedException.class);
+
+        for (int i = 0; i < 1000; i++) {
+            first.answered();
+        }
+
+        unary.admit(1000);
+        assertThat(squares("grpc_unary")).isEqualTo(10_000);
+    }
+
+    @Test
+    void aPathWithNothingAdmittedAdmitsEvenWhatItCannotAnswerInTime() {
+        measure(unary, 10, 1);
+
+        DeadlineAdmission.Lane.Ticket alone = unary.admit(100_000);
+
+        assertThatThrownBy(() -> unary.admit(1)).isInstanceOf(OverloadedException.class);
+        alone.close();
+        unary.admit(100_000);
+    }
+
+    @Test
+    void aClosedRequestGivesUpItsUnansweredSquaresAndLateAnswersCountNowhere() {
+        DeadlineAdmission.Lane.Ticket ticket = unary.admit(100);
+        ticket.answered();
+
+        ticket.close();
+        ticket.answered();
+        ticket.close();
+
+        assertThat(squares("grpc_unary")).isZero();
+        unary.admit(5);
+        assertThat(squares("grpc_unary")).isEqualTo(5);
+    }
+
+    @Test
+    void aRequestAnswersNoMoreThanItsSquares() {
+        DeadlineAdmission.Lane.Ticket ticket = unary.admit(2);
+        unary.admit(3);
+
+        ticket.answered();
+        ticket.answered();
+        ticket.answered();
+
+        assertThat(squares("grpc_unary")).isEqualTo(3);
+    }
+
+    @Test
+    void idleTimeDoesNotCountAgainstThePathsRate() {
+        DeadlineAdmission.Lane.Ticket first = unary.admit(1000);
+        answerAll(first, 1000);
+        clock.addAndGet(SECOND / 2);
+        first.close();
+        clock.addAndGet(60 * SECOND);
+        DeadlineAdmission.Lane.Ticket second = unary.admit(1000);
+        answerAll(second, 1000);
+        clock.addAndGet(SECOND / 2);
+        second.close();
+
+        assertThat(unary.rate()).as("2000 squares in 1 s of busy time").isEqualTo(2000);
+    }
+
+    @Test
+    void theRateFallsWithASlowSecondAtOnceAndRisesByHalves() {
+        measure(unary, 4000, 1);
+        measure(unary, 1000, 1);
+
+        assertThat(unary.rate()).isEqualTo(1000);
+        measure(unary, 3000, 1);
+        assertThat(unary.rate()).isEqualTo(2000);
+        measure(unary, 3000, 1);
+        assertThat(unary.rate()).isEqualTo(2500);
+    }
+
+    @Test
+    void pathsAreJudgedApart() {
+        DeadlineAdmission.Lane stream = admission.lane("grpc_stream");
+        measure(unary, 10, 1);
+        unary.admit(1000);
+
+        stream.admit(1000);
+        stream.admit(1000);
+
+        assertThatThrownBy(() -> unary.admit(1)).isInstanceOf(OverloadedException.class);
+        assertThat(admission.lane("grpc_stream")).isSameAs(stream);
+        assertThat(shed("grpc_stream")).isZero();
+        assertThat(registry.get("aggregator.admission.deadline.rate")
+                        .tag("transport", "grpc_unary")
+                        .gauge()
+                        .value())
+                .isEqualTo(10);
+    }
+
+    @Test
+    void saysItsLongestWait() {
+        assertThat(registry.get("aggregator.admission.deadline.max.wait")
+                        .gauge()
+                        .value())
+                .isEqualTo(10);
+    }
+
+    /** One request of n squares, all answered over the given seconds of busy time: a window of its own. */
+    private void measure(DeadlineAdmission.Lane lane, int n, int seconds) {
+        DeadlineAdmission.Lane.Ticket ticket = lane.admit(n);
+        answerAll(ticket, n);
+        clock.addAndGet(seconds * SECOND);
+        ticket.close();
+    }
+
+    private static void answerAll(DeadlineAdmission.Lane.Ticket ticket, int n) {
+        for (int i = 0; i < n; i++) {
+            ticket.answered();
+        }
+    }
+
+    private double squares(String transport) {
+        return registry.get("aggregator.admission.deadline.squares")
+                .tag("transport", transport)
+                .gauge()
+                .value();
+    }
+
+    private double shed(String transport) {
+        return registry.get("aggregator.admission.deadline.shed")
+                .tag("transport", transport)
+                .counter()
+                .count();
+    }
+}
