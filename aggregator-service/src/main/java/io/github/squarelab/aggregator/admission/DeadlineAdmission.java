@@ -22,7 +22,9 @@ import java.util.function.LongSupplier;
  * path's requests in on the fastest one's figure.
  *
  * <p>A path with nothing admitted always admits, so that every path keeps measuring and a rate that fell during a
- * stall recovers; and a path that has not been measured yet admits, as there is nothing to judge by.
+ * stall recovers. A path not measured yet admits one request at a time, until its first second of work: let in
+ * unjudged, a burst on a fresh path was more than it could answer within the deadline (six requests of 20000 squares
+ * on rest/h2c at once in OverloadEndToEndTests, each answered 504 after 60 s).
  */
 public final class DeadlineAdmission {
 
@@ -123,7 +125,14 @@ public final class DeadlineAdmission {
             synchronized (this) {
                 long now = nanoClock.getAsLong();
                 measure(now);
-                double expectedSeconds = open == 0 || Double.isNaN(rate) ? 0 : (unanswered.get() + n) / rate;
+                if (open > 0 && Double.isNaN(rate)) {
+                    shed.increment();
+                    throw new OverloadedException(
+                            "the aggregator is busy: " + pathName() + " is still measuring how fast it answers, one"
+                                    + " request at a time; retry later",
+                            retryAfter);
+                }
+                double expectedSeconds = open == 0 ? 0 : (unanswered.get() + n) / rate;
                 if (expectedSeconds * 1e9 > maxWait.toNanos()) {
                     shed.increment();
                     throw new OverloadedException(refusal(n, expectedSeconds), retryAfter);
@@ -168,11 +177,16 @@ public final class DeadlineAdmission {
             }
         }
 
+        /** The path as a client asks for it: grpc/unary for grpc_unary. */
+        private String pathName() {
+            return path.replace('_', '/');
+        }
+
         private String refusal(int n, double expectedSeconds) {
             return String.format(
                     "the aggregator is busy: %s would take about %.1f s for %d more squares at its recent %.0f"
                             + " squares/s, more than %d ms (%s); retry later",
-                    path.replace('_', '/'), expectedSeconds, n, rate, maxWait.toMillis(), maxWaitSetting);
+                    pathName(), expectedSeconds, n, rate, maxWait.toMillis(), maxWaitSetting);
         }
 
         /** One admitted request: told of each square answered, and closed exactly once when the request ends. */

@@ -20,12 +20,29 @@ class DeadlineAdmissionTests {
     private final DeadlineAdmission.Lane unary = admission.lane("grpc_unary");
 
     @Test
-    void aPathNotMeasuredYetAdmitsEverything() {
-        unary.admit(100_000);
-        unary.admit(100_000);
+    void aPathNotMeasuredYetAdmitsOneRequestAtATime() {
+        DeadlineAdmission.Lane.Ticket first = unary.admit(100_000);
 
+        assertThatThrownBy(() -> unary.admit(1))
+                .isInstanceOf(OverloadedException.class)
+                .hasMessage("the aggregator is busy: grpc/unary is still measuring how fast it answers, one request at"
+                        + " a time; retry later");
         assertThat(unary.rate()).isNaN();
-        assertThat(squares("grpc_unary")).isEqualTo(200_000);
+        assertThat(squares("grpc_unary")).isEqualTo(100_000);
+        first.close();
+        unary.admit(100_000);
+    }
+
+    @Test
+    void aPathIsMeasuredAfterASecondOfWorkEvenWhileItsFirstRequestRuns() {
+        DeadlineAdmission.Lane.Ticket first = unary.admit(3000);
+        answerAll(first, 2000);
+        clock.addAndGet(SECOND);
+
+        unary.admit(10_000);
+
+        assertThat(unary.rate()).isEqualTo(2000);
+        assertThatThrownBy(() -> unary.admit(20_000)).isInstanceOf(OverloadedException.class);
     }
 
     @Test
@@ -88,6 +105,7 @@ class DeadlineAdmissionTests {
 
     @Test
     void aRequestAnswersNoMoreThanItsSquares() {
+        measure(unary, 1000, 1);
         DeadlineAdmission.Lane.Ticket ticket = unary.admit(2);
         unary.admit(3);
 
@@ -128,6 +146,7 @@ class DeadlineAdmissionTests {
     @Test
     void pathsAreJudgedApart() {
         DeadlineAdmission.Lane stream = admission.lane("grpc_stream");
+        measure(stream, 100_000, 1);
         measure(unary, 10, 1);
         unary.admit(1000);
 
@@ -142,6 +161,16 @@ class DeadlineAdmissionTests {
                         .gauge()
                         .value())
                 .isEqualTo(10);
+    }
+
+    @Test
+    void aSecondWithoutAnswersStopsAllButTheRequestsAlreadyIn() {
+        measure(unary, 1000, 1);
+        unary.admit(10);
+        clock.addAndGet(SECOND);
+
+        assertThatThrownBy(() -> unary.admit(1)).isInstanceOf(OverloadedException.class);
+        assertThat(unary.rate()).isZero();
     }
 
     @Test
