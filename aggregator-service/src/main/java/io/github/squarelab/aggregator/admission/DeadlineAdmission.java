@@ -22,7 +22,7 @@ import java.util.function.LongSupplier;
  * path's requests in on the fastest one's figure.
  *
  * <p>A path with nothing admitted always admits, so that every path keeps measuring and a rate that fell during a
- * stall recovers. A path not measured yet admits one request at a time, until its first second of work: let in
+ * stall recovers. A path not measured yet is judged as if it answered {@link #UNMEASURED_RATE} squares a second: let in
  * unjudged, a burst on a fresh path was more than it could answer within the deadline (six requests of 20000 squares
  * on rest/h2c at once in OverloadEndToEndTests, each answered 504 after 60 s).
  */
@@ -30,6 +30,13 @@ public final class DeadlineAdmission {
 
     /** Busy time a path's rate is measured over: many requests' worth of squares, so one slow call does not decide. */
     static final Duration WINDOW = Duration.ofSeconds(1);
+
+    /**
+     * How fast a path is taken to be until its first second of work is measured: about a fortieth of the slowest path in
+     * the lab (rest/unary, some 40 requests of 1000 squares a second), so that a burst on a fresh path is judged
+     * pessimistically, while the small requests of a warm-up pass.
+     */
+    static final double UNMEASURED_RATE = 1000;
 
     private final Duration maxWait;
     private final String maxWaitSetting;
@@ -125,14 +132,7 @@ public final class DeadlineAdmission {
             synchronized (this) {
                 long now = nanoClock.getAsLong();
                 measure(now);
-                if (open > 0 && Double.isNaN(rate)) {
-                    shed.increment();
-                    throw new OverloadedException(
-                            "the aggregator is busy: " + pathName() + " is still measuring how fast it answers, one"
-                                    + " request at a time; retry later",
-                            retryAfter);
-                }
-                double expectedSeconds = open == 0 ? 0 : (unanswered.get() + n) / rate;
+                double expectedSeconds = open == 0 ? 0 : (unanswered.get() + n) / judgedRate();
                 if (expectedSeconds * 1e9 > maxWait.toNanos()) {
                     shed.increment();
                     throw new OverloadedException(refusal(n, expectedSeconds), retryAfter);
@@ -147,6 +147,10 @@ public final class DeadlineAdmission {
                 unanswered.addAndGet(n);
             }
             return new Ticket(n);
+        }
+
+        private double judgedRate() {
+            return Double.isNaN(rate) ? UNMEASURED_RATE : rate;
         }
 
         /** Squares per second while busy, recently; NaN until measured. */
@@ -184,9 +188,15 @@ public final class DeadlineAdmission {
 
         private String refusal(int n, double expectedSeconds) {
             return String.format(
-                    "the aggregator is busy: %s would take about %.1f s for %d more squares at its recent %.0f"
+                    "the aggregator is busy: %s would take about %.1f s for %d more squares at %s %.0f"
                             + " squares/s, more than %d ms (%s); retry later",
-                    pathName(), expectedSeconds, n, rate, maxWait.toMillis(), maxWaitSetting);
+                    pathName(),
+                    expectedSeconds,
+                    n,
+                    Double.isNaN(rate) ? "an assumed" : "its recent",
+                    judgedRate(),
+                    maxWait.toMillis(),
+                    maxWaitSetting);
         }
 
         /** One admitted request: told of each square answered, and closed exactly once when the request ends. */

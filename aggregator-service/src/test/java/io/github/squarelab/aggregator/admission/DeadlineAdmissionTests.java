@@ -20,17 +20,16 @@ class DeadlineAdmissionTests {
     private final DeadlineAdmission.Lane unary = admission.lane("grpc_unary");
 
     @Test
-    void aPathNotMeasuredYetAdmitsOneRequestAtATime() {
-        DeadlineAdmission.Lane.Ticket first = unary.admit(100_000);
+    void aPathNotMeasuredYetIsJudgedAsIfItAnsweredAThousandSquaresASecond() {
+        unary.admit(6000);
+        unary.admit(4000);
 
         assertThatThrownBy(() -> unary.admit(1))
                 .isInstanceOf(OverloadedException.class)
-                .hasMessage("the aggregator is busy: grpc/unary is still measuring how fast it answers, one request at"
-                        + " a time; retry later");
+                .hasMessage("the aggregator is busy: grpc/unary would take about 10.0 s for 1 more squares at an"
+                        + " assumed 1000 squares/s, more than 10000 ms (half of the deadline); retry later");
         assertThat(unary.rate()).isNaN();
-        assertThat(squares("grpc_unary")).isEqualTo(100_000);
-        first.close();
-        unary.admit(100_000);
+        assertThat(squares("grpc_unary")).isEqualTo(10_000);
     }
 
     @Test
