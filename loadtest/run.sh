@@ -18,6 +18,7 @@ case ${1:-} in
 Usage: loadtest/run.sh              measure every path, write the results folder
        loadtest/run.sh --report DIR  (re)write DIR/report.html from DIR/results.json
        loadtest/run.sh --faults [OPTIONS]  network faults under load (Toxiproxy); --faults --help: its options
+       loadtest/run.sh --clients [OPTIONS] many clients on each path (ab up to 5,000); --clients --help: its options
        loadtest/run.sh --help        this text
 
 Example sweep: CONCURRENCY="1 8 64" N="10 100" REQUESTS=200 loadtest/run.sh
@@ -28,6 +29,7 @@ EOF_USAGE
     [[ -n ${2:-} ]] || { echo "usage: loadtest/run.sh --report DIR" >&2; exit 2; }
     lab report "$2" ;;
   --faults) lab faults "${@:2}" ;;
+  --clients) lab clients "${@:2}" ;;
   "") lab run ;;
   *) echo "unknown argument '$1'; see loadtest/run.sh --help" >&2; exit 2 ;;
 esac

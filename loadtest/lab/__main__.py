@@ -5,12 +5,13 @@
     python3 -m lab check DIR    checks DIR/results.json as CI does (--round-trips: also on a slow network)
     python3 -m lab knobs        lists the knobs and their defaults
     python3 -m lab faults ...   network faults under load (lab.faults; --help lists its options)
+    python3 -m lab clients ...  many clients on each path, measured (lab.many_clients; --help lists its options)
 """
 
 import argparse
 import sys
 
-from . import check_results, faults, report, run
+from . import check_results, faults, many_clients, report, run
 from .settings import LabError, usage
 
 
@@ -19,12 +20,16 @@ def main(argv=None) -> int:
     if given[:1] == ["faults"]:
         # Its own options, which argparse's subcommands would not pass on whole.
         return faults.main(given[1:])
+    if given[:1] == ["clients"]:
+        return many_clients.main(given[1:])
     parser = argparse.ArgumentParser(prog="python3 -m lab")
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("run")
     commands.add_parser("knobs")
-    # Listed for --help only: main hands "faults" and its options to lab.faults before argparse sees them.
+    # Listed for --help only: main hands "faults" and "clients" and their options to their modules before argparse
+    # sees them.
     commands.add_parser("faults", help="network faults under load; python3 -m lab faults --help")
+    commands.add_parser("clients", help="many clients on each path, measured; python3 -m lab clients --help")
     for name in ("report", "check"):
         commands.add_parser(name).add_argument("results_dir")
     commands.choices["check"].add_argument("--round-trips", action="store_true",

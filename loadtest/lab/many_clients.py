@@ -1,0 +1,441 @@
+"""Many clients, measured: `python3 -m lab clients` (loadtest/run.sh --clients).
+
+Starts the square services and the aggregator on loopback as the lab does (jvm.options, AGGREGATOR_ARGS and
+--aggregator-args), then for each path, n and client count runs real ApacheBench for --duration seconds, a new
+connection per request as the article's ab did, after a warm-up at the lowest count. Around each run it reads the
+aggregator's own counters (answers by status on the path, admission sheds), polls /actuator/health on a new connection
+every 250 ms, and afterwards checks that every service still runs without an OutOfMemoryError and reads their peak
+RSS. Each row's goodput (200s a second) is set against the best goodput of the lower client counts of its path and n.
+It writes clients.json and clients.md into the results folder and exits 1 when a check failed: a service gone or out
+of memory, a health check over the limit or failed, an answer other than a 200 or a 503, goodput below --goodput-share
+of the best lower count's.
+
+ab's child sockets count against this process's open-files limit, so it raises its soft limit to the hard one first.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from typing import Dict, List, Optional
+
+from . import (
+    ab_output,
+    clients_figures,
+    cpu,
+    environment,
+    health_probe,
+    http_check,
+    network,
+    paths,
+    server_metrics,
+    services,
+    stacks,
+    stage,
+)
+from .clients_figures import Counts, Limits, Run
+from .deadlines import Deadlines
+from .health_probe import HealthProbe
+from .processes import Processes, ServiceExited, Watched, check_alive, raise_on_term
+from .run import AB_MISSING, check_ports, ensure_tool
+from .settings import LabError, Settings
+
+LAB_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(LAB_DIR)
+# ab's -t: as many requests as the time allows, up to this many.
+MAX_REQUESTS = 10_000_000
+# ab's -s: seconds it waits for any socket to move before it gives up the run.
+AB_TIMEOUT_S = 60
+# Open files beyond ab's sockets: its own files, the lab's health checks and scrapes.
+FD_HEADROOM = 100
+OUT_OF_MEMORY = "OutOfMemoryError"
+# How long the aggregator may take, after ab stopped, to answer what ab gave up on, beyond its deadline.
+SETTLE_GRACE_S = 10.0
+
+
+def parser() -> argparse.ArgumentParser:
+    found = argparse.ArgumentParser(
+        prog="loadtest/run.sh --clients",
+        description="Many clients on each aggregator path, one after the other: real ab (no keep-alive) at each "
+                    "client count for --duration seconds; reports goodput, sheds, other statuses, ab's failures, "
+                    "health-check times and each service's peak RSS, and exits 1 when a service died or ran out of "
+                    "memory, health took over --health-limit-ms, an answer was not a 200 or 503, or goodput fell "
+                    "below --goodput-share of the best lower client count's. The lab's environment knobs (ports, "
+                    "JAVA_OPTS, AGGREGATOR_ARGS, REST_SERVER, REST_CLIENT, REPLICAS, HEALTH_TIMEOUT, LAB_SKIP_BUILD, "
+                    "RESULTS_DIR) hold here too.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    found.add_argument("--paths", default=paths.DEFAULT, help="the aggregator paths, measured one after the other")
+    found.add_argument("--n", default="1", help="squares per request; a space-separated list measures each")
+    found.add_argument("--clients", default="100 1000 5000",
+                       help="concurrent ab clients, a run at each, lowest first")
+    found.add_argument("--duration", type=int, default=20, help="seconds of each run (ab -t, whole seconds)")
+    found.add_argument("--warmup-seconds", type=int, default=5,
+                       help="seconds of ab at the lowest client count before each path and n's runs (0: none)")
+    found.add_argument("--goodput-share", type=float, default=0.7,
+                       help="the least share of the best lower client count's goodput a row must keep; CI runs a "
+                            "lenient 0.2, because a busy 2-core machine moves goodput more than the issue's 0.7 allows")
+    found.add_argument("--health-limit-ms", type=float, default=1000,
+                       help="the longest a health check may take")
+    found.add_argument("--health-url", default=None,
+                       help="the health URL checked against --health-limit-ms (default: the probe port's with "
+                            "--probe-port, else the aggregator's own /actuator/health)")
+    found.add_argument("--probe-port", type=int, default=0,
+                       help="start the aggregator with --aggregator.probe-port=PORT (a separate connector for health) "
+                            "and check health there; the main port's health is polled and reported beside it (0: off)")
+    found.add_argument("--aggregator-args", default="",
+                       help="Spring arguments for the aggregator in this command, after AGGREGATOR_ARGS; with an "
+                            "equals sign, as they start with --, e.g. "
+                            "--aggregator-args=--aggregator.admission.max-requests=200")
+    found.add_argument("--deadline", type=int, default=30,
+                       help="the aggregator's aggregator.deadline in seconds, its own default (unless "
+                            "AGGREGATOR_ARGS or --aggregator-args set it): admission judges what it can answer "
+                            "within it")
+    return found
+
+
+def parse(argv: Optional[List[str]]) -> argparse.Namespace:
+    given = parser()
+    options = given.parse_args(argv)
+    try:
+        options.path_names = [path.name for path in paths.parse(options.paths)]
+    except ValueError as error:
+        given.error(str(error))
+    if any(paths.ALL[name].target != paths.AGGREGATOR for name in options.path_names):
+        given.error("--paths: only the aggregator's paths (%s)" % paths.DEFAULT)
+    options.n_values = _whole_numbers(given, "--n", options.n)
+    options.client_counts = sorted(set(_whole_numbers(given, "--clients", options.clients)))
+    if options.duration < 1 or options.deadline < 1:
+        given.error("--duration and --deadline must be at least 1 (whole seconds)")
+    if options.warmup_seconds < 0:
+        given.error("--warmup-seconds must not be negative")
+    if not 0 < options.goodput_share <= 1:
+        given.error("--goodput-share must be above 0 and at most 1, e.g. 0.7")
+    if options.health_limit_ms <= 0:
+        given.error("--health-limit-ms must be more than 0")
+    if not 0 <= options.probe_port <= 65535:
+        given.error("--probe-port must be a port (1-65535), or 0 for none")
+    if options.health_url is not None and not options.health_url.startswith("http://"):
+        given.error("--health-url must be an http:// URL, e.g. http://127.0.0.1:8081/actuator/health")
+    return options
+
+
+def _whole_numbers(given: argparse.ArgumentParser, option: str, text: str) -> List[int]:
+    values = text.split()
+    if not values or not all(value.isdigit() and int(value) >= 1 for value in values):
+        given.error("%s must be whole numbers of at least 1, space-separated, e.g. \"100 1000\" (got %r)"
+                    % (option, text))
+    return list(dict.fromkeys(int(value) for value in values))
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    options = parse(argv)
+    raise_on_term()
+    try:
+        return run(options)
+    except LabError as error:
+        print("[lab] ERROR: %s" % error, file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("[lab] interrupted", file=sys.stderr)
+        return 130
+
+
+def raise_open_files(needed: int) -> Dict[str, int]:
+    """Raises this process's soft open-files limit, which ab and the services inherit, as far as the hard limit
+    allows; a LabError saying how to raise the hard limit when it is below needed."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    try:
+        wanted = clients_figures.open_files_soft_limit(soft, hard, needed, resource.RLIM_INFINITY)
+    except ValueError as error:
+        raise LabError(str(error)) from None
+    if wanted != soft:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+    return {"soft": wanted, "hard": hard, "needed": needed}
+
+
+def aggregator_args(options: argparse.Namespace, from_env: str) -> str:
+    """AGGREGATOR_ARGS, then --aggregator-args, then the probe port when asked for."""
+    extra = ["--aggregator.probe-port=%d" % options.probe_port] if options.probe_port else []
+    return " ".join(part for part in [from_env.strip(), options.aggregator_args.strip()] + extra if part)
+
+
+def run(options: argparse.Namespace) -> int:
+    open_files = raise_open_files(max(options.client_counts) + FD_HEADROOM)
+    ensure_tool("ab", "apache2-utils", AB_MISSING)
+    env = dict(os.environ, NETWORK="loopback", FLOOR="0", PATHS=" ".join(options.path_names))
+    env["AGGREGATOR_ARGS"] = aggregator_args(options, os.environ.get("AGGREGATOR_ARGS", ""))
+    settings = Settings.from_env(env)
+    results_dir = os.path.abspath(settings.results_dir or os.path.join(
+        LAB_DIR, "results", "clients-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S")))
+    if os.path.exists(os.path.join(results_dir, "clients.json")):
+        raise LabError("%s already holds a many-clients run: choose another RESULTS_DIR" % results_dir)
+    java = os.path.join(os.environ["JAVA_HOME"], "bin", "java") if os.environ.get("JAVA_HOME") else "java"
+    if not shutil.which(java):
+        raise LabError("java is missing: install a JDK 17 or newer")
+    stack = stacks.resolve(settings, java)[0]
+    modules = paths.services_needed(paths.ALL[name] for name in options.path_names)
+    jars = services.ensure_jars(REPO, modules, settings.skip_build)
+    instances = services.layout(settings, modules)
+    check_ports(instances, settings)
+    if options.probe_port and (options.probe_port == settings.aggregator_port
+                               or http_check.port_taken(options.probe_port)):
+        raise LabError("--probe-port %d is the aggregator's port or already in use on 127.0.0.1:%s; give another"
+                       % (options.probe_port, http_check.holder(options.probe_port)))
+    os.makedirs(os.path.join(results_dir, "logs"), exist_ok=True)
+    os.makedirs(os.path.join(results_dir, "raw"), exist_ok=True)
+    limits = Limits(options.goodput_share, options.health_limit_ms)
+    record = {"environment": environment.describe(REPO, stack.jdk.java, settings.java_opts),
+              "settings": settings_record(options, settings, stack, open_files), "limits": limits.as_dict(),
+              "started_at": _now()}
+    deadlines = Deadlines(options.deadline, None, AB_TIMEOUT_S, "--deadline of the many-clients run")
+    with Processes() as processes:
+        lab_stage = stage.Stage(processes, settings, instances, jars, results_dir)
+        lab_stage.start_squares(stack)
+        with lab_stage.aggregator_on(network.PROFILES["loopback"], deadlines) as started:
+            info = (lab_stage.aggregator_info() or {}).get("aggregator") or {}
+            record["aggregator_deadline_s"] = (info.get("deadline-ms") or options.deadline * 1000) / 1000
+            rows, stopped = exercise(options, started, results_dir, limits)
+    record.update(rows=rows, stopped=stopped, finished_at=_now())
+    return report(results_dir, record, limits)
+
+
+def settings_record(options: argparse.Namespace, settings: Settings, stack: stacks.Stack,
+                    open_files: Dict[str, int]) -> Dict:
+    return {"paths": options.path_names, "n": options.n_values, "clients": options.client_counts,
+            "duration_s": options.duration, "warmup_s": options.warmup_seconds,
+            "ab": " ".join(ab_command("URL", "CLIENTS", options.duration)),
+            "health_url": options.health_url, "probe_port": options.probe_port or None,
+            "java_opts": settings.java_opts, "aggregator_args": settings.aggregator_args, "stack": stack.label,
+            "deadline_s": options.deadline, "open_files": open_files}
+
+
+def ab_command(url: str, clients, seconds: int) -> List[str]:
+    """ab for seconds with clients at once, a new connection per request, socket errors counted, not fatal."""
+    return ab_output.ab_command(url, MAX_REQUESTS, clients, AB_TIMEOUT_S, None, seconds=seconds)
+
+
+def health_urls(options: argparse.Namespace, base_url: str) -> List[str]:
+    """The health URL checked against the limit, then the main port's when that is another (reported only)."""
+    main_url = base_url + "/actuator/health"
+    probe = "http://127.0.0.1:%d/actuator/health" % options.probe_port if options.probe_port else None
+    checked = options.health_url or probe or main_url
+    return [checked] + ([main_url] if checked != main_url else [])
+
+
+def exercise(options: argparse.Namespace, started: List, results_dir: str, limits: Limits):
+    """(rows, why it stopped early or None): each path, n and client count, the services up."""
+    aggregator = next(service for service in started if service.name == paths.AGGREGATOR)
+    watched = [process for service in started for process in service.watched]
+    urls = health_urls(options, aggregator.base_url)
+    if not http_check.is_healthy(urls[0]):
+        raise LabError("%s does not answer UP, so health cannot be measured: %s" % (urls[0], (
+            "an aggregator from before aggregator.probe-port has no probe connector; rebuild it, or leave out "
+            "--probe-port" if options.probe_port else "check --health-url")))
+    timeout_s = options.deadline + SETTLE_GRACE_S
+    rows: List[Dict] = []
+    for name in options.path_names:
+        path = paths.ALL[name]
+        for n in options.n_values:
+            url = path.url({paths.AGGREGATOR: aggregator.base_url}, n)
+            problem = http_check.answer_mismatch(path, url, n, timeout_s)
+            if problem:
+                raise LabError("a path answers wrongly before any load, so the lab measures nothing:\n  " + problem)
+            try:
+                if options.warmup_seconds:
+                    warm_up(options, path, n, url, aggregator, watched, results_dir, timeout_s)
+                for clients in options.client_counts:
+                    rows.append(measure(options, path, n, clients, url, started, watched, results_dir, urls,
+                                        limits))
+                    clients_figures.compare_lower(rows)
+                    print("[lab] %s" % row_line(rows[-1]), flush=True)
+            except ServiceExited as error:
+                found = out_of_memory(watched)
+                return rows, str(error) + ("\n[lab] OutOfMemoryError in the log of %s" % " ".join(found)
+                                           if found else "")
+    return rows, None
+
+
+def warm_up(options: argparse.Namespace, path: paths.Path, n: int, url: str, aggregator, watched: List[Watched],
+            results_dir: str, timeout_s: float) -> None:
+    clients = options.client_counts[0]
+    print("[lab] warming up %s n=%d: %d clients for %d s" % (path.name, n, clients, options.warmup_seconds),
+          flush=True)
+    _run_ab(ab_command(url, clients, options.warmup_seconds),
+            os.path.join(results_dir, "raw", "%s_n%d_warmup.txt" % (path.name.replace("/", "-"), n)))
+    check_alive(watched, "the warm-up of %s n=%d" % (path.name, n))
+    settle(aggregator.metrics_urls[0], path, timeout_s, watched, "the warm-up of %s n=%d" % (path.name, n))
+
+
+def measure(options: argparse.Namespace, path: paths.Path, n: int, clients: int, url: str, started: List,
+            watched: List[Watched], results_dir: str, urls: List[str], limits: Limits) -> Dict:
+    """One row: the counters before, ab with health polled beside it, the counters when it exited and once the
+    aggregator settled, the services' state after."""
+    during = "%s n=%d with %d clients" % (path.name, n, clients)
+    aggregator = next(service for service in started if service.name == paths.AGGREGATOR)
+    metrics_url = aggregator.metrics_urls[0]
+    print("[lab] measuring %s for %d s" % (during, options.duration), flush=True)
+    reset = all([cpu.reset_peak_rss(pid) for service in started for pid in service.pids])
+    before = read_counts(metrics_url, path, watched, during)
+    probes = [HealthProbe(health_url).start() for health_url in urls]
+    began = time.monotonic()
+    try:
+        done = _run_ab(ab_command(url, clients, options.duration), os.path.join(
+            results_dir, "raw", "%s_n%d_c%d.txt" % (path.name.replace("/", "-"), n, clients)))
+        seconds = time.monotonic() - began
+        at_end = read_counts(metrics_url, path, watched, during)
+    finally:
+        checks = [probe.stop() for probe in probes]
+    settled = settle(metrics_url, path, options.deadline + SETTLE_GRACE_S, watched, during)
+    found_oom = out_of_memory(watched)
+    check_alive(watched, during)
+    health = [health_probe.figures(health_url, found, limits.health_limit_ms)
+              for health_url, found in zip(urls, checks)]
+    row = clients_figures.row(path, n, clients, Run(before, at_end, settled, seconds),
+                              ab_result(done, len(path.expected_body(n).encode())), health[0],
+                              health[1] if len(health) > 1 else None,
+                              {service.name: cpu.peak_rss_mib(service.pids) for service in started}, found_oom)
+    row["peak_rss_of"] = "this run" if reset else "the process's life (clear_refs refused)"
+    return row
+
+
+def ab_result(done: subprocess.CompletedProcess, expected_bytes: int) -> Dict:
+    """ab's figures, or why there are none: a run that exited non-zero (ab gives up when no socket moved for -s
+    seconds, or when connecting fails over and over) has no report."""
+    error = None
+    if done.returncode != 0:
+        error = "exited with code %d: %s" % (done.returncode, _last_line(done.stderr))
+    try:
+        report_found = ab_output.parse_report(done.stdout)
+    except ab_output.AbOutputError as problem:
+        report_found = None
+        error = error or str(problem)
+    return clients_figures.ab_figures(report_found, done.returncode, error, expected_bytes)
+
+
+def read_counts(metrics_url: str, path: paths.Path, watched: List[Watched], during: str) -> Counts:
+    """The aggregator's counters now; a service gone makes it ServiceExited, naming it, rather than a scrape error."""
+    try:
+        return clients_figures.counts(server_metrics.scrape(metrics_url), path)
+    except server_metrics.MetricsError as error:
+        check_alive(watched, during)
+        raise LabError("the aggregator's metrics: %s" % error) from None
+
+
+def settle(metrics_url: str, path: paths.Path, wait_s: float, watched: List[Watched], during: str) -> Counts:
+    """The counters once the aggregator has answered what ab left behind: its admission and in-flight gauges at 0 and
+    its answers on the path unchanged over half a second, or wait_s has passed."""
+    give_up = time.monotonic() + wait_s
+    last = read_counts(metrics_url, path, watched, during)
+    while time.monotonic() < give_up:
+        time.sleep(0.5)
+        try:
+            samples = server_metrics.scrape(metrics_url)
+        except server_metrics.MetricsError as error:
+            check_alive(watched, during)
+            raise LabError("the aggregator's metrics: %s" % error) from None
+        now = clients_figures.counts(samples, path)
+        if now == last and not clients_figures.work_held(samples):
+            return now
+        last = now
+    return last
+
+
+def out_of_memory(watched: List[Watched]) -> List[str]:
+    """The services whose log has an OutOfMemoryError."""
+    found = []
+    for process in watched:
+        try:
+            with open(process.log_path, errors="replace") as handle:
+                if any(OUT_OF_MEMORY in line for line in handle):
+                    found.append(process.name)
+        except OSError:
+            continue
+    return found
+
+
+def row_line(row: Dict) -> str:
+    """A row as the lab prints it as it goes."""
+    health, ab = row["health"], row["ab"]
+    share = row["goodput_vs_best_lower"]
+    return ("%s n=%d c=%d: %.1f 200/s, %.1f shed/s, other %s, ab errors %s, health max %s ms (%d over), goodput vs "
+            "best lower %s" % (row["path"], row["n"], row["clients"], row["goodput"], row["shed_per_s"],
+                               clients_figures.counts_text(row["other"]),
+                               ab["error"] or clients_figures.counts_text(ab["errors"]), health["max_ms"],
+                               health["over_limit"], "–" if share is None else "%.0f %%" % share))
+
+
+def report(results_dir: str, record: Dict, limits: Limits) -> int:
+    """Writes clients.json and clients.md, prints the table and the verdict; 0 when every check holds."""
+    found = clients_figures.checks(record["rows"], limits, record["stopped"])
+    record["checks"] = {name: {"passed": not missed, "failures": missed} for name, missed in found.items()}
+    record["passed"] = not any(found.values())
+    with open(os.path.join(results_dir, "clients.json"), "w") as handle:
+        json.dump(record, handle, indent=2)
+        handle.write("\n")
+    text = summary(record, limits)
+    with open(os.path.join(results_dir, "clients.md"), "w") as handle:
+        handle.write(text)
+    print()
+    print(text)
+    print("[lab] results: %s (clients.json, clients.md, raw/ ab's reports, logs/)" % results_dir)
+    if not record["passed"]:
+        print("[lab] ERROR: the many-clients run failed a check:\n  %s" % "\n  ".join(
+            failure for missed in found.values() for failure in missed), file=sys.stderr)
+        return 1
+    return 0
+
+
+def summary(record: Dict, limits: Limits) -> str:
+    """clients.md: what ran, the table, what its columns mean, and each check's verdict."""
+    settings = record["settings"]
+    lines = ["# Many clients", "",
+             "ab (`%s`, no keep-alive) on each of %s, at n=%s, with %s clients, %d s each after %d s at the lowest "
+             "count; the aggregator's deadline %g s, its arguments `%s`." % (
+                 settings["ab"], ", ".join(settings["paths"]), " ".join(map(str, settings["n"])),
+                 " ".join(map(str, settings["clients"])), settings["duration_s"], settings["warmup_s"],
+                 record.get("aggregator_deadline_s", settings["deadline_s"]), settings["aggregator_args"] or "none"),
+             "", clients_figures.table(record["rows"], limits), COLUMNS % {
+                 "limit": limits.health_limit_ms / 1000, "share": 100 * limits.goodput_share}, ""]
+    if record["stopped"]:
+        lines += ["The run stopped early: " + record["stopped"], ""]
+    for name, verdict in record["checks"].items():
+        lines.append("- %s: %s" % (name.replace("_", " "), "passed" if verdict["passed"] else "FAILED"))
+        lines += ["  - " + failure for failure in verdict["failures"]]
+    return "\n".join(lines) + "\n"
+
+
+COLUMNS = ("*goodput/s*: the aggregator's 200 answers on the path (its `http_server_requests` counter) from just "
+           "before ab started to when it exited, over ab's wall time; *shed/s*: its 503s, counted until it settled; "
+           "*other*: any other status; *ab errors*: ab's failed requests by kind (connect, receive, exceptions); "
+           "*health*: a new connection to /actuator/health every 250 ms during the run, its slowest and p99 answer "
+           "and how many took over %(limit)g s (or failed); *main-port*: the aggregator's own port's health when a "
+           "probe port is checked; *peak RSS*: the aggregator's VmHWM over the run; *goodput vs best lower*: this "
+           "row's goodput against the best of the lower client counts of its path and n, passing at %(share).0f %%.")
+
+
+def _run_ab(command: List[str], report_path: str) -> subprocess.CompletedProcess:
+    # subprocess.run kills ab if the lab is interrupted while it waits, so no ab outlives the lab.
+    done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    with open(report_path, "w") as handle:
+        handle.write("$ %s\n%s" % (" ".join(command), done.stdout))
+        if done.stderr.strip():
+            handle.write("\n--- ab stderr ---\n" + done.stderr)
+    return done
+
+
+def _last_line(text: str) -> str:
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[-1] if lines else "(no message)"
+
+
+def _now() -> str:
+    return datetime.datetime.now().astimezone().isoformat(timespec="seconds")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
