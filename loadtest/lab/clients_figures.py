@@ -150,7 +150,8 @@ class Limits:
 def checks(rows: List[Dict], limits: Limits, stopped: Optional[str]) -> Dict[str, List[str]]:
     """Each requirement and how the run missed it (an empty list: met). stopped: why the run stopped before its last
     row (a service gone), or None."""
-    alive = [stopped] if stopped else []
+    # Its first line names the service, its exit and the run; the log's tail is in clients.md once.
+    alive = [stopped.splitlines()[0]] if stopped else []
     health, statuses, goodput = [], [], []
     for found in rows:
         where = "%s n=%d, %d clients" % (found["path"], found["n"], found["clients"])

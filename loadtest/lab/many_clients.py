@@ -56,6 +56,8 @@ FD_HEADROOM = 100
 OUT_OF_MEMORY = "OutOfMemoryError"
 # How long the aggregator may take, after ab stopped, to answer what ab gave up on, beyond its deadline.
 SETTLE_GRACE_S = 10.0
+# How long the checked health URL may take to answer UP once the aggregator's own port does.
+PROBE_START_S = 10.0
 
 
 def parser() -> argparse.ArgumentParser:
@@ -232,7 +234,7 @@ def exercise(options: argparse.Namespace, started: List, results_dir: str, limit
     aggregator = next(service for service in started if service.name == paths.AGGREGATOR)
     watched = [process for service in started for process in service.watched]
     urls = health_urls(options, aggregator.base_url)
-    if not http_check.is_healthy(urls[0]):
+    if not answers_up(urls[0], PROBE_START_S):
         raise LabError("%s does not answer UP, so health cannot be measured: %s" % (urls[0], (
             "an aggregator from before aggregator.probe-port has no probe connector; rebuild it, or leave out "
             "--probe-port" if options.probe_port else "check --health-url")))
@@ -258,6 +260,16 @@ def exercise(options: argparse.Namespace, started: List, results_dir: str, limit
                 return rows, str(error) + ("\n[lab] OutOfMemoryError in the log of %s" % " ".join(found)
                                            if found else "")
     return rows, None
+
+
+def answers_up(url: str, within_s: float) -> bool:
+    """Whether a health URL answers UP within within_s (a probe connector may open a moment after the main one)."""
+    give_up = time.monotonic() + within_s
+    while not http_check.is_healthy(url):
+        if time.monotonic() > give_up:
+            return False
+        time.sleep(0.5)
+    return True
 
 
 def warm_up(options: argparse.Namespace, path: paths.Path, n: int, url: str, aggregator, watched: List[Watched],

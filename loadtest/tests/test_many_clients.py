@@ -161,7 +161,9 @@ class ChecksTest(unittest.TestCase):
 
     def test_a_service_gone_or_out_of_memory_fails(self):
         found = self.checked([made(out_of_memory=["aggregator-service"])],
-                             stopped="aggregator-service exited (exit code 3) during rest/unary n=1 with 5000 clients")
+                             stopped="aggregator-service exited (exit code 3) during rest/unary n=1 with 5000 clients"
+                                     "\n[lab] its log: logs/aggregator-service.log\n  Terminating due to "
+                                     "java.lang.OutOfMemoryError: Java heap space")
         self.assertEqual(["aggregator-service exited (exit code 3) during rest/unary n=1 with 5000 clients",
                           "rest/unary n=1, 100 clients: aggregator-service's log has an OutOfMemoryError"],
                          found["alive_no_out_of_memory"])
