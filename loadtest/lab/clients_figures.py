@@ -15,10 +15,6 @@ OK, SHED = "200", "503"
 # ab's failures that are not about an answer's length (which every 503 beside a first 200 is).
 AB_ERRORS = ("connect", "receive", "exceptions")
 SERVICE_URIS_PREFIX = "/actuator"
-# The aggregator's gauges of work it holds: squares admitted and not answered, calls in flight. Not its other
-# admission gauges (maxima, a path's recent rate), which stay above 0 when it is idle.
-WORK_GAUGES = ("aggregator_admission_squares", "aggregator_admission_deadline_squares",
-               "aggregator_downstream_inflight")
 
 
 @dataclass
@@ -56,8 +52,8 @@ def counts(samples: List[server_metrics.Sample], path: Path) -> Counts:
 
 
 def work_held(samples: List[server_metrics.Sample]) -> float:
-    """The aggregator's work under way now, in squares and calls together (0: idle)."""
-    return sum(sample.value for sample in samples if sample.name in WORK_GAUGES and sample.value > 0)
+    """The aggregator's work under way now, in squares, requests and calls together (0: idle)."""
+    return sum(value for value in server_metrics.work_gauges(samples).values() if value > 0)
 
 
 def _minus(after: Dict[str, float], before: Dict[str, float]) -> Dict[str, float]:

@@ -37,9 +37,6 @@ LAB_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO = os.path.dirname(LAB_DIR)
 # The heap after a full collection may grow this much over the faults before it counts as a leak.
 HEAP_GROWTH = 0.10
-# The aggregator's gauges of work under way, which must be back to 0 once the load has stopped.
-ADMISSION_PREFIX = "aggregator_admission_"
-IN_FLIGHT_GAUGE = "aggregator_downstream_inflight"
 
 
 @dataclass(frozen=True)
@@ -293,17 +290,13 @@ def drained(metrics_url: str, wait_s: float) -> Dict:
 
 
 def work_gauges(samples: List[server_metrics.Sample]) -> Dict[str, float]:
-    """Every gauge of work under way by name (the in-flight one summed over its transports): the admission budget's
-    holdings (not its maximum) and the downstream calls in flight."""
-    found: Dict[str, float] = {}
-    for sample in samples:
-        name = sample.name
-        held = name.startswith(ADMISSION_PREFIX) and "max" not in name and not name.endswith(("_total", "_created"))
-        if held or name == IN_FLIGHT_GAUGE:
-            found[name] = found.get(name, 0.0) + sample.value
-    if IN_FLIGHT_GAUGE not in found or not any(name.startswith(ADMISSION_PREFIX) for name in found):
-        raise LabError("the aggregator's /actuator/prometheus has no %s or %s* gauge: the lab cannot tell whether "
-                       "work is left over" % (IN_FLIGHT_GAUGE, ADMISSION_PREFIX))
+    """The aggregator's gauges of work under way by name (server_metrics.WORK_GAUGES, each summed over its
+    transports); a LabError when it exposes no in-flight gauge or none of the admission ones."""
+    found = server_metrics.work_gauges(samples)
+    if server_metrics.IN_FLIGHT_GAUGE not in found or not set(found) & set(server_metrics.ADMISSION_WORK_GAUGES):
+        raise LabError("the aggregator's /actuator/prometheus has no %s, or none of %s: the lab cannot tell whether "
+                       "work is left over" % (server_metrics.IN_FLIGHT_GAUGE,
+                                              ", ".join(server_metrics.ADMISSION_WORK_GAUGES)))
     return found
 
 

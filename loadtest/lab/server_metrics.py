@@ -25,6 +25,14 @@ SQUARE_REST_URI = "/rest/square/unary/{number}"
 SQUARE_REST_METHODS = ("GET", "POST")
 GRPC_UNARY_METHOD = "findSquareUnary"
 GRPC_STREAM_METHOD = "findSquareBiStream"
+# The aggregator's gauges of work it holds, each 0 when it is idle: squares admitted and not answered (its budget's,
+# a deadline path's), fan-out requests admitted whose answer is not written yet (absent from older aggregators), and
+# downstream calls in flight. Not its other admission gauges: maxima, a path's recent rate (NaN until measured) and
+# its longest wait stay above 0 (or NaN) when it is idle.
+IN_FLIGHT_GAUGE = "aggregator_downstream_inflight"
+ADMISSION_WORK_GAUGES = ("aggregator_admission_squares", "aggregator_admission_deadline_squares",
+                         "aggregator_admission_requests")
+WORK_GAUGES = ADMISSION_WORK_GAUGES + (IN_FLIGHT_GAUGE,)
 
 
 class MetricsError(Exception):
@@ -53,6 +61,15 @@ def total(samples: List[Sample], name: str, **labels: str) -> float:
     """The sum of every sample of the metric whose labels include the given ones (0 when there is none)."""
     return sum(s.value for s in samples
                if s.name == name and all(s.labels.get(key) == value for key, value in labels.items()))
+
+
+def work_gauges(samples: List[Sample]) -> Dict[str, float]:
+    """Each of WORK_GAUGES on the page, by name, summed over its labels (transport); one not exposed is left out."""
+    found: Dict[str, float] = {}
+    for sample in samples:
+        if sample.name in WORK_GAUGES:
+            found[sample.name] = found.get(sample.name, 0.0) + sample.value
+    return found
 
 
 def scrape(url: str, timeout_s: float = 10.0) -> List[Sample]:

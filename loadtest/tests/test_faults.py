@@ -213,6 +213,32 @@ class CommandTest(unittest.TestCase):
         with self.assertRaises(LabError):
             faults.work_gauges(page[:2])
 
+    def test_an_idle_aggregator_holds_no_work_whatever_its_rates_and_waits_say(self):
+        idle = server_metrics.parse(
+            "aggregator_admission_squares 0.0\n"
+            "aggregator_admission_requests 0.0\n"
+            'aggregator_admission_deadline_squares{transport="rest_unary"} 0.0\n'
+            'aggregator_admission_deadline_rate{transport="rest_unary"} 5123.0\n'
+            'aggregator_admission_deadline_rate{transport="grpc_unary"} NaN\n'
+            'aggregator_admission_deadline_max_wait_seconds{transport="rest_unary"} 15.0\n'
+            'aggregator_downstream_inflight{transport="rest_unary"} 0.0\n')
+        gauges = faults.work_gauges(idle)
+        self.assertEqual({"aggregator_admission_squares": 0.0, "aggregator_admission_requests": 0.0,
+                          "aggregator_admission_deadline_squares": 0.0, "aggregator_downstream_inflight": 0.0},
+                         gauges)
+        self.assertFalse(any(gauges.values()))
+
+    def test_a_request_admitted_and_not_answered_is_work_held(self):
+        page = server_metrics.parse("aggregator_admission_squares 0.0\naggregator_admission_requests 2.0\n"
+                                    'aggregator_downstream_inflight{transport="rest_unary"} 0.0\n')
+        self.assertEqual(2.0, faults.work_gauges(page)["aggregator_admission_requests"])
+
+    def test_rates_and_waits_alone_are_not_admission_gauges_of_work(self):
+        page = server_metrics.parse('aggregator_admission_deadline_rate{transport="rest_unary"} NaN\n'
+                                    'aggregator_admission_deadline_max_wait_seconds{transport="rest_unary"} 15.0\n'
+                                    'aggregator_downstream_inflight{transport="rest_unary"} 0.0\n')
+        with self.assertRaisesRegex(LabError, "none of aggregator_admission_squares"):
+            faults.work_gauges(page)
 
 if __name__ == "__main__":
     unittest.main()

@@ -57,17 +57,20 @@ class CountsTest(unittest.TestCase):
         after = clients_figures.counts(metrics_page(400, 30, {"500": 1}, admission_shed=30), REST_UNARY)
         self.assertEqual(Counts({"200": 300.0, "500": 1.0}, {}, 0.0), after.minus(before))
 
-    def test_the_work_held_counts_squares_and_calls_not_maxima_or_rates(self):
+    def test_the_work_held_counts_squares_requests_and_calls_not_maxima_rates_or_waits(self):
         idle = server_metrics.parse(
             'aggregator_admission_squares{transport="all"} 0.0\n'
             'aggregator_admission_max_squares 131072.0\n'
+            'aggregator_admission_requests 0.0\n'
             'aggregator_admission_deadline_rate{transport="rest_unary"} 5123.0\n'
             'aggregator_admission_deadline_rate{transport="grpc_unary"} NaN\n'
+            'aggregator_admission_deadline_max_wait_seconds{transport="rest_unary"} 15.0\n'
             'aggregator_downstream_inflight{transport="rest_unary"} 0.0\n')
         self.assertEqual(0, clients_figures.work_held(idle))
         busy = server_metrics.parse('aggregator_admission_deadline_squares{transport="rest_unary"} 12.0\n'
+                                    'aggregator_admission_requests 3.0\n'
                                     'aggregator_downstream_inflight{transport="rest_unary"} 8.0\n')
-        self.assertEqual(20.0, clients_figures.work_held(busy))
+        self.assertEqual(23.0, clients_figures.work_held(busy))
 
 
 def health(max_ms=40.0, over=0, failures=0, checks=80):
