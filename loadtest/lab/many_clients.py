@@ -56,8 +56,6 @@ FD_HEADROOM = 100
 OUT_OF_MEMORY = "OutOfMemoryError"
 # How long the aggregator may take, after ab stopped, to answer what ab gave up on, beyond its deadline.
 SETTLE_GRACE_S = 10.0
-# How long the checked health URL may take to answer UP once the aggregator's own port does.
-PROBE_START_S = 10.0
 
 
 def parser() -> argparse.ArgumentParser:
@@ -84,11 +82,9 @@ def parser() -> argparse.ArgumentParser:
     found.add_argument("--health-limit-ms", type=float, default=1000,
                        help="the longest a health check may take")
     found.add_argument("--health-url", default=None,
-                       help="the health URL checked against --health-limit-ms (default: the probe port's with "
-                            "--probe-port, else the aggregator's own /actuator/health)")
-    found.add_argument("--probe-port", type=int, default=0,
-                       help="start the aggregator with --aggregator.probe-port=PORT (a separate connector for health) "
-                            "and check health there; the main port's health is polled and reported beside it (0: off)")
+                       help="the health URL checked against --health-limit-ms (default: the aggregator's own "
+                            "/actuator/health); when it is another, the aggregator's own is polled and reported "
+                            "beside it")
     found.add_argument("--aggregator-args", default="",
                        help="Spring arguments for the aggregator in this command, after AGGREGATOR_ARGS; with an "
                             "equals sign, as they start with --, e.g. "
@@ -119,8 +115,6 @@ def parse(argv: Optional[List[str]]) -> argparse.Namespace:
         given.error("--goodput-share must be above 0 and at most 1, e.g. 0.7")
     if options.health_limit_ms <= 0:
         given.error("--health-limit-ms must be more than 0")
-    if not 0 <= options.probe_port <= 65535:
-        given.error("--probe-port must be a port (1-65535), or 0 for none")
     if options.health_url is not None and not options.health_url.startswith("http://"):
         given.error("--health-url must be an http:// URL, e.g. http://127.0.0.1:8081/actuator/health")
     return options
@@ -161,9 +155,8 @@ def raise_open_files(needed: int) -> Dict[str, int]:
 
 
 def aggregator_args(options: argparse.Namespace, from_env: str) -> str:
-    """AGGREGATOR_ARGS, then --aggregator-args, then the probe port when asked for."""
-    extra = ["--aggregator.probe-port=%d" % options.probe_port] if options.probe_port else []
-    return " ".join(part for part in [from_env.strip(), options.aggregator_args.strip()] + extra if part)
+    """AGGREGATOR_ARGS, then --aggregator-args."""
+    return " ".join(part for part in [from_env.strip(), options.aggregator_args.strip()] if part)
 
 
 def run(options: argparse.Namespace) -> int:
@@ -184,10 +177,6 @@ def run(options: argparse.Namespace) -> int:
     jars = services.ensure_jars(REPO, modules, settings.skip_build)
     instances = services.layout(settings, modules)
     check_ports(instances, settings)
-    if options.probe_port and (options.probe_port == settings.aggregator_port
-                               or http_check.port_taken(options.probe_port)):
-        raise LabError("--probe-port %d is the aggregator's port or already in use on 127.0.0.1:%s; give another"
-                       % (options.probe_port, http_check.holder(options.probe_port)))
     os.makedirs(os.path.join(results_dir, "logs"), exist_ok=True)
     os.makedirs(os.path.join(results_dir, "raw"), exist_ok=True)
     limits = Limits(options.goodput_share, options.health_limit_ms)
@@ -211,7 +200,7 @@ def settings_record(options: argparse.Namespace, settings: Settings, stack: stac
     return {"paths": options.path_names, "n": options.n_values, "clients": options.client_counts,
             "duration_s": options.duration, "warmup_s": options.warmup_seconds,
             "ab": " ".join(ab_command("URL", "CLIENTS", options.duration)),
-            "health_url": options.health_url, "probe_port": options.probe_port or None,
+            "health_url": options.health_url,
             "java_opts": settings.java_opts, "aggregator_args": settings.aggregator_args, "stack": stack.label,
             "deadline_s": options.deadline, "open_files": open_files}
 
@@ -224,8 +213,7 @@ def ab_command(url: str, clients, seconds: int) -> List[str]:
 def health_urls(options: argparse.Namespace, base_url: str) -> List[str]:
     """The health URL checked against the limit, then the main port's when that is another (reported only)."""
     main_url = base_url + "/actuator/health"
-    probe = "http://127.0.0.1:%d/actuator/health" % options.probe_port if options.probe_port else None
-    checked = options.health_url or probe or main_url
+    checked = options.health_url or main_url
     return [checked] + ([main_url] if checked != main_url else [])
 
 
@@ -234,10 +222,8 @@ def exercise(options: argparse.Namespace, started: List, results_dir: str, limit
     aggregator = next(service for service in started if service.name == paths.AGGREGATOR)
     watched = [process for service in started for process in service.watched]
     urls = health_urls(options, aggregator.base_url)
-    if not answers_up(urls[0], PROBE_START_S):
-        raise LabError("%s does not answer UP, so health cannot be measured: %s" % (urls[0], (
-            "an aggregator from before aggregator.probe-port has no probe connector; rebuild it, or leave out "
-            "--probe-port" if options.probe_port else "check --health-url")))
+    if not http_check.is_healthy(urls[0]):
+        raise LabError("%s does not answer UP, so health cannot be measured: check --health-url" % urls[0])
     timeout_s = options.deadline + SETTLE_GRACE_S
     rows: List[Dict] = []
     for name in options.path_names:
@@ -260,16 +246,6 @@ def exercise(options: argparse.Namespace, started: List, results_dir: str, limit
                 return rows, str(error) + ("\n[lab] OutOfMemoryError in the log of %s" % " ".join(found)
                                            if found else "")
     return rows, None
-
-
-def answers_up(url: str, within_s: float) -> bool:
-    """Whether a health URL answers UP within within_s (a probe connector may open a moment after the main one)."""
-    give_up = time.monotonic() + within_s
-    while not http_check.is_healthy(url):
-        if time.monotonic() > give_up:
-            return False
-        time.sleep(0.5)
-    return True
 
 
 def warm_up(options: argparse.Namespace, path: paths.Path, n: int, url: str, aggregator, watched: List[Watched],
@@ -425,8 +401,8 @@ COLUMNS = ("*goodput/s*: the aggregator's 200 answers on the path (its `http_ser
            "before ab started to when it exited, over ab's wall time; *shed/s*: its 503s, counted until it settled; "
            "*other*: any other status; *ab errors*: ab's failed requests by kind (connect, receive, exceptions); "
            "*health*: a new connection to /actuator/health every 250 ms during the run, its slowest and p99 answer "
-           "and how many took over %(limit)g s (or failed); *main-port*: the aggregator's own port's health when a "
-           "probe port is checked; *peak RSS*: the aggregator's VmHWM over the run; *goodput vs best lower*: this "
+           "and how many took over %(limit)g s (or failed); *main-port*: the aggregator's own /actuator/health when "
+           "--health-url is another; *peak RSS*: the aggregator's VmHWM over the run; *goodput vs best lower*: this "
            "row's goodput against the best of the lower client counts of its path and n, passing at %(share).0f %%.")
 
 

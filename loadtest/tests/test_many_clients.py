@@ -209,7 +209,7 @@ class TableTest(unittest.TestCase):
             "| rest/unary | 1 | 1000 | 650.0 | 812.4 | 500 2 | connect 3 | 1203 | 602 | 1 | 301 | 65 % FAIL |\n",
             clients_figures.table(rows, LIMITS))
 
-    def test_the_main_ports_health_beside_the_probe_ports_when_there_is_one(self):
+    def test_the_main_ports_health_beside_the_health_url_given(self):
         rows = [made(main_health=health(max_ms=2500.0, over=4), ab=ab(error="exited with code 1"))]
         clients_figures.compare_lower(rows)
         lines = clients_figures.table(rows, LIMITS).splitlines()
@@ -320,20 +320,16 @@ class OptionsTest(unittest.TestCase):
         self.assertIn("--goodput-share must be above 0 and at most 1", self.rejected("--goodput-share", "70"))
         self.assertIn("--duration and --deadline must be at least 1", self.rejected("--duration", "0"))
         self.assertIn("--warmup-seconds must not be negative", self.rejected("--warmup-seconds", "-1"))
-        self.assertIn("--probe-port must be a port", self.rejected("--probe-port", "70000"))
         self.assertIn("--health-url must be an http:// URL", self.rejected("--health-url", "localhost:8081"))
         self.assertIn("invalid int value: '2.5'", self.rejected("--duration", "2.5"))
 
-    def test_the_aggregators_arguments_and_the_probe_port(self):
-        options = many_clients.parse(["--aggregator-args=--aggregator.admission.max-squares=40", "--probe-port",
-                                      "21081"])
-        self.assertEqual("--aggregator.in-flight=4 --aggregator.admission.max-squares=40 "
-                         "--aggregator.probe-port=21081",
+    def test_the_aggregators_arguments_after_the_environments(self):
+        options = many_clients.parse(["--aggregator-args=--aggregator.admission.max-squares=40"])
+        self.assertEqual("--aggregator.in-flight=4 --aggregator.admission.max-squares=40",
                          many_clients.aggregator_args(options, " --aggregator.in-flight=4 "))
-        self.assertEqual(["http://127.0.0.1:21081/actuator/health", "http://127.0.0.1:21080/actuator/health"],
-                         many_clients.health_urls(options, "http://127.0.0.1:21080"))
+        self.assertEqual("", many_clients.aggregator_args(many_clients.parse([]), ""))
 
-    def test_health_is_the_main_ports_without_a_probe_port_or_the_url_given(self):
+    def test_health_is_the_main_ports_or_the_url_given_then_the_main_ports(self):
         self.assertEqual(["http://127.0.0.1:8080/actuator/health"],
                          many_clients.health_urls(many_clients.parse([]), "http://127.0.0.1:8080"))
         given = many_clients.parse(["--health-url", "http://127.0.0.1:9000/actuator/health"])
