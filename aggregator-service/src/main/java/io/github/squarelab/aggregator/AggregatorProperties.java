@@ -83,12 +83,16 @@ public record AggregatorProperties(
 
     /**
      * @param maxSquares the most squares all admitted requests may hold at once; 0 derives it from the heap
+     * @param maxRequests the most requests admitted at once, whatever their n; 0 derives it from the heap
+     * @param maxConnections the most connections Tomcat keeps open at once; 0 derives it from the heap
      * @param retryAfter what a shed request's Retry-After says, in whole seconds
      * @param deadlineShare the share of the deadline a request may be expected to take on its path and still be
      *     admitted (expected from the squares its path holds and the rate it answers them at)
      */
     public record Admission(
             @Min(0) long maxSquares,
+            @Min(0) long maxRequests,
+            @Min(0) @Max(Integer.MAX_VALUE) long maxConnections,
             @NotNull Duration retryAfter,
             @DecimalMin(value = "0", inclusive = false, message = SHARE_RANGE)
                     @DecimalMax(value = "1", message = SHARE_RANGE)

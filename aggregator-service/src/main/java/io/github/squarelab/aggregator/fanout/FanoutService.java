@@ -56,37 +56,38 @@ public class FanoutService {
 
     /**
      * The squares of 1..n as the contract's JSON array, every call or message carrying the payload of
-     * {@code shape}; fails with a {@link DownstreamException}, or an {@link OverloadedException} when the request
-     * does not fit the admission budget.
+     * {@code shape}; fails with a {@link DownstreamException}. Throws an {@link OverloadedException} at once when the
+     * request does not fit the admission budget; once admitted, the request's share is given back when the Mono ends,
+     * so the caller must subscribe to it (Spring MVC always does).
      */
     public Mono<String> fanOut(Transport transport, int n, Shape shape) {
-        return Mono.defer(() -> {
-            if (!admission.tryAdmit(n)) {
-                metrics.shed(transport);
-                return Mono.error(overloaded(n));
-            }
-            DeadlineAdmission.Lane.Ticket ticket;
-            try {
-                ticket = lanes.get(transport).admit(n);
-            } catch (OverloadedException tooSlow) {
-                admission.release(n);
-                metrics.shed(transport);
-                return Mono.error(tooSlow);
-            }
-            FanoutMetrics.Recording recording = metrics.start(transport);
-            return collect(transport, n, shape, answersTo(ticket, recording))
-                    // Calls failing at the same moment on two event loops reach flatMapSequential together, which
-                    // wraps them in one composite: the first says what went wrong.
-                    .onErrorMap(Exceptions::isMultiple, error -> Exceptions.unwrapMultiple(error)
-                            .get(0))
-                    .timeout(properties.deadline(), Mono.error(this::deadlineExceeded))
-                    .map(Squares::toJson)
-                    .doFinally(signal -> {
-                        ticket.close();
-                        admission.release(n);
-                        recording.end(signal == SignalType.ON_COMPLETE);
-                    });
-        });
+        // Shed here, on the request's thread, not inside the Mono: a shed then never goes asynchronous, and so never
+        // waits, holding Tomcat's request and its buffers, for a thread to dispatch its 503.
+        if (!admission.tryAdmit(n)) {
+            metrics.shed(transport);
+            throw overloaded(n);
+        }
+        DeadlineAdmission.Lane.Ticket ticket;
+        try {
+            ticket = lanes.get(transport).admit(n);
+        } catch (OverloadedException tooSlow) {
+            admission.release(n);
+            metrics.shed(transport);
+            throw tooSlow;
+        }
+        FanoutMetrics.Recording recording = metrics.start(transport);
+        return Mono.defer(() -> collect(transport, n, shape, answersTo(ticket, recording)))
+                // Calls failing at the same moment on two event loops reach flatMapSequential together, which
+                // wraps them in one composite: the first says what went wrong.
+                .onErrorMap(Exceptions::isMultiple, error -> Exceptions.unwrapMultiple(error)
+                        .get(0))
+                .timeout(properties.deadline(), Mono.error(this::deadlineExceeded))
+                .map(Squares::toJson)
+                .doFinally(signal -> {
+                    ticket.close();
+                    admission.release(n);
+                    recording.end(signal == SignalType.ON_COMPLETE);
+                });
     }
 
     /** The metrics' recorder, and the deadline admission told of every square answered. */

@@ -1,5 +1,8 @@
 package io.github.squarelab.aggregator.fanout;
 
+import java.util.Arrays;
+import java.util.Optional;
+
 /** The ways a fan-out reaches the square service; {@link #tag} is the metrics tag value. */
 public enum Transport {
     REST_UNARY("rest_unary"),
@@ -16,5 +19,15 @@ public enum Transport {
 
     public String tag() {
         return tag;
+    }
+
+    /** The transport of a fan-out path such as {@code /grpc/unary/5}: its first two segments are the tag's words. */
+    public static Optional<Transport> ofPath(String path) {
+        String[] segments = path.split("/");
+        if (segments.length < 3) {
+            return Optional.empty();
+        }
+        String tag = segments[1] + "_" + segments[2];
+        return Arrays.stream(values()).filter(t -> t.tag.equals(tag)).findFirst();
     }
 }

@@ -10,6 +10,7 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 import io.github.squarelab.aggregator.AggregatorProperties;
 import io.github.squarelab.aggregator.admission.AdmissionBudget;
 import io.github.squarelab.aggregator.admission.DeadlineAdmission;
+import io.github.squarelab.aggregator.admission.RequestLimit;
 import io.github.squarelab.aggregator.fanout.DownstreamException.Kind;
 import io.github.squarelab.payload.Shape;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -43,7 +44,8 @@ import reactor.core.publisher.Mono;
             "aggregator.in-flight=4",
             "aggregator.deadline=2s",
             "aggregator.max-n=100000",
-            "aggregator.admission.retry-after=1500ms"
+            "aggregator.admission.retry-after=1500ms",
+            "aggregator.admission.max-requests=3"
         })
 @Import({FanoutService.class, FanoutMetrics.class, FanoutControllerTests.Clients.class})
 class FanoutControllerTests {
@@ -77,6 +79,9 @@ class FanoutControllerTests {
 
     @Autowired
     private DeadlineAdmission deadlineAdmission;
+
+    @Autowired
+    private RequestLimit requestLimit;
 
     @BeforeEach
     void resetClients() {
@@ -278,6 +283,70 @@ class FanoutControllerTests {
         assertThat(grpcUnaryClient.inFlight)
                 .as("the call still waiting is cancelled")
                 .hasValue(0);
+    }
+
+    @ParameterizedTest
+    @CsvSource({
+        "rest/unary, rest_unary",
+        "rest/h2c, rest_h2c",
+        "grpc/unary, grpc_unary",
+        "grpc/pingpong, grpc_pingpong",
+        "grpc/stream, grpc_stream"
+    })
+    void aRequestBeyondTheMostRequestsInProgressIsShedBeforeItStarts(String path, String transport) throws Exception {
+        double shed = registry.get("aggregator.admission.shed")
+                .tag("transport", transport)
+                .counter()
+                .count();
+        for (int i = 0; i < 3; i++) {
+            assertThat(requestLimit.tryAcquire()).isTrue();
+        }
+        try {
+            get("/" + path + "/5")
+                    .andExpect(status().isServiceUnavailable())
+                    .andExpect(header().string("Retry-After", "2"))
+                    .andExpect(content().contentType(MediaType.APPLICATION_PROBLEM_JSON))
+                    .andExpect(jsonPath("$.status").value(503))
+                    .andExpect(jsonPath("$.detail")
+                            .value("the aggregator is busy: 3 requests are in progress, its most at once"
+                                    + " (aggregator.admission.max-requests); retry later"));
+            assertThat(restClient.calls.get() + restH2cClient.calls.get() + grpcUnaryClient.calls.get())
+                    .as("no downstream call")
+                    .isZero();
+            assertThat(streamClient.streams.get() + pingPongClient.streams.get())
+                    .as("no stream")
+                    .isZero();
+            assertThat(registry.get("aggregator.admission.shed")
+                            .tag("transport", transport)
+                            .counter()
+                            .count())
+                    .isEqualTo(shed + 1);
+        } finally {
+            for (int i = 0; i < 3; i++) {
+                requestLimit.release();
+            }
+        }
+        get("/" + path + "/5").andExpect(status().isOk());
+        assertThat(registry.get("aggregator.admission.requests").gauge().value())
+                .isZero();
+    }
+
+    @Test
+    void anAnsweredRequestHoldsItsPlaceUntilItsAnswerIsWritten() throws Exception {
+        MvcResult started = mvc.perform(
+                        org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get("/rest/unary/3"))
+                .andReturn();
+        assertThat(started.getRequest().isAsyncStarted()).isTrue();
+        started.getAsyncResult(2000);
+
+        assertThat(registry.get("aggregator.admission.requests").gauge().value())
+                .as("the fan-out is over, but its answer waits for a thread to write it")
+                .isEqualTo(1);
+        mvc.perform(asyncDispatch(started)).andExpect(status().isOk());
+        assertThat(registry.get("aggregator.admission.requests").gauge().value())
+                .isZero();
+        assertThat(registry.get("aggregator.admission.max.requests").gauge().value())
+                .isEqualTo(3);
     }
 
     @ParameterizedTest
