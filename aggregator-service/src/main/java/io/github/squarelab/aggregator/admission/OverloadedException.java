@@ -15,6 +15,11 @@ public class OverloadedException extends RuntimeException {
 
     /** Whole seconds, at least one: HTTP's Retry-After has no finer unit. */
     public long retryAfterSeconds() {
+        return wholeSeconds(retryAfter);
+    }
+
+    /** A Retry-After in whole seconds, rounded up, at least one. */
+    static long wholeSeconds(Duration retryAfter) {
         return Math.max(1, (retryAfter.toMillis() + 999) / 1000);
     }
 }

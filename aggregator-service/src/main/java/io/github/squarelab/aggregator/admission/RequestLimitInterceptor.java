@@ -4,7 +4,11 @@ import io.github.squarelab.aggregator.AggregatorProperties;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.function.Consumer;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.MediaType;
 import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.servlet.AsyncHandlerInterceptor;
 
@@ -12,39 +16,69 @@ import org.springframework.web.servlet.AsyncHandlerInterceptor;
  * Holds a fan-out request's place in the {@link RequestLimit} from the moment its handler is chosen until its answer
  * is written, which for an asynchronous answer is the end of its async dispatch, not the end of its fan-out: an answer
  * that waits for a Tomcat thread still holds Tomcat's buffers. A request that finds no place is shed with a 503
- * before it parses n or starts anything.
+ * before it parses n or starts anything, written here rather than thrown: a shed must cost less than the work it turns
+ * away, and Spring's exception handling and message conversion made it cost more than a request for one square.
  */
 public final class RequestLimitInterceptor implements AsyncHandlerInterceptor {
 
     private static final String HELD = RequestLimitInterceptor.class.getName() + ".held";
+    /** The problem body up to its instance, which the request's path ends. */
+    private final String problemStart;
 
     private final RequestLimit limit;
-    private final AggregatorProperties.Admission settings;
+    private final String retryAfter;
     private final Consumer<HttpServletRequest> onShed;
 
     /** @param onShed told of each request shed here, before the 503 is answered (for the shed counter) */
     public RequestLimitInterceptor(
             RequestLimit limit, AggregatorProperties.Admission settings, Consumer<HttpServletRequest> onShed) {
         this.limit = limit;
-        this.settings = settings;
+        this.retryAfter = Long.toString(OverloadedException.wholeSeconds(settings.retryAfter()));
         this.onShed = onShed;
+        this.problemStart = "{\"type\":\"about:blank\",\"title\":\"Service Unavailable\",\"status\":503,\"detail\":\""
+                + "the aggregator is busy: " + limit.maxRequests() + " requests are in progress, its most at once"
+                + " (aggregator.admission.max-requests); retry later\",\"instance\":\"";
     }
 
     @Override
-    public boolean preHandle(HttpServletRequest request, HttpServletResponse response, Object handler) {
+    public boolean preHandle(HttpServletRequest request, HttpServletResponse response, Object handler)
+            throws IOException {
         // The async dispatch that writes an answer passes here again: its place was taken on the first pass.
         if (request.getDispatcherType() == DispatcherType.ASYNC || !(handler instanceof HandlerMethod)) {
             return true;
         }
         if (!limit.tryAcquire()) {
             onShed.accept(request);
-            throw new OverloadedException(
-                    "the aggregator is busy: " + limit.maxRequests() + " requests are in progress, its most at once"
-                            + " (aggregator.admission.max-requests); retry later",
-                    settings.retryAfter());
+            shed(request, response);
+            return false;
         }
         request.setAttribute(HELD, Boolean.TRUE);
         return true;
+    }
+
+    private void shed(HttpServletRequest request, HttpServletResponse response) throws IOException {
+        byte[] body = (problemStart + jsonEscaped(request.getRequestURI()) + "\"}").getBytes(StandardCharsets.UTF_8);
+        response.setStatus(HttpServletResponse.SC_SERVICE_UNAVAILABLE);
+        response.setHeader(HttpHeaders.RETRY_AFTER, retryAfter);
+        response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
+        response.setContentLength(body.length);
+        response.getOutputStream().write(body);
+    }
+
+    /** A path as a JSON string's content: Tomcat has already refused raw quotes and controls, but not backslashes. */
+    private static String jsonEscaped(String path) {
+        StringBuilder escaped = new StringBuilder(path.length());
+        for (char c : path.toCharArray()) {
+            if (c == '"' || c == '\\') {
+                escaped.append('\\');
+            }
+            if (c < 0x20) {
+                escaped.append(String.format("\\u%04x", (int) c));
+            } else {
+                escaped.append(c);
+            }
+        }
+        return escaped.toString();
     }
 
     /** Called once the answer is written: after the async dispatch for an asynchronous answer, else on this thread. */

@@ -309,7 +309,10 @@ class FanoutControllerTests {
                     .andExpect(jsonPath("$.status").value(503))
                     .andExpect(jsonPath("$.detail")
                             .value("the aggregator is busy: 3 requests are in progress, its most at once"
-                                    + " (aggregator.admission.max-requests); retry later"));
+                                    + " (aggregator.admission.max-requests); retry later"))
+                    .andExpect(jsonPath("$.type").value("about:blank"))
+                    .andExpect(jsonPath("$.title").value("Service Unavailable"))
+                    .andExpect(jsonPath("$.instance").value("/" + path + "/5"));
             assertThat(restClient.calls.get() + restH2cClient.calls.get() + grpcUnaryClient.calls.get())
                     .as("no downstream call")
                     .isZero();
