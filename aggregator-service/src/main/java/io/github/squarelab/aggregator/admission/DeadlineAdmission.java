@@ -174,8 +174,10 @@ public final class DeadlineAdmission {
                 long answeredNow = answered.sum();
                 double sample = (answeredNow - windowStartAnswered) * 1e9 / windowBusyNanos;
                 // A slower window counts at once (a new neighbour's load must not let in work judged by the rate
-                // before it came); a faster one by half, so one quick second does not open the gates.
-                rate = Double.isNaN(rate) || sample < rate ? sample : (rate + sample) / 2;
+                // before it came); a faster one by half, so one quick second does not open the gates; but the first
+                // second with answers after a stall counts whole: averaged with the stall's 0, a path was still shed
+                // seconds after the network came back (issue #23's black hole).
+                rate = Double.isNaN(rate) || sample < rate || rate == 0 ? sample : (rate + sample) / 2;
                 windowBusyNanos = 0;
                 windowStartAnswered = answeredNow;
             }

@@ -64,6 +64,21 @@ class DeadlineAdmissionTests {
     }
 
     @Test
+    void theFirstSecondWithAnswersAfterAStallRestoresTheRateWhole() {
+        measure(unary, 1000, 1);
+        DeadlineAdmission.Lane.Ticket stalled = unary.admit(2000);
+        clock.addAndGet(SECOND);
+        assertThatThrownBy(() -> unary.admit(1)).isInstanceOf(OverloadedException.class);
+        assertThat(unary.rate()).isZero();
+
+        answerAll(stalled, 800);
+        clock.addAndGet(SECOND);
+        stalled.close();
+
+        assertThat(unary.rate()).as("800 squares in the second after the stall").isEqualTo(800);
+    }
+
+    @Test
     void answeredSquaresMakeRoom() {
         measure(unary, 1000, 1);
         DeadlineAdmission.Lane.Ticket first = unary.admit(10_000);
