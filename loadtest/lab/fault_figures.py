@@ -36,6 +36,8 @@ class Limits:
     recovery_s: float
     # Goodput is measured over windows of this many seconds, the one before a fault over before_s.
     window_s: float = 1.0
+    # The share of the goodput before a fault that counts as back.
+    recovered_share: float = RECOVERED_SHARE
     before_s: float = 3.0
 
 
@@ -47,13 +49,14 @@ def goodput(ok_times: Sequence[float], start: float, end: float) -> float:
 
 
 def recovery_s(ok_times: Sequence[float], cleared: float, before_rps: float, horizon_s: float,
-               window_s: float = 1.0, step_s: float = 0.1) -> Optional[float]:
+               window_s: float = 1.0, step_s: float = 0.1, share: float = RECOVERED_SHARE) -> Optional[float]:
     """Seconds from the fault clearing to the start of the first window of window_s whose goodput is at least
-    RECOVERED_SHARE of before_rps (0.0: the first window after it already was); None when no window that ends within
-    horizon_s is, or when there was no goodput before the fault to recover to. ok_times sorted."""
+    share (RECOVERED_SHARE unless told) of before_rps (0.0: the first window after it already was); None when no
+    window that ends within horizon_s is, or when there was no goodput before the fault to recover to. ok_times
+    sorted."""
     if before_rps <= 0:
         return None
-    target = RECOVERED_SHARE * before_rps
+    target = share * before_rps
     steps = int(round((horizon_s - window_s) / step_s))
     for step in range(max(-1, steps) + 1):
         offset = step * step_s
@@ -84,7 +87,8 @@ def row(phase: Phase, path: str, answers: Sequence[Answer], limits: Limits) -> D
         open_at_clear=sum(1 for a in mine if a.sent < phase.cleared < a.answered),
         goodput_before_rps=round(before, 1),
         goodput_during_rps=round(goodput(ok_times, phase.started, phase.cleared), 1),
-        recovered_s=recovery_s(ok_times, phase.cleared, before, phase.ends - phase.cleared, limits.window_s))
+        recovered_s=recovery_s(ok_times, phase.cleared, before, phase.ends - phase.cleared, limits.window_s,
+                               share=limits.recovered_share))
     return record
 
 
@@ -112,10 +116,10 @@ def failures(figures: Sequence[Dict], limits: Limits) -> List[str]:
         recovered = record["recovered_s"]
         if recovered is None:
             found.append("%s: goodput never came back to %d %% of its %.1f/s before the fault" % (
-                where, round(RECOVERED_SHARE * 100), record["goodput_before_rps"]))
+                where, round(limits.recovered_share * 100), record["goodput_before_rps"]))
         elif recovered > limits.recovery_s:
             found.append("%s: goodput took %.1f s to come back to %d %% of before, more than %g s" % (
-                where, recovered, round(RECOVERED_SHARE * 100), limits.recovery_s))
+                where, recovered, round(limits.recovered_share * 100), limits.recovery_s))
     return found
 
 

@@ -66,6 +66,11 @@ class RecoveryTest(unittest.TestCase):
         self.assertIsNone(fault_figures.recovery_s(ok, 10.0, 10.0, horizon_s=5))
         self.assertIsNone(fault_figures.recovery_s(ten_a_second(0, 20), 10.0, 0.0, horizon_s=10))
 
+    def test_a_lower_share_counts_a_partial_recovery_as_back(self):
+        half = [10.0 + i * 0.2 for i in range(50)]
+        self.assertIsNone(fault_figures.recovery_s(half, 10.0, 10.0, horizon_s=10))
+        self.assertEqual(0.0, fault_figures.recovery_s(half, 10.0, 10.0, horizon_s=10, share=0.5))
+
     def test_goodput_counts_the_half_open_window(self):
         self.assertEqual(2.0, fault_figures.goodput([1.0, 1.5, 2.0], 1.0, 2.0))
         self.assertEqual(0.0, fault_figures.goodput([1.0], 2.0, 2.0))
