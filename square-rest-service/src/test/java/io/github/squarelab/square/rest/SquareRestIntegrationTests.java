@@ -229,7 +229,17 @@ abstract class SquareRestIntegrationTests {
         if (contentType != null) {
             request.header("Content-Type", contentType);
         }
-        return new Answer(HTTP11.send(request.build(), BodyHandlers.ofString(StandardCharsets.UTF_8)));
+        try {
+            return new Answer(HTTP11.send(request.build(), BodyHandlers.ofString(StandardCharsets.UTF_8)));
+        } catch (IOException closed) {
+            // A server may close a kept-alive connection after an error answer to a request whose body it did not
+            // read, while the client has already picked that connection for the next request (seen once on Jetty in
+            // CI): that request was never read, so it is sent again once, on a new connection.
+            if (!String.valueOf(closed.getMessage()).contains("received no bytes")) {
+                throw closed;
+            }
+            return new Answer(HTTP11.send(request.build(), BodyHandlers.ofString(StandardCharsets.UTF_8)));
+        }
     }
 
     private record Answer(HttpResponse<String> response) {
