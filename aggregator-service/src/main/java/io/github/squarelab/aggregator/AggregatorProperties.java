@@ -94,6 +94,7 @@ public record AggregatorProperties(
             @Min(0) long maxRequests,
             @Min(0) @Max(Integer.MAX_VALUE) long maxConnections,
             @NotNull Duration retryAfter,
+            @NotNull Duration connectionWait,
             @DecimalMin(value = "0", inclusive = false, message = SHARE_RANGE)
                     @DecimalMax(value = "1", message = SHARE_RANGE)
                     double deadlineShare) {

@@ -29,6 +29,7 @@ class AggregatorPropertiesTests {
                     "aggregator.grpc.target=127.0.0.1:6565",
                     "aggregator.admission.max-squares=0",
                     "aggregator.admission.retry-after=1s",
+                    "aggregator.admission.connection-wait=300ms",
                     "aggregator.admission.deadline-share=0.5");
 
     @Test

@@ -28,9 +28,9 @@ class ConnectionBounds implements WebServerFactoryCustomizer<TomcatServletWebSer
                 (configured > 0 ? configured : defaultFor(Runtime.getRuntime().maxMemory()));
     }
 
-    /** An eighth of the heap at {@link #BYTES_PER_CONNECTION} a connection; never fewer than 64. */
+    /** A sixteenth of the heap at {@link #BYTES_PER_CONNECTION} a connection (as small a share as the requests'). */
     static long defaultFor(long maxHeapBytes) {
-        return Math.max(64, Math.min(Integer.MAX_VALUE, maxHeapBytes / 8 / BYTES_PER_CONNECTION));
+        return Math.max(64, Math.min(Integer.MAX_VALUE, maxHeapBytes / 16 / BYTES_PER_CONNECTION));
     }
 
     int maxConnections() {

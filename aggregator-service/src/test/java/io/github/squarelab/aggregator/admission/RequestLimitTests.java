@@ -29,8 +29,8 @@ class RequestLimitTests {
 
     @Test
     void theDefaultIsAQuarterOfTheHeapAt96KibibytesARequestAndAtLeast16() {
-        assertThat(RequestLimit.defaultFor(128L << 20)).isEqualTo(341);
-        assertThat(RequestLimit.defaultFor(1L << 30)).isEqualTo(2730);
+        assertThat(RequestLimit.defaultFor(128L << 20)).isEqualTo(170);
+        assertThat(RequestLimit.defaultFor(1L << 30)).isEqualTo(1365);
         assertThat(RequestLimit.defaultFor(1L << 20)).isEqualTo(16);
     }
 

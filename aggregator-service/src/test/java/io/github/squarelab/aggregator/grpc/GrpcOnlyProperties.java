@@ -19,6 +19,6 @@ final class GrpcOnlyProperties {
                 new AggregatorProperties.Rest(
                         List.of(URI.create("http://unused:1")), 1, 1, "reactor-netty", "reactor-netty"),
                 new AggregatorProperties.Grpc(target),
-                new AggregatorProperties.Admission(0, 0, 0, deadline, 0.5));
+                new AggregatorProperties.Admission(0, 0, 0, deadline, Duration.ofMillis(500), 0.5));
     }
 }

@@ -196,7 +196,7 @@ class RestH2cSquareClientTests {
                         AggregatorProperties.Rest.DEFAULT_CLIENT,
                         connector.value()),
                 new AggregatorProperties.Grpc("unused:1"),
-                new AggregatorProperties.Admission(0, 0, 0, Duration.ofSeconds(1), 0.5));
+                new AggregatorProperties.Admission(0, 0, 0, Duration.ofSeconds(1), Duration.ofMillis(500), 0.5));
         RestClientConfiguration configuration = new RestClientConfiguration();
         replicas = configuration.squareRestH2cReplicas(properties, loops);
         return configuration.restH2cSquareClient(replicas, properties);

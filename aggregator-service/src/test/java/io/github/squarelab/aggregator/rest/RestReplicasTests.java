@@ -133,7 +133,7 @@ class RestReplicasTests {
                         connector.value(),
                         AggregatorProperties.Rest.DEFAULT_CLIENT),
                 new AggregatorProperties.Grpc("unused:1"),
-                new AggregatorProperties.Admission(0, 0, 0, Duration.ofSeconds(1), 0.5));
+                new AggregatorProperties.Admission(0, 0, 0, Duration.ofSeconds(1), Duration.ofMillis(500), 0.5));
         RestClientConfiguration configuration = new RestClientConfiguration();
         replicas = configuration.squareRestReplicas(properties, loops);
         return configuration.restSquareClient(replicas, properties);

@@ -289,7 +289,7 @@ class RestSquareClientTests {
                         connector.value(),
                         AggregatorProperties.Rest.DEFAULT_CLIENT),
                 new AggregatorProperties.Grpc("unused:1"),
-                new AggregatorProperties.Admission(0, 0, 0, Duration.ofSeconds(1), 0.5));
+                new AggregatorProperties.Admission(0, 0, 0, Duration.ofSeconds(1), Duration.ofMillis(500), 0.5));
         RestClientConfiguration configuration = new RestClientConfiguration();
         RestReplicas replicas = configuration.squareRestReplicas(properties, loops);
         this.replicas.add(replicas);
