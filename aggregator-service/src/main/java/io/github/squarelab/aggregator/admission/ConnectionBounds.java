@@ -1,6 +1,7 @@
 package io.github.squarelab.aggregator.admission;
 
 import io.github.squarelab.aggregator.AggregatorProperties;
+import org.apache.coyote.AbstractProtocol;
 import org.springframework.boot.web.embedded.tomcat.TomcatServletWebServerFactory;
 import org.springframework.boot.web.server.WebServerFactoryCustomizer;
 import org.springframework.stereotype.Component;
@@ -13,7 +14,7 @@ import org.springframework.stereotype.Component;
  * and a burst of clients ran it out.
  */
 @Component
-class ConnectionBounds implements WebServerFactoryCustomizer<TomcatServletWebServerFactory> {
+public class ConnectionBounds implements WebServerFactoryCustomizer<TomcatServletWebServerFactory> {
 
     /** Each of a connection's two socket buffers, read and write (Tomcat's default is 8 KiB each). */
     static final int SOCKET_BUFFER_BYTES = 2048;
@@ -21,6 +22,7 @@ class ConnectionBounds implements WebServerFactoryCustomizer<TomcatServletWebSer
     static final long BYTES_PER_CONNECTION = 6 * 1024;
 
     private final int maxConnections;
+    private volatile AbstractProtocol<?> protocol;
 
     ConnectionBounds(AggregatorProperties properties) {
         long configured = properties.admission().maxConnections();
@@ -37,12 +39,25 @@ class ConnectionBounds implements WebServerFactoryCustomizer<TomcatServletWebSer
         return maxConnections;
     }
 
+    /**
+     * Whether Tomcat holds as many connections as it may, so that a new one (a health check, say) waits in the kernel
+     * until one of them closes; false before the server has started. Tomcat's count includes the connection its
+     * acceptor waits for, so this is true from one below the limit.
+     */
+    public boolean atLimit() {
+        AbstractProtocol<?> current = protocol;
+        return current != null && current.getConnectionCount() >= maxConnections;
+    }
+
     @Override
     public void customize(TomcatServletWebServerFactory factory) {
         factory.addConnectorCustomizers(connector -> {
             connector.setProperty("maxConnections", Integer.toString(maxConnections));
             connector.setProperty("socket.appReadBufSize", Integer.toString(SOCKET_BUFFER_BYTES));
             connector.setProperty("socket.appWriteBufSize", Integer.toString(SOCKET_BUFFER_BYTES));
+            if (connector.getProtocolHandler() instanceof AbstractProtocol<?> tomcatProtocol) {
+                protocol = tomcatProtocol;
+            }
         });
     }
 }

@@ -15,7 +15,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -40,6 +42,9 @@ class ManyClientsEndToEndTests {
             .version(HttpClient.Version.HTTP_1_1)
             .executor(Executors.newFixedThreadPool(4))
             .build();
+    /** Health is asked through a client of its own: the load's client, busy with 1,500 answers, would delay it. */
+    private final HttpClient probe =
+            HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     @BeforeAll
     static void startServices() throws Exception {
@@ -68,16 +73,21 @@ class ManyClientsEndToEndTests {
         long stopAt = System.nanoTime() + LOAD.toNanos();
         URI uri = URI.create(aggregator.baseUrl() + "/" + path + "/1");
 
+        AtomicIntegerArray answersPerClient = new AtomicIntegerArray(CLIENTS);
         CompletableFuture<?>[] clients = new CompletableFuture<?>[CLIENTS];
         for (int c = 0; c < CLIENTS; c++) {
-            clients[c] = loop(uri, stopAt, correct, shed, unexpected);
+            int client = c;
+            clients[c] = loop(uri, stopAt, () -> answersPerClient.incrementAndGet(client), correct, shed, unexpected);
         }
         Thread health = new Thread(() -> {
             while (System.nanoTime() < stopAt) {
                 long start = System.nanoTime();
                 try {
-                    HttpResponse<String> answer = send(URI.create(aggregator.baseUrl() + "/actuator/health"))
-                            .get(30, TimeUnit.SECONDS);
+                    HttpResponse<String> answer = probe.send(
+                            HttpRequest.newBuilder(URI.create(aggregator.baseUrl() + "/actuator/health"))
+                                    .timeout(Duration.ofSeconds(30))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
                     if (answer.statusCode() != 200 || !answer.body().contains("\"UP\"")) {
                         healthFailures.add("HTTP " + answer.statusCode() + " " + answer.body());
                     }
@@ -100,7 +110,11 @@ class ManyClientsEndToEndTests {
                 .as("the slowest health answer, ms")
                 .isLessThan(5_000);
         assertThat(correct.get()).as("squares answered").isPositive();
-        assertThat(shed.get()).as("requests shed").isPositive();
+        // Past the places a new request waits unread for one, and is shed only if it waits too long: whether any
+        // is shed depends on the machine's speed, but no client may go without an answer for the whole load.
+        assertThat(IntStream.range(0, CLIENTS).filter(c -> answersPerClient.get(c) == 0))
+                .as("clients that got no answer in %s", LOAD)
+                .isEmpty();
         assertThat(aggregator.isAlive()).isTrue();
         assertThat(aggregator.log()).doesNotContain("OutOfMemoryError");
         String metrics = send(URI.create(aggregator.baseUrl() + "/actuator/prometheus"))
@@ -112,7 +126,12 @@ class ManyClientsEndToEndTests {
 
     /** One client: asks, checks the answer, and asks again at once until the load is over. */
     private CompletableFuture<Void> loop(
-            URI uri, long stopAt, AtomicInteger correct, AtomicInteger shed, Map<String, Integer> unexpected) {
+            URI uri,
+            long stopAt,
+            Runnable answered,
+            AtomicInteger correct,
+            AtomicInteger shed,
+            Map<String, Integer> unexpected) {
         if (System.nanoTime() >= stopAt) {
             return CompletableFuture.completedFuture(null);
         }
@@ -122,14 +141,16 @@ class ManyClientsEndToEndTests {
                         unexpected.merge(failure.toString(), 1, Integer::sum);
                     } else if (answer.statusCode() == 200 && answer.body().equals("[{\"1\":1}]")) {
                         correct.incrementAndGet();
+                        answered.run();
                     } else if (isShed(answer)) {
                         shed.incrementAndGet();
+                        answered.run();
                     } else {
                         unexpected.merge("HTTP " + answer.statusCode() + " " + answer.body(), 1, Integer::sum);
                     }
                     return null;
                 })
-                .thenCompose(ignored -> loop(uri, stopAt, correct, shed, unexpected));
+                .thenCompose(ignored -> loop(uri, stopAt, answered, correct, shed, unexpected));
     }
 
     private static boolean isShed(HttpResponse<String> answer) {
