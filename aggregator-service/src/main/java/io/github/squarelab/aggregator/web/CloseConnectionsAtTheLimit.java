@@ -6,10 +6,7 @@ import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import org.springframework.core.Ordered;
-import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpHeaders;
-import org.springframework.stereotype.Component;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
@@ -18,8 +15,6 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * answer rather than after a kept-alive connection's hundredth request: 1,500 keep-alive clients against 1,320
  * connections kept a health check waiting 16 s.
  */
-@Component
-@Order(Ordered.HIGHEST_PRECEDENCE)
 class CloseConnectionsAtTheLimit extends OncePerRequestFilter {
 
     private final ConnectionBounds bounds;
