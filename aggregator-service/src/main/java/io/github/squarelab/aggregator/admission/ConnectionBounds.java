@@ -30,7 +30,7 @@ public class ConnectionBounds implements WebServerFactoryCustomizer<TomcatServle
                 (configured > 0 ? configured : defaultFor(Runtime.getRuntime().maxMemory()));
     }
 
-    /** A sixteenth of the heap at {@link #BYTES_PER_CONNECTION} a connection (as small a share as the requests'). */
+    /** A sixteenth of the heap at {@link #BYTES_PER_CONNECTION} a connection, half the requests' eighth. */
     static long defaultFor(long maxHeapBytes) {
         return Math.max(64, Math.min(Integer.MAX_VALUE, maxHeapBytes / 16 / BYTES_PER_CONNECTION));
     }
