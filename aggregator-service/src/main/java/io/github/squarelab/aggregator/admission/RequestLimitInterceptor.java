@@ -1,5 +1,6 @@
 package io.github.squarelab.aggregator.admission;
 
+import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import io.github.squarelab.aggregator.AggregatorProperties;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServletRequest;
@@ -57,28 +58,14 @@ public final class RequestLimitInterceptor implements AsyncHandlerInterceptor {
     }
 
     private void shed(HttpServletRequest request, HttpServletResponse response) throws IOException {
-        byte[] body = (problemStart + jsonEscaped(request.getRequestURI()) + "\"}").getBytes(StandardCharsets.UTF_8);
+        byte[] body = (problemStart + new String(JsonStringEncoder.getInstance().quoteAsString(request.getRequestURI()))
+                        + "\"}")
+                .getBytes(StandardCharsets.UTF_8);
         response.setStatus(HttpServletResponse.SC_SERVICE_UNAVAILABLE);
         response.setHeader(HttpHeaders.RETRY_AFTER, retryAfter);
         response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
         response.setContentLength(body.length);
         response.getOutputStream().write(body);
-    }
-
-    /** A path as a JSON string's content: Tomcat has already refused raw quotes and controls, but not backslashes. */
-    private static String jsonEscaped(String path) {
-        StringBuilder escaped = new StringBuilder(path.length());
-        for (char c : path.toCharArray()) {
-            if (c == '"' || c == '\\') {
-                escaped.append('\\');
-            }
-            if (c < 0x20) {
-                escaped.append(String.format("\\u%04x", (int) c));
-            } else {
-                escaped.append(c);
-            }
-        }
-        return escaped.toString();
     }
 
     /** Called once the answer is written: after the async dispatch for an asynchronous answer, else on this thread. */
