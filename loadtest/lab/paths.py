@@ -81,6 +81,17 @@ ALL = {
 # and pipelined stream.
 DEFAULT = "rest/unary rest/h2c grpc/unary grpc/pingpong grpc/stream"
 
+# The comparisons a user chooses between (the report's side by side, and its verdict): the protocol (HTTP/1.1 or
+# HTTP/2 under REST; REST or gRPC), and how the calls use it (one call each, one stream one message at a time, one
+# stream pipelined).
+COMPARISONS = (
+    ("rest/h2c", "rest/unary", "REST: HTTP/2 multiplexed against HTTP/1.1"),
+    ("grpc/unary", "rest/unary", "gRPC unary against REST over HTTP/1.1"),
+    ("grpc/unary", "rest/h2c", "gRPC unary against REST over HTTP/2: the framing, on the same protocol"),
+    ("grpc/pingpong", "grpc/unary", "gRPC: one stream, one message at a time, against unary calls"),
+    ("grpc/stream", "grpc/pingpong", "gRPC: one stream pipelined against one message at a time"),
+)
+
 
 def parse(names: str) -> List[Path]:
     """The paths named in a space-separated list such as PATHS, in the order given."""

@@ -100,6 +100,13 @@ def run_name(run: Dict) -> str:
     return "%s n=%d %s%s" % (run["path"], run["n"], setting, conditions)
 
 
+def path_cpu(run: Dict, field: str, with_proxy: bool = False) -> float:
+    """CPU per request or per call of the services that served the run's path (an idle one's is not the path's), and
+    with_proxy of Toxiproxy, which carried its calls on a network."""
+    names = run["services"] + ([PROXY] if with_proxy else [])
+    return sum((run["cpu"].get(name) or {}).get(field) or 0 for name in names)
+
+
 def services_in(results: Dict) -> List[str]:
     """The services that ran, in the report's order."""
     present = set()

@@ -9,6 +9,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Dict, List, Optional
 
 from . import floor, mix, paths, repeats, results, soak
+from .results import path_cpu
 
 DASH = "–"
 
@@ -257,13 +258,6 @@ def card(run: Dict, goal: int, shown: Optional[List[str]] = None) -> Dict:
             "big": fmt(run["rps"], 1), "rows": rows}
 
 
-def path_cpu(run: Dict, field: str, with_proxy: bool = False) -> float:
-    """CPU per request or per call of the services that served the run's path (an idle one's is not the path's), and
-    with_proxy of Toxiproxy, which carried its calls on a network."""
-    names = run["services"] + ([results.PROXY] if with_proxy else [])
-    return sum((run["cpu"].get(name) or {}).get(field) or 0 for name in names)
-
-
 def floor_view(data: Dict, labels: List[str]) -> Optional[Dict]:
     """The floor section's subtitle, and per path with a floor its bar: value (% of floor), figure and tooltips."""
     section = data.get("floor")
@@ -361,17 +355,6 @@ def spread_text(run: Dict, figure: str) -> str:
     return DASH if value is None else fmt(value, 1) + " %"
 
 
-# The comparisons a user chooses between: the protocol (HTTP/1.1 or HTTP/2 under REST; REST or gRPC), and how
-# the calls use it (one call each, one stream one message at a time, one stream pipelined).
-COMPARISONS = (
-    ("rest/h2c", "rest/unary", "REST: HTTP/2 multiplexed against HTTP/1.1"),
-    ("grpc/unary", "rest/unary", "gRPC unary against REST over HTTP/1.1"),
-    ("grpc/unary", "rest/h2c", "gRPC unary against REST over HTTP/2: the framing, on the same protocol"),
-    ("grpc/pingpong", "grpc/unary", "gRPC: one stream, one message at a time, against unary calls"),
-    ("grpc/stream", "grpc/pingpong", "gRPC: one stream pipelined against one message at a time"),
-)
-
-
 def comparisons_table(runs: List[Dict], shown: Optional[List[str]] = None) -> Optional[Dict]:
     """Per payload shape, network, n and setting, each pair of paths measured side by side: the ratio of their req/s
     and of their CPU per downstream call. None when no pair was measured."""
@@ -387,7 +370,7 @@ def comparisons_table(runs: List[Dict], shown: Optional[List[str]] = None) -> Op
                      "swatch": run["path"]})
 
     for (stack, net, path, shape, n, point), run in by_key.items():
-        for faster, slower, what in COMPARISONS:
+        for faster, slower, what in paths.COMPARISONS:
             other = by_key.get((stack, net, slower, shape, n, point))
             if path == faster and other is not None and other["rps"]:
                 compare(run, other, what, "%s ÷ %s" % (faster, slower))
