@@ -16,7 +16,7 @@ case ${1:-} in
   -h | --help)
     cat <<'EOF_USAGE'
 Usage: loadtest/run.sh              measure every path, write the results folder
-       loadtest/run.sh --report DIR  (re)write DIR/report.html from DIR/results.json
+       loadtest/run.sh --report DIR  (re)write DIR/summary.md and DIR/report.html from DIR/results.json
        loadtest/run.sh --faults [OPTIONS]  network faults under load (Toxiproxy); --faults --help: its options
        loadtest/run.sh --clients [OPTIONS] many clients on each path (ab up to 5,000); --clients --help: its options
        loadtest/run.sh --help        this text

@@ -1,7 +1,7 @@
 """The lab's commands, called by loadtest/run.sh.
 
     python3 -m lab run          the whole lab, with the knobs of the environment (lab.run)
-    python3 -m lab report DIR   writes DIR/report.html from DIR/results.json
+    python3 -m lab report DIR   (re)writes DIR/summary.md and DIR/report.html from DIR/results.json
     python3 -m lab check DIR    checks DIR/results.json as CI does (--round-trips: also on a slow network)
     python3 -m lab knobs        lists the knobs and their defaults
     python3 -m lab faults ...   network faults under load (lab.faults; --help lists its options)
@@ -9,9 +9,10 @@
 """
 
 import argparse
+import os
 import sys
 
-from . import check_results, faults, many_clients, report, run
+from . import check_results, faults, many_clients, report, results, run
 from .settings import LabError, usage
 
 
@@ -44,6 +45,10 @@ def main(argv=None) -> int:
             return 0
         if args.command == "check":
             return check_results.main([args.results_dir] + (["--round-trips"] if args.round_trips else []))
+        if not os.path.isfile(os.path.join(args.results_dir, "results.json")):
+            raise LabError("%s has no results.json to report on" % args.results_dir)
+        # Both from results.json alone, so that an older run's folder reads with today's verdict and charts.
+        print("[lab] summary: %s" % results.write_summary(args.results_dir, results.read_json(args.results_dir)))
         print("[lab] report: %s" % report.write(args.results_dir, fetch=True))
         return 0
     except (LabError, report.ReportError) as error:

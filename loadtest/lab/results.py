@@ -154,9 +154,9 @@ def summary_markdown(results: Dict) -> str:
     env, settings = results["environment"], results["settings"]
     page = view.view(results)
     tables = page["tables"]
-    lines = [
-        "# REST vs gRPC load-test results",
-        "",
+    # The answer first, in words; the figures it comes from follow.
+    lines = ["# REST vs gRPC load-test results", ""] + ["- " + sentence for sentence in page["verdict"]] + (
+        [""] if page["verdict"] else []) + [
         "%s, on %s." % (results.get("finished_at") or results.get("started_at"), machine_line(env)),
         "",
         load_sentence(settings) + " Everything runs on this one machine; CPU %% is of one core (%d cores = %d %%), "

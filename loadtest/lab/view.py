@@ -8,7 +8,7 @@ A table is {"heads": [...], "rows": [{"cells": [...], "class", "title", "swatch"
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Dict, List, Optional
 
-from . import floor, mix, paths, repeats, results, soak
+from . import floor, mix, paths, repeats, results, soak, verdict
 from .results import path_cpu
 
 DASH = "–"
@@ -24,6 +24,7 @@ def view(data: Dict) -> Dict:
     services = results.services_in(data)
     cores = data["environment"].get("cores") or 1
     return {
+        "verdict": verdict.sentences(data),
         "sweep": sweep,
         "run_labels": labels,
         "services": services,

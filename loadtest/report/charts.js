@@ -93,6 +93,9 @@
   function header() {
     // A sweep has many lines: taller charts keep them apart under their legends.
     document.body.classList.toggle('sweep', view.sweep);
+    const sentences = document.getElementById('verdict-sentences');
+    view.verdict.forEach((text) => sentences.appendChild(el('li', { text })));
+    if (view.verdict.length) show('verdict');
     document.getElementById('subtitle').textContent = view.subtitle;
     const machine = document.getElementById('machine');
     view.machine.forEach(([key, value]) => machine.appendChild(el('span', {}, [el('b', { text: key }), document.createTextNode(value)])));

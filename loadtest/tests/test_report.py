@@ -249,6 +249,10 @@ class BrowserRenderTests(unittest.TestCase):
         dom = self.chromium(page, "--dump-dom")
 
         self.assertIn('data-charts-rendered="5"', dom)
+        # The page opens with the verdict, right under its title.
+        self.assertIn("</h1>\n  <section class=\"verdict\" id=\"verdict\">\n    <h2>The answer</h2>\n    <ul "
+                      "id=\"verdict-sentences\"><li>rest/unary serves 2.1 times grpc/unary's requests a second for "
+                      "51 % of its CPU per call.</li></ul>", dom)
         # One payload shape on one network: neither section.
         self.assertIn('<section id="payload-section" hidden', dom)
         self.assertIn('<section id="network-section" hidden', dom)
