@@ -193,8 +193,10 @@ def summary_markdown(results: Dict) -> str:
             "The services' own metrics (`/actuator/prometheus`), read right before and right after each measured "
             "run. Aggregator: its successful requests and their mean time; the downstream calls (stream messages) "
             "it made and one's mean time as its client sees it, send to answer. Square service: the calls "
-            "(messages) it served and its own mean processing time of one. On grpc/stream that time (≤) is an "
-            "upper bound: the server times whole streams, which include waiting for the client's next message.",
+            "(messages) it served and its own mean processing time of one. On the streams that time (≤) is an "
+            "upper bound: the server times whole streams, which include waiting for the client's next message. On "
+            "the pipelined grpc/stream the client's time per message (≤) is the aggregator's time per request over "
+            "n, also an upper bound: a message's own send-to-answer time there includes its wait behind the others.",
             "",
             markdown(tables["server_side"]),
         ]

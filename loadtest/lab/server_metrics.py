@@ -142,6 +142,29 @@ def server_side(path: Path, before: Mapping[str, List[Sample]], after: Mapping[s
     return record
 
 
+# The transport whose messages are pipelined: each waits behind those sent before it on its stream.
+PIPELINED = "grpc_stream"
+
+
+def call_times(record: Dict, transport: Optional[str], n: int) -> Dict:
+    """One downstream call's (or stream message's) mean time on each side, as the report sets them side by side:
+    client_us and server_us, each with whether it is only an upper bound.
+
+    On the pipelined stream a message's send-to-answer time (client_us_per_call) includes its wait behind the messages
+    sent before it on its stream, most of the stream's time: not one message's. There the client side is, as the
+    server side already is, the stream's time spread over its messages: the aggregator's mean time per request over
+    its n messages, an upper bound, as the request also decodes and answers around the stream.
+    """
+    client, client_bound = record.get("client_us_per_call"), False
+    if transport == PIPELINED and n:
+        per_request = record.get("aggregator_ms_per_request")
+        client, client_bound = (None if per_request is None else round(per_request * 1e3 / n, 3)), True
+    bound = record.get("square_us_per_call_upper_bound")
+    return {"client_us": client, "client_bound": client_bound,
+            "server_us": record.get("square_us_per_call") if bound is None else bound,
+            "server_bound": bound is not None}
+
+
 def settle(path: Path, before: Mapping[str, List[Sample]], read: Callable[[], Mapping[str, List[Sample]]],
            tries: int = 10, pause_s: float = 0.1, sleep=time.sleep):
     """(after, record): scrapes until two scrapes in a row give the same record.

@@ -8,7 +8,7 @@ A table is {"heads": [...], "rows": [{"cells": [...], "class", "title", "swatch"
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Dict, List, Optional
 
-from . import floor, mix, paths, repeats, results, soak, verdict
+from . import floor, mix, paths, repeats, results, server_metrics, soak, verdict
 from .results import path_cpu
 
 DASH = "–"
@@ -45,6 +45,7 @@ def view(data: Dict) -> Dict:
             "hint": "CPU time over wall time of the measured run, in %% of one core: %d %% means all %d cores busy. "
                     "The stack adds up to the whole machine." % (cores * 100, cores),
             "axis": "CPU %% (%d %% = all %d cores)" % (cores * 100, cores), "max": cores * 100},
+        "call_time": call_time_view(runs, labels),
         "floor": floor_view(data, labels),
         "payload": payload_view(data, shown),
         "network": network_view(data, shown),
@@ -427,12 +428,35 @@ def server_side_table(runs: List[Dict], shown: Optional[List[str]] = None) -> Op
         side = run.get("server_side") or {"error": "no server-side figures"}
         if "error" in side:
             return [side["error"]] + [""] * 5
-        bound = side.get("square_us_per_call_upper_bound")
+        times = call_times(run)
         return [fmt(side.get("aggregator_requests"), 0), fmt(side.get("aggregator_ms_per_request"), 2),
-                fmt(side.get("downstream_calls"), 0), fmt(side.get("client_us_per_call"), 1),
-                fmt(side.get("square_calls"), 0),
-                "≤ " + fmt(bound, 1) if bound is not None else fmt(side.get("square_us_per_call"), 1)]
+                fmt(side.get("downstream_calls"), 0), bounded(times["client_us"], times["client_bound"]),
+                fmt(side.get("square_calls"), 0), bounded(times["server_us"], times["server_bound"])]
     return {"heads": heads, "rows": run_rows(runs, len(heads), cells, shown)}
+
+
+def call_times(run: Dict) -> Dict:
+    """A run's mean time of one downstream call (or stream message), client and server side (lab.server_metrics)."""
+    return server_metrics.call_times(run["server_side"], paths.ALL[run["path"]].transport, run["n"])
+
+
+def bounded(value: Optional[float], bound: bool) -> str:
+    """A time in µs, "≤ 262.9" when it is only an upper bound."""
+    return ("≤ " if bound and value is not None else "") + fmt(value, 1)
+
+
+def call_time_view(runs: List[Dict], labels: List[str]) -> Optional[Dict]:
+    """The chart of one call's time on each side: per run with server-side figures its label and both times, each
+    marked when it is an upper bound; None when no run has them (older results)."""
+    sides = [(label, run) for label, run in zip(labels, runs)
+             if "error" not in run and run.get("server_side") and "error" not in run["server_side"]]
+    if not sides:
+        return None
+    times = [call_times(run) for _, run in sides]
+    return {"labels": [label for label, _ in sides], "paths": [run["path"] for _, run in sides],
+            "square_services": [run["server_side"].get("square_service") for _, run in sides],
+            "client": [one["client_us"] for one in times], "client_bound": [one["client_bound"] for one in times],
+            "server": [one["server_us"] for one in times], "server_bound": [one["server_bound"] for one in times]}
 
 
 def payload_view(data: Dict, shown: List[str]) -> Optional[Dict]:

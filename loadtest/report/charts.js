@@ -170,7 +170,7 @@
   }
 
   // A stacked bar per run: one segment per process, from the run's cpu entries.
-  function cpuChart(id, field, yTitle, processes, max) {
+  function cpuChart(id, field, yTitle, unit, processes, max) {
     draw(id, {
       type: 'bar',
       data: {
@@ -182,27 +182,27 @@
       },
       options: {
         scales: { x: { stacked: true }, y: { stacked: true, beginAtZero: true, max, title: axisTitle(yTitle) } },
-        plugins: { tooltip: withUnit('') },
+        plugins: { tooltip: withUnit(unit) },
       },
     });
   }
 
   function cpuCharts() {
     const generator = view.load_generator;
-    cpuChart('chart-cpu-per-request', 'ms_per_request', 'CPU ms per request', view.services.concat([generator]));
+    cpuChart('chart-cpu-per-request', 'ms_per_request', 'CPU ms per request', ' ms', view.services.concat([generator]));
     const utilisation = view.cpu_utilisation;
     document.getElementById('cpu-util-hint').textContent = utilisation.hint;
-    cpuChart('chart-cpu-utilisation', 'percent', utilisation.axis, view.services.concat([generator, 'steal', 'other']),
+    cpuChart('chart-cpu-utilisation', 'percent', utilisation.axis, ' %', view.services.concat([generator, 'steal', 'other']),
       utilisation.max);
   }
 
-  // The services' own view: one downstream call's mean time as the aggregator's client sees it and inside the
-  // square service, per run. Drawn only when the runs have server-side figures (older results do not).
+  // The services' own view: one downstream call's (or stream message's) mean time as the aggregator's client sees it
+  // and inside the square service, per run (lab/view.py: call_time). A time that is only an upper bound (the stream's
+  // time over its messages) is hatched. Drawn only when the runs have server-side figures (older results do not).
   function callTimeChart() {
-    const sides = measured.filter((run) => run.server_side && !run.server_side.error);
-    if (!sides.length) return;
+    const times = view.call_time;
+    if (!times) return;
     show('figure-call-time');
-    const bounded = (side) => side.square_us_per_call_upper_bound != null;
     const hatch = (colour) => {
       const canvas = document.createElement('canvas');
       canvas.width = 8; canvas.height = 8;
@@ -212,24 +212,25 @@
       context.beginPath(); context.moveTo(0, 8); context.lineTo(8, 0); context.stroke();
       return context.createPattern(canvas, 'repeat');
     };
-    const serverColour = (side) => PROCESS_COLOURS[side.square_service] || '#1098ad';
+    const fills = (colours, bounds) => colours.map((colour, index) => (bounds[index] ? hatch(colour) : colour));
+    const clientColour = PROCESS_COLOURS['aggregator-service'];
+    const serverColours = times.square_services.map((name) => PROCESS_COLOURS[name] || '#1098ad');
+    const bounds = [times.client_bound, times.server_bound];
     draw('chart-call-time', {
       type: 'bar',
       data: {
-        labels: sides.map(runLabel),
+        labels: times.labels,
         datasets: [
-          { label: 'client side (aggregator, send to answer)', backgroundColor: '#7048e8',
-            data: sides.map((run) => run.server_side.client_us_per_call ?? null) },
-          { label: 'server side (square service)',
-            backgroundColor: sides.map((run) => (bounded(run.server_side) ? hatch(serverColour(run.server_side))
-              : serverColour(run.server_side))),
-            data: sides.map((run) => run.server_side.square_us_per_call ?? run.server_side.square_us_per_call_upper_bound ?? null) },
+          { label: 'client side (aggregator, send to answer)',
+            backgroundColor: fills(times.labels.map(() => clientColour), times.client_bound), data: times.client },
+          { label: 'server side (square service)', backgroundColor: fills(serverColours, times.server_bound),
+            data: times.server },
         ],
       },
       options: {
-        scales: { y: { beginAtZero: true, title: axisTitle('µs per call (mean)') } },
+        scales: { y: { beginAtZero: true, title: axisTitle('µs per call or stream message (mean)') } },
         plugins: { tooltip: { callbacks: { label: (ctx) => ctx.dataset.label + ': ' + ctx.formattedValue + ' µs'
-          + (ctx.datasetIndex === 1 && bounded(sides[ctx.dataIndex].server_side) ? ' (upper bound)' : '') } } },
+          + (bounds[ctx.datasetIndex][ctx.dataIndex] ? ' (at most: the stream\'s time over its messages)' : '') } } },
       },
     });
   }
@@ -300,10 +301,10 @@
     ['sweep-title', 'sweep-throughput-caption', 'sweep-throughput-hint', 'sweep-latency-caption', 'sweep-latency-hint']
       .forEach((id) => { document.getElementById(id).textContent = axis.text[id]; });
     const dashOf = (line) => DASHES[data.settings.n.indexOf(line.n) % DASHES.length];
-    const common = (yTitle) => ({
+    const common = (yTitle, unit) => ({
       interaction: { mode: 'nearest', axis: 'x', intersect: false },
       scales: { x: { title: axisTitle(axis.title) }, y: { type: 'linear', beginAtZero: true, title: axisTitle(yTitle) } },
-      plugins: { legend: lineLegend },
+      plugins: { legend: lineLegend, tooltip: withUnit(unit) },
     });
     const throughput = axis.lines.map((line) => ({
       label: line.label, borderColor: colourOf(line.path), backgroundColor: colourOf(line.path),
@@ -314,7 +315,7 @@
         borderDash: [4, 4], borderWidth: 1.5, pointRadius: 0, data: axis.values });
     }
     draw('chart-sweep-throughput', { type: 'line', data: { labels: axis.values, datasets: throughput },
-      options: common(axis.open_loop ? 'correct answers per second' : 'requests per second') });
+      options: common(axis.open_loop ? 'correct answers per second' : 'requests per second', ' req/s') });
     const latency = draw('chart-sweep-latency', {
       type: 'line',
       data: {
@@ -324,7 +325,7 @@
           borderDash: index ? [6, 4] : [], borderWidth: index ? 1.5 : 2.5, data: line.latency[key],
         }))),
       },
-      options: common('time per request (ms)'),
+      options: common('time per request (ms)', ' ms'),
     });
     scaleToggle('toggle-sweep-scale', latency, 'logarithmic');
     if (!axis.open_loop) return;
@@ -335,7 +336,7 @@
         label: line.label, borderColor: colourOf(line.path), backgroundColor: colourOf(line.path),
         borderDash: dashOf(line), data: line.error_percent,
       })) },
-      options: Object.assign(common('% of requests sent'), { plugins: { legend: lineLegend, tooltip: withUnit(' %') } }),
+      options: common('% of requests sent', ' %'),
     });
   }
 

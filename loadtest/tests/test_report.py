@@ -69,6 +69,16 @@ class ViewTests(unittest.TestCase):
                          ["0.98", "181", "1,433.8", "–"])
         self.assertEqual([view.ms(8.864), view.ms(57.664), view.ms(5760.0)], ["8.86 ms", "57.7 ms", "5.76 s"])
 
+    def test_the_call_time_chart_draws_the_pipelined_stream_per_message_as_upper_bounds(self):
+        call_time = view.view(sample_results())["call_time"]
+
+        # grpc/stream: its 250 ms a request over its 1,000 messages, not a message's send to answer in the pipeline.
+        shown = ("labels", "client", "client_bound", "server", "server_bound")
+        self.assertEqual({key: call_time[key] for key in shown},
+                         {"labels": ["rest/unary", "grpc/unary", "grpc/stream"], "client": [1900.0, 1900.0, 250.0],
+                          "client_bound": [False, False, True], "server": [40.0, 40.0, 300.0],
+                          "server_bound": [False, False, True]})
+
     def test_a_run_that_cannot_be_trusted_says_why_in_the_same_words_as_summary_md(self):
         data = sample_results()
         data["runs"][1]["verified"] = False

@@ -126,8 +126,9 @@ class ServerSideSummaryTests(unittest.TestCase):
         self.assertEqual(table[2], "| rest/unary | 1000 | 100 | 1,000 | 250.00 | 1,000,000 | 1,900.0 | 1,000,000 | "
                                    "40.0 |")
         self.assertEqual(table[3], "| grpc/unary | 1000 | 100 | no server-side figures: cannot read x |  |  |  |  |  |")
-        # The stream's server time is an upper bound, and marked so.
-        self.assertEqual(table[4], "| grpc/stream | 1000 | 100 | 200 | 250.00 | 200,000 | 2,000.0 | 200,000 | "
+        # The stream's times are its time per message, upper bounds, and marked so: the client's is its 250 ms a
+        # request over its 1,000 messages.
+        self.assertEqual(table[4], "| grpc/stream | 1000 | 100 | 200 | 250.00 | 200,000 | ≤ 250.0 | 200,000 | "
                                    "≤ 300.0 |")
 
     def test_older_results_without_server_side_figures_have_no_such_table(self):

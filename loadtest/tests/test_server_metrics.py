@@ -169,6 +169,23 @@ class DeltaTests(unittest.TestCase):
                                 "square_service": SQUARE_GRPC, "square_calls": 500, "square_streams": 20,
                                 "square_us_per_call": None, "square_us_per_call_upper_bound": 600.0})
 
+    def test_the_pipelined_streams_time_per_message_is_its_requests_time_over_its_messages_on_both_sides(self):
+        side = server_metrics.server_side(paths.ALL["grpc/stream"],
+                                          {name: parse(text) for name, text in _stream_pages(before=True).items()},
+                                          {name: parse(text) for name, text in _stream_pages(before=False).items()})
+
+        times = server_metrics.call_times(side, "grpc_stream", 25)
+
+        # 30 ms a request over its 25 messages, not a message's 20 ms send to answer spent mostly behind the others;
+        # the server's 0.3 s of whole streams over its 500 messages. Both upper bounds.
+        self.assertEqual(times, {"client_us": 1200.0, "client_bound": True, "server_us": 600.0, "server_bound": True})
+
+    def test_a_unary_calls_time_is_the_calls_own_on_both_sides(self):
+        side = {"aggregator_ms_per_request": 100.0, "client_us_per_call": 120000.0, "square_us_per_call": 40000.0}
+
+        self.assertEqual(server_metrics.call_times(side, "grpc_unary", 25),
+                         {"client_us": 120000.0, "client_bound": False, "server_us": 40000.0, "server_bound": False})
+
     def test_the_baseline_has_no_aggregator_figures(self):
         # ab -n 30 straight at square-rest-service's square endpoint.
         side = server_metrics.server_side(paths.ALL["rest/square"], {SQUARE_REST: parse(page(SQUARE_REST, 525, 3.15))},
