@@ -318,14 +318,17 @@ SPREAD_OF = {
 
 
 def measure(results_dir: str, data: Dict, jvm: Jvm, warmup_s: float, duration_s: float, processes: Processes,
-            repeats: int = 1, log: Callable[[str], None] = print) -> List[Dict]:
+            repeats: int = 1, log: Callable[[str], None] = print,
+            on_window: Callable[[int, int], None] = lambda index, repeat: None) -> List[Dict]:
     """Runs the floor for every distinct window of the measured paths, REPEATS times interleaved as the paths are;
-    each window's record is the median of its repeats (lab.repeats)."""
+    each window's record is the median of its repeats (lab.repeats). on_window(index, repeat) is told as each
+    starts."""
     windows, _ = plan(data["settings"])
     measured: Dict[Window, List[Dict]] = {window: [] for window in windows}
     for repeat in range(1, repeats + 1):
         for index, window in enumerate(windows, 1):
             slug = "%s-%d" % (window.slug(), repeat)
+            on_window(index, repeat)
             log("[lab] floor round %d/%d, %d/%d: %s, %s (logs: floor/%s/)" % (
                 repeat, repeats, index, len(windows), window.transport, window.describe(), slug))
             log("  measuring: %gs after %gs of warm-up (repeat %d)" % (duration_s, warmup_s, repeat))

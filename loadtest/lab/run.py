@@ -29,6 +29,7 @@ from . import (
     network,
     open_loop,
     paths,
+    progress,
     repeats,
     report,
     results,
@@ -67,14 +68,19 @@ def main() -> int:
     check_ports(instances, settings)
     os.makedirs(os.path.join(results_dir, "logs"), exist_ok=True)
 
-    with Processes() as processes:
+    # The floor runs one window per measured transport (fewer when two paths share one); enough for an estimate.
+    floor_windows = [p for p in settings.paths if settings.floor and paths.ALL[p].transport is not None]
+    lab_progress = progress.Progress(progress.plan(settings, [stack.label for stack in lab_stacks], floor_windows),
+                                     log=lambda line: print(line, flush=True))
+    with Processes() as processes, lab_progress:
         lab_stage = stage.Stage(processes, settings, instances, jars, results_dir)
         if toxiproxy:
             lab_stage.start_proxy(toxiproxy)
         prometheus_url = start_prometheus(processes, instances, settings, results_dir)
         cut_short = False
         try:
-            status = measure(results_dir, settings, lab_stacks, instances, lab_stage, java, prometheus_url)
+            status = measure(results_dir, settings, lab_stacks, instances, lab_stage, java, prometheus_url,
+                             lab_progress)
         except ServiceExited as error:
             # The runs measured so far are in results.json: keep them, with their summary and report.
             print("[lab] ERROR: %s" % error, file=sys.stderr)
@@ -83,7 +89,7 @@ def main() -> int:
         processes.stop_all()
         if settings.floor and not cut_short:
             floor_status = run_floor(results_dir, floor.Jvm(jars[services.FLOOR], java, settings.java_opts),
-                                     settings, processes)
+                                     settings, processes, lab_progress)
             status = status or floor_status
     try:
         # The Maven build (LAB_SKIP_BUILD=1) has fetched the report's scripts already; a user's run may fetch them.
@@ -187,7 +193,7 @@ def _ready(url: str) -> bool:
 
 
 def measure(results_dir: str, settings: Settings, lab_stacks: List[stacks.Stack], instances: List[services.Instance],
-            lab_stage: stage.Stage, java: str, prometheus_url) -> int:
+            lab_stage: stage.Stage, java: str, prometheus_url, lab_progress: progress.Progress) -> int:
     """Per stack (REST_SERVER, JAVA_HOMES), with the square services started for it, and per network (NETWORK), with
     an aggregator started for it: checks every answer, then measures every combination of path, payload shape, n and
     concurrency (or rate), interleaved; writes results.json and summary.md."""
@@ -227,9 +233,11 @@ def measure(results_dir: str, settings: Settings, lab_stacks: List[stacks.Stack]
         if len(lab_stacks) > 1:
             print("[lab] stack %s: %s" % (stack.label, " ".join(stack.paths)), flush=True)
         on_stack = dataclasses.replace(settings, paths=list(stack.paths))
+        lab_progress.begin(("start-squares", stack.label))
         lab_stage.start_squares(stack, "" if stack is lab_stacks[0] else "-" + stack.slug)
         for name in settings.network:
             profile, limits = network.PROFILES[name], per_network[name]
+            lab_progress.begin(("start-aggregator", stack.label, name))
             with lab_stage.aggregator_on(profile, limits) as started:
                 run_results["settings"]["networks"][name] = network_record(profile, limits, settings,
                                                                            lab_stage.aggregator_info())
@@ -243,8 +251,9 @@ def measure(results_dir: str, settings: Settings, lab_stacks: List[stacks.Stack]
                                       "" if len(lab_stacks) == 1 else " on stack " + stack.label, "\n  ".join(wrong)))
                 on_network = dataclasses.replace(on_stack, ab_timeout_s=limits.client_timeout_s)
                 measure_network(name, on_network, started, raw_dir, vegeta, measured, run_results, results_dir,
-                                stack, stack is lab_stacks[0])
+                                stack, stack is lab_stacks[0], lab_progress)
                 if settings.mix and stack is lab_stacks[0] and name == settings.network[0]:
+                    lab_progress.begin(("mix",))
                     run_results["mix"] = mix.measure(on_network, started, raw_dir, vegeta, run_results["runs"],
                                                      stack.label, name, _log)
                     results.write_json(results_dir, run_results)
@@ -271,7 +280,7 @@ def measure(results_dir: str, settings: Settings, lab_stacks: List[stacks.Stack]
 
 def measure_network(name: str, settings: Settings, started: List[bench.Service], raw_dir: str, vegeta,
                     measured: Dict[tuple, List[Dict]], run_results: Dict, results_dir: str, stack: stacks.Stack,
-                    first_stack: bool) -> None:
+                    first_stack: bool, lab_progress: progress.Progress) -> None:
     """Every combination on one network and stack, REPEATS times, interleaved: round r measures each once, so that
     the machine's drift hits all of them alike. results.json is rewritten after every repeat."""
     combos = settings.combinations()
@@ -283,9 +292,12 @@ def measure_network(name: str, settings: Settings, started: List[bench.Service],
             print("[lab] %sround %d/%d, run %d/%d: %s%s n=%d %s=%d" % (
                 where, repeat, settings.repeats, index, len(combos), path_name,
                 "" if settings.payload == [paths.SMALL] else " payload=" + shape, n, point_name, point), flush=True)
+            combination = (stack.label, name, path_name, shape, n, point)
             if repeat == 1:
+                lab_progress.begin(("warm-up",) + combination)
                 bench.warm_up(paths.ALL[path_name], n, point, settings, started, raw_dir, log=_log, vegeta=vegeta,
                               conditions=conditions)
+            lab_progress.begin(("measure",) + combination + (repeat,))
             record = bench.measure(paths.ALL[path_name], n, point, settings, started, raw_dir, repeat, log=_log,
                                    vegeta=vegeta, conditions=conditions)
             record["stack"] = stack.label
@@ -330,7 +342,8 @@ def _first_instances(instances: List[services.Instance]) -> List[services.Instan
     return list(first.values())
 
 
-def run_floor(results_dir: str, jvm: floor.Jvm, settings: Settings, processes: Processes) -> int:
+def run_floor(results_dir: str, jvm: floor.Jvm, settings: Settings, processes: Processes,
+              lab_progress: progress.Progress) -> int:
     """The bare transports, once the services are stopped: the whole machine, with the services' JVM options."""
     print("[lab] the transport floor: the bare transports, no Spring, with the aggregator's window "
           "(services stopped)", flush=True)
@@ -341,7 +354,9 @@ def run_floor(results_dir: str, jvm: floor.Jvm, settings: Settings, processes: P
               "and n=0 makes no downstream call)", flush=True)
     started = _now()
     records = floor.measure(results_dir, data, jvm, settings.warmup_s, settings.floor_duration_s, processes,
-                            settings.repeats)
+                            settings.repeats, on_window=lambda index, repeat: lab_progress.begin(
+                                ("floor", index, repeat), "the floor: window %d, round %d" % (index, repeat)))
+    lab_progress.finish()
     floor.attach(data, records, extra={"started_at": started, "finished_at": _now(), "java_opts": jvm.java_opts,
                                        "jar": jvm.jar})
     results.write_json(results_dir, data)
