@@ -1,8 +1,12 @@
-"""The steady load of the fault run: a few closed-loop clients per path, each checking every answer.
+"""The steady load of the fault run: a few clients per path, each checking every answer, together sending a fixed rate
+of requests a second on each path (or, with no rate, each as fast as its answers come: a closed loop).
 
-Each client keeps one keep-alive connection to the aggregator and loops: GET, classify the answer (classify), note
-when it was sent and when it was answered. Every answer is kept (an Answer), so that the figures of any window of
-time (before a fault, during it, after it cleared) come from the same record afterwards (lab.fault_figures).
+Each client keeps one keep-alive connection to the aggregator and loops: wait for its next turn, GET, classify the
+answer (classify), note when it was sent and when it was answered. A paced path's goodput is its rate while it is
+healthy, whatever its neighbours do: in a closed loop, five paths sharing two cores traded their shares of the CPU
+from one second to the next, and a path's goodput after a fault was compared with a share it no longer had. Every
+answer is kept (an Answer), so that the figures of any window of time (before a fault, during it, after it cleared)
+come from the same record afterwards (lab.fault_figures).
 """
 
 import http.client
@@ -78,14 +82,18 @@ def _problem_status(content_type: Optional[str], body: bytes) -> Optional[int]:
 
 
 class Load:
-    """clients closed-loop clients on each path, from start() to stop(); their answers in answers."""
+    """clients clients on each path, from start() to stop(), together sending rate requests a second on it (0: each
+    as fast as its answers come); their answers in answers."""
 
-    def __init__(self, base_url: str, path_names: List[str], n: int, clients: int, timeout_s: float) -> None:
+    def __init__(self, base_url: str, path_names: List[str], n: int, clients: int, timeout_s: float,
+                 rate: float = 0.0) -> None:
         self.base_url = urllib.parse.urlsplit(base_url)
         self.path_names = path_names
         self.n = n
         self.clients = clients
         self.timeout_s = timeout_s
+        # Each client's time between two requests; its turns are spread evenly among the path's clients.
+        self.interval_s = clients / rate if rate else 0.0
         # list.append is atomic in CPython: the clients add to it without a lock.
         self.answers: List[Answer] = []
         self._stop = threading.Event()
@@ -93,7 +101,7 @@ class Load:
 
     def start(self) -> None:
         self._stop.clear()
-        self._threads = [threading.Thread(target=self._client, args=(name,), daemon=True,
+        self._threads = [threading.Thread(target=self._client, args=(name, i), daemon=True,
                                           name="fault-load-%s-%d" % (name, i))
                          for name in self.path_names for i in range(self.clients)]
         for thread in self._threads:
@@ -108,12 +116,18 @@ class Load:
             thread.join(timeout=max(0.0, give_up - time.monotonic()))
         return [thread.name for thread in self._threads if thread.is_alive()]
 
-    def _client(self, name: str) -> None:
+    def _client(self, name: str, index: int) -> None:
         path = paths.ALL[name]
         url_path = path.url_path.format(n=self.n)
         expected = path.expected_body(self.n).encode()
         connection: Optional[http.client.HTTPConnection] = None
+        turn = time.monotonic() + self.interval_s * index / self.clients
         while not self._stop.is_set():
+            if self.interval_s:
+                # A late client does not catch up with a burst: after a slow answer it goes on at its pace.
+                if self._stop.wait(max(0.0, turn - time.monotonic())):
+                    break
+                turn = max(turn, time.monotonic()) + self.interval_s
             if connection is None:
                 connection = http.client.HTTPConnection(self.base_url.hostname, self.base_url.port,
                                                         timeout=self.timeout_s)

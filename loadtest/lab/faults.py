@@ -37,6 +37,9 @@ LAB_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO = os.path.dirname(LAB_DIR)
 # The heap after a full collection may grow this much over the faults before it counts as a leak.
 HEAP_GROWTH = 0.10
+# Requests a second on each path: with five paths at n = 50 on two cores, a tenth to a half of what each served beside
+# the others in a closed loop.
+DEFAULT_RATE = 10.0
 
 
 @dataclass(frozen=True)
@@ -80,7 +83,11 @@ def parser() -> argparse.ArgumentParser:
         formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     found.add_argument("--paths", default=paths.DEFAULT, help="the paths loaded, all at once")
     found.add_argument("--n", type=int, default=50, help="squares per request")
-    found.add_argument("--clients", type=int, default=3, help="closed-loop clients per path")
+    found.add_argument("--clients", type=int, default=3, help="clients per path")
+    found.add_argument("--rate", type=float, default=DEFAULT_RATE,
+                       help="requests a second on each path, shared by its clients, well below what each path serves "
+                            "beside the others, so that a healthy path's goodput is its rate; 0: each client as fast "
+                            "as its answers come (a closed loop, whose paths trade their shares of the CPU)")
     found.add_argument("--faults", default=" ".join(FAULTS), help="the faults, in this order: " + ", ".join(
         "%s (%s)" % (fault.name, fault.description) for fault in FAULTS.values()))
     found.add_argument("--fault-seconds", type=float, default=5.0, help="how long each fault lasts")
@@ -126,8 +133,8 @@ def parse(argv: Optional[List[str]]) -> argparse.Namespace:
             given.error("--%s must be more than 0" % name.replace("_", "-"))
     if not 0 < options.recovered_share <= 1:
         given.error("--recovered-share must be above 0 and at most 1")
-    if options.warmup_seconds < 0 or options.grace < 0:
-        given.error("--warmup-seconds and --grace must not be negative")
+    if options.warmup_seconds < 0 or options.grace < 0 or options.rate < 0:
+        given.error("--warmup-seconds, --grace and --rate must not be negative")
     if options.settle_seconds < options.recovery_limit + 1:
         given.error("--settle-seconds must be at least --recovery-limit + 1, so that a recovery can be seen")
     return options
@@ -181,6 +188,7 @@ def run(options: argparse.Namespace) -> int:
 
 def settings_record(options: argparse.Namespace, settings: Settings, stack: stacks.Stack) -> Dict:
     return {"paths": options.path_names, "n": options.n, "clients_per_path": options.clients,
+            "rate_per_path": options.rate or None,
             "faults": {name: {"description": FAULTS[name].description,
                               "toxics": toxics(FAULTS[name], options.latency_ms, options.rate_kb)}
                        for name in options.fault_names},
@@ -219,9 +227,11 @@ def exercise(options: argparse.Namespace, lab_stage: stage.Stage, aggregator, jc
     print("[lab] heap after a full GC before the faults: %.1f MiB" % (before["heap"]["used_bytes"] / 2 ** 20),
           flush=True)
 
-    load = Load(base_url, options.path_names, options.n, options.clients, timeout_s)
-    print("[lab] steady load: %d clients on each of %s, n=%d" % (options.clients, " ".join(options.path_names),
-                                                                  options.n), flush=True)
+    load = Load(base_url, options.path_names, options.n, options.clients, timeout_s, options.rate)
+    print("[lab] steady load: %d clients on each of %s, n=%d, %s" % (
+        options.clients, " ".join(options.path_names), options.n,
+        "%g requests a second each" % options.rate if options.rate else "each as fast as its answers come"),
+        flush=True)
     load.start()
     origin = time.monotonic()
     try:
@@ -377,16 +387,21 @@ def report(results_dir: str, record: Dict) -> int:
     return 0
 
 
+def _pace(settings: Dict) -> str:
+    rate = settings.get("rate_per_path")
+    return "%g requests a second on each path" % rate if rate else "each client as fast as its answers come"
+
+
 def summary(record: Dict) -> str:
     """faults.md: what ran, the table, the leak figures and each requirement's verdict."""
     settings = record["settings"]
     before, after = record["before"], record["after"]
     lines = ["# Network faults under load", "",
-             "%d clients on each of %s at n=%d, all at once; each fault for %g s on every proxy between the "
+             "%d clients on each of %s at n=%d, all at once, %s; each fault for %g s on every proxy between the "
              "aggregator and the square services, %g s of load without a fault before the first and after each; "
              "the aggregator's deadline %g s." % (settings["clients_per_path"], ", ".join(settings["paths"]),
-                                                  settings["n"], settings["fault_s"], settings["settle_s"],
-                                                  record["aggregator_deadline_s"]), "",
+                                                  settings["n"], _pace(settings), settings["fault_s"],
+                                                  settings["settle_s"], record["aggregator_deadline_s"]), "",
              fault_figures.table(record["rows"]),
              "Answers count in the phase in which they came; *open at clear*: requests sent before the fault cleared "
              "and answered after; *back to 90 %% after*: seconds from the fault clearing to the first %g s window "

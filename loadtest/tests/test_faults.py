@@ -179,6 +179,25 @@ class LoadTest(unittest.TestCase):
         self.assertTrue(all(a.path == "grpc/unary" and a.answered >= a.sent for a in load.answers))
         self.assertIn("HTTP 502: bad", {a.detail for a in load.answers})
 
+    def test_paced_clients_send_their_rate_together_whatever_the_answers_allow(self):
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Aggregator)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            # 20 a second on the path, shared by 2 clients: one every 100 ms each, their turns 50 ms apart.
+            load = fault_load.Load("http://127.0.0.1:%d" % server.server_port, ["grpc/unary"], 3, 2, timeout_s=5,
+                                   rate=20)
+            load.start()
+            time.sleep(1.0)
+            self.assertEqual([], load.stop())
+        finally:
+            server.shutdown()
+            server.server_close()
+        # A closed loop against this server sends hundreds a second; paced, 20 (21 with the turn at 0).
+        self.assertIn(len(load.answers), range(18, 23))
+        sent = sorted(answer.sent for answer in load.answers)
+        gaps = [later - earlier for earlier, later in zip(sent, sent[1:])]
+        self.assertGreater(min(gaps), 0.02)
+
 
 class CommandTest(unittest.TestCase):
     def test_each_fault_is_its_toxic_on_every_direction_it_needs(self):
@@ -198,7 +217,8 @@ class CommandTest(unittest.TestCase):
         for argv, reason in ((["--faults", "flood"], "unknown fault flood"),
                              (["--paths", "rest/square"], "only the aggregator's paths"),
                              (["--settle-seconds", "3"], "at least --recovery-limit + 1"),
-                             (["--clients", "0"], "--clients must be at least 1")):
+                             (["--clients", "0"], "--clients must be at least 1"),
+                             (["--rate", "-1"], "--rate must not be negative")):
             with self.subTest(argv=argv):
                 err = io.StringIO()
                 with self.assertRaises(SystemExit), contextlib.redirect_stderr(err):
