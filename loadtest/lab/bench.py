@@ -12,9 +12,6 @@ from .paths import AGGREGATOR, SMALL, Path
 from .processes import ServiceExited, Watched, check_alive
 from .settings import Settings
 
-# ab's -t stops at this many requests if the time has not run out first.
-WARMUP_MAX_REQUESTS = 10_000_000
-
 
 @dataclass
 class Service:
@@ -77,12 +74,22 @@ def run_slug(path: str, n: int, point: int, open_loop: bool = False,
     return "%s%s_n%d_%s%d" % (path.replace("/", "-"), conditions.slug(), n, "r" if open_loop else "c", point)
 
 
+def requests_for(pace: float, concurrency: int, seconds: float) -> int:
+    """The requests that keep concurrency clients busy for about seconds at pace requests a second, in whole rounds of
+    concurrency: ab's clients start together, and on a path whose requests take seconds (100 x 1000 squares of
+    rest/unary: 2.5 s each) they finish together too, in waves, so a run cut at a time (ab -t) ends in the middle of
+    one, counting a part of it and waiting for the rest: three 20 s runs gave 36, 43 and 45 req/s where whole rounds
+    gave 45 to 50."""
+    return concurrency * max(1, round(pace * seconds / concurrency))
+
+
 def warm_up(path: Path, n: int, point: int, settings: Settings, services: List[Service], raw_dir: str,
-            log=print, vegeta: Optional[str] = None, conditions: Conditions = DEFAULT_CONDITIONS) -> None:
+            log=print, vegeta: Optional[str] = None, conditions: Conditions = DEFAULT_CONDITIONS) -> Optional[float]:
     """WARMUP_SECONDS of the measured load (concurrency, or rate), discarded: time, not a count of requests, because
-    the JIT needs seconds of steady load whatever a path's pace. Then waits until the aggregator is idle."""
+    the JIT needs seconds of steady load whatever a path's pace. Then waits until the aggregator is idle. Returns the
+    closed loop's pace at its end (requests a second; lab.bench.requests_for), or None."""
     if not settings.warmup_s:
-        return
+        return None
     url = path.url({s.name: s.base_url for s in services if s.base_url}, n, conditions.payload)
     slug = run_slug(path.name, n, point, settings.open_loop, conditions) + "-warmup"
     if settings.open_loop:
@@ -91,24 +98,46 @@ def warm_up(path: Path, n: int, point: int, settings: Settings, services: List[S
                                 raw_dir, slug)
         if "error" in outcome:
             log("  warning: the warm-up failed: %s" % outcome["error"])
+        pace = None
     else:
         log("  warm-up: %gs at %d at a time (discarded)" % (settings.warmup_s, point))
-        done = _run_ab(ab_output.ab_command(url, WARMUP_MAX_REQUESTS, point, settings.ab_timeout_s, None,
-                                            seconds=settings.warmup_s),
-                       os.path.join(raw_dir, slug + ".txt"))
-        if done.returncode != 0:
-            log("  warning: the warm-up ended with ab exit code %d (see raw/%s.txt)" % (done.returncode, slug))
+        pace = _warm_in_rounds(url, point, settings, os.path.join(raw_dir, slug + ".txt"), log)
     ensure_alive(services, "the warm-up of " + run_text(path.name, n, point, settings.open_loop, conditions))
     _await_idle(path, services, settings.ab_timeout_s, log)
+    return pace
+
+
+def _warm_in_rounds(url: str, point: int, settings: Settings, report_path: str, log) -> Optional[float]:
+    """ab runs of whole rounds of point requests, one after another, until WARMUP_SECONDS have passed: each lasts about
+    a quarter of the warm-up at the pace of the one before (the first is one round), so that the last one's pace,
+    measured like a measured run's, counts the requests of the first. Returns that pace, or None when ab failed."""
+    ends = time.monotonic() + settings.warmup_s
+    requests, pace = point, None
+    while True:
+        done = _run_ab(ab_output.ab_command(url, requests, point, settings.ab_timeout_s, None), report_path)
+        if done.returncode != 0:
+            log("  warning: the warm-up ended with ab exit code %d (see %s)" % (done.returncode, report_path))
+            return None
+        try:
+            pace = ab_output.parse_report(done.stdout).rps or pace
+        except ab_output.AbOutputError:
+            pass
+        left = ends - time.monotonic()
+        if left <= 0 or not pace:
+            return pace
+        requests = requests_for(pace, point, min(left, settings.warmup_s / 4))
 
 
 def measure(path: Path, n: int, point: int, settings: Settings, services: List[Service], raw_dir: str,
             repeat: int = 1, log=print, vegeta: Optional[str] = None,
-            conditions: Conditions = DEFAULT_CONDITIONS) -> Dict:
+            conditions: Conditions = DEFAULT_CONDITIONS, pace: Optional[float] = None) -> Dict:
     """Measures one repeat of a combination (warm already) and returns its full record.
 
-    point is the concurrency of a closed loop (ab) or the rate of an open one (Vegeta, settings.open_loop)."""
+    point is the concurrency of a closed loop (ab) or the rate of an open one (Vegeta, settings.open_loop); pace, the
+    closed loop's requests a second lately (the warm-up's, or the last repeat's), from which ab's requests fill
+    DURATION unless REQUESTS fixes them."""
     url = path.url({s.name: s.base_url for s in services if s.base_url}, n, conditions.payload)
+    requests = settings.requests or requests_for(pace or 0.0, point, settings.duration_s)
     slug = "%s_%d" % (run_slug(path.name, n, point, settings.open_loop, conditions), repeat)
     # The services' metrics are read right around the measured run: after the warm-up, so that the deltas hold
     # the measured requests alone, and just outside the CPU and peak-RSS window, so that the reads cost it nothing.
@@ -122,7 +151,9 @@ def measure(path: Path, n: int, point: int, settings: Settings, services: List[S
     if settings.open_loop:
         log("  measuring: %d requests a second for %gs (repeat %d)" % (point, settings.duration_s, repeat))
     else:
-        log("  measuring: %d requests, %d at a time (repeat %d)" % (settings.requests, point, repeat))
+        log("  measuring: %d requests, %d at a time (repeat %d)%s" % (
+            requests, point, repeat, "" if settings.requests else ", about %gs at %.1f a second"
+            % (settings.duration_s, pace or 0.0)))
     # The square service's connections are read right beside the CPU samples, just outside them: ss is a child of
     # this process, and its CPU would otherwise count as the load generator's.
     wire = _Wire(path, services)
@@ -152,7 +183,7 @@ def measure(path: Path, n: int, point: int, settings: Settings, services: List[S
         if sampler and "per_minute" in outcome:
             outcome["per_minute"] = sampler.series(outcome["per_minute"])
     else:
-        done = _run_ab(ab_output.ab_command(url, settings.requests, point, settings.ab_timeout_s, csv_path),
+        done = _run_ab(ab_output.ab_command(url, requests, point, settings.ab_timeout_s, csv_path),
                        os.path.join(raw_dir, slug + ".txt"))
     during = "the measured run of " + run_text(path.name, n, point, settings.open_loop, conditions)
     # Before anything is read of the run: a service that died makes every figure after it a refusal, not a finding.
@@ -171,7 +202,7 @@ def measure(path: Path, n: int, point: int, settings: Settings, services: List[S
     # The lab measures only after every path passed the pre-check against the exact expected answer.
     record = {"path": path.name, "payload": conditions.payload, "network": conditions.network, "n": n,
               "concurrency": None if settings.open_loop else point,
-              "requests": None if settings.open_loop else settings.requests, "url": url, "services": path.services,
+              "requests": None if settings.open_loop else requests, "url": url, "services": path.services,
               "started_at": started_at, "verified": {"pre_check": "exact body"},
               "raw": {"report": "raw/%s.txt" % slug}, "load_average_before": load_before, "rss_scope": rss_scope,
               "server_side": server_side}
@@ -257,7 +288,7 @@ def repeat_summary(record: Dict) -> Dict:
     wire = record.get("bytes_per_call") or {}
     if "request" in wire:
         summary["bytes_per_call"] = {"request": wire["request"], "response": wire["response"]}
-    for key in ("completed", "failed", "non2xx", "sent", "ok", "errors", "error"):
+    for key in ("requests", "time_taken_s", "completed", "failed", "non2xx", "sent", "ok", "errors", "error"):
         if key in record:
             summary[key] = record[key]
     return summary

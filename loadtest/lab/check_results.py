@@ -84,8 +84,9 @@ def run_problems(run: Dict, repeats: int = 1) -> List[str]:
     if run.get("load") == "open":
         found += _open_loop_problems(run, measured)
     else:
-        if run["completed"] != run["requests"] * measured:
-            found.append("completed %d of %d requests" % (run["completed"], run["requests"] * measured))
+        sent = sum(repeat.get("requests") or run["requests"] for repeat in run.get("repeats") or [run])
+        if run["completed"] != sent:
+            found.append("completed %d of %d requests" % (run["completed"], sent))
         if isinstance(verified, dict) and verified.get("passed", run["completed"]) != run["completed"]:
             found.append("%s of %d responses had the expected answer's length"
                          % (verified["passed"], run["completed"]))

@@ -136,15 +136,15 @@ def plan(settings, stacks: List[str], floor_windows: List[str]) -> List[Step]:
         for net in settings.network:
             steps.append(Step(("start-aggregator", stack, net), "starting the aggregator and checking every path",
                               expected_s=15.0))
+            text = {combo: "%s n=%d %s=%d" % (combo[0], combo[2], "rate" if settings.open_loop else "c", combo[3])
+                    for combo in combos}
+            if settings.warmup_s:
+                steps += [Step(("warm-up", stack, net) + combo, "warming up " + text[combo], (stack, net) + combo,
+                               settings.warmup_s + 2.0) for combo in combos]
             for repeat in range(1, settings.repeats + 1):
-                for path, shape, n, point in combos:
-                    combination = (stack, net, path, shape, n, point)
-                    text = "%s n=%d %s=%d" % (path, n, "rate" if settings.open_loop else "c", point)
-                    if repeat == 1 and settings.warmup_s:
-                        steps.append(Step(("warm-up",) + combination, "warming up " + text, combination,
-                                          settings.warmup_s + 2.0))
-                    steps.append(Step(("measure",) + combination + (repeat,), "measuring %s, round %d of %d"
-                                      % (text, repeat, settings.repeats), combination, measure_s))
+                steps += [Step(("measure", stack, net) + combo + (repeat,), "measuring %s, round %d of %d"
+                               % (text[combo], repeat, settings.repeats), (stack, net) + combo, measure_s)
+                          for combo in combos]
             if settings.mix and stack == stacks[0] and net == settings.network[0]:
                 # Each mixed path runs as long as the slowest took alone, for every n: about a measured run each.
                 steps.append(Step(("mix",), "mixed traffic", expected_s=len(settings.n) * (measure_s or 30.0)))

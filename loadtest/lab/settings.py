@@ -24,7 +24,9 @@ def service_jvm_options(path: str = JVM_OPTIONS_FILE) -> str:
 # (name, default, what it does): the defaults that are not empty are the lab's; an empty one leaves the
 # setting to the service or the tool it is passed to.
 KNOBS = (
-    ("REQUESTS", "1000", "requests per measured ab run"),
+    ("REQUESTS", "", "LOAD=closed: a fixed number of requests per measured ab run (the article's recipe: "
+                     "REQUESTS=1000); empty: as many as fill DURATION, in whole rounds of CONCURRENCY, counted from "
+                     "the warm-up's pace"),
     ("CONCURRENCY", "100", "concurrent ab clients; a space-separated list sweeps"),
     ("N", "1000", "squares per request; a space-separated list sweeps"),
     ("PATHS", paths.DEFAULT, "paths to measure (also: rest/square, a baseline)"),
@@ -50,8 +52,10 @@ KNOBS = (
                        "Vegeta sends RATE requests a second whatever the answers, latency from each request's "
                        "intended send time"),
     ("RATE", "50", "LOAD=open: requests per second; a space-separated list sweeps"),
-    ("DURATION", "30", "LOAD=open: seconds each measured run sends for; 120 or more: a soak, each run also reports "
-                       "per minute each service's RSS and heap after a full GC and the path's p99"),
+    ("DURATION", "20", "seconds each measured run lasts, whatever the path's pace: Vegeta sends for that long "
+                       "(LOAD=open), ab is given the requests that last that long (unless REQUESTS is set); with "
+                       "LOAD=open, 120 or more is a soak: each run also reports per minute each service's RSS and heap "
+                       "after a full GC and the path's p99"),
     ("MIX", "", "paths to load at the same time after the measurements, e.g. \"grpc/unary grpc/stream\" (each "
                 "also in PATHS): on the first stack and network, at each N, each with CONCURRENCY clients for as long "
                 "as the slowest took alone (LOAD=open: at RATE for DURATION); reports each one's goodput, p99 and "
@@ -98,7 +102,8 @@ class SettingsError(LabError, ValueError):
 
 @dataclass
 class Settings:
-    requests: int
+    # None: as many as fill duration_s (lab.bench.requests_for).
+    requests: Optional[int]
     concurrency: List[int]
     n: List[int]
     paths: List[str]
@@ -114,7 +119,7 @@ class Settings:
     virtual_threads: bool = False
     load: str = "closed"
     rate: List[int] = field(default_factory=lambda: [50])
-    duration_s: float = 30.0
+    duration_s: float = 20.0
     floor: bool = True
     floor_duration_s: float = 10.0
     replicas: int = 1
@@ -139,7 +144,7 @@ class Settings:
             return value if value else DEFAULTS[name]
 
         settings = cls(
-            requests=_positive(knob("REQUESTS"), "REQUESTS"),
+            requests=_positive(knob("REQUESTS"), "REQUESTS") if knob("REQUESTS") else None,
             concurrency=[_positive(v, "CONCURRENCY") for v in knob("CONCURRENCY").split()],
             n=[_non_negative(v, "N") for v in knob("N").split()],
             paths=[p.name for p in _paths(knob("PATHS"))],
@@ -197,7 +202,8 @@ class Settings:
 
     def as_dict(self) -> Dict:
         """What results.json records of them: the measuring knobs, not where the services listened."""
-        recorded = ("requests", "concurrency", "n", "paths", "warmup_s", "ab_timeout_s", "floor", "floor_duration_s",
+        recorded = ("requests", "duration_s", "concurrency", "n", "paths", "warmup_s", "ab_timeout_s", "floor",
+                    "floor_duration_s",
                     "replicas", "java_opts", "aggregator_args", "repeats", "load", "payload", "network", "rest_server",
                     "rest_client", "java_homes", "virtual_threads", "mix")
         found = {key: value for key, value in asdict(self).items() if key in recorded}
@@ -229,7 +235,10 @@ class Settings:
         if self.proxied and last_proxy_port > 65535:
             raise SettingsError("PROXY_PORT %d leaves no room for %d proxies below port 65535"
                                 % (self.proxy_port, 2 * self.replicas))
-        too_many = [c for c in self.concurrency if c > self.requests]
+        if not self.open_loop and not self.requests and not self.warmup_s:
+            raise SettingsError("WARMUP_SECONDS=0 leaves DURATION no pace to count ab's requests from: set REQUESTS "
+                                "(e.g. REQUESTS=1000), or a warm-up")
+        too_many = [c for c in self.concurrency if self.requests and c > self.requests]
         if too_many:
             raise SettingsError("CONCURRENCY %s is above REQUESTS=%d: ab needs at least one request per client"
                                 % (" ".join(map(str, too_many)), self.requests))

@@ -189,8 +189,9 @@ def subtitle(data: Dict) -> str:
         load = "open loop: %s requests a second for %gs" % (", ".join(map(str, settings["rate"])),
                                                             settings["duration_s"])
     else:
-        load = "%d requests per run · concurrency %s" % (settings["requests"],
-                                                          ", ".join(map(str, settings["concurrency"])))
+        per_run = ("%d requests" % settings["requests"] if settings.get("requests")
+                   else "%g s" % settings.get("duration_s", 0))
+        load = "%s per run · concurrency %s" % (per_run, ", ".join(map(str, settings["concurrency"])))
     repeated = settings.get("repeats", 1)
     shown = conditions_shown(settings)
     conditions = "".join(" · %s %s" % (word, ", ".join(results.listed(settings, name)))
@@ -745,7 +746,8 @@ def settings_list(data: Dict) -> List[List[str]]:
                 ["DURATION", "%g s" % settings["duration_s"]],
                 ["Vegeta command", settings.get("vegeta_command", "")]]
     else:
-        load = [["LOAD", "closed (ab)"], ["REQUESTS", str(settings["requests"])],
+        load = [["LOAD", "closed (ab)"], ["REQUESTS", str(settings["requests"]) if settings.get("requests") else
+                 "as many as last DURATION (%g s)" % settings.get("duration_s", 0)],
                 ["CONCURRENCY", " ".join(map(str, settings["concurrency"]))], ["ab command", settings["ab_command"]]]
     networks = [["network " + name, network_text(name, profile)]
                 for name, profile in (settings.get("networks") or {}).items()]

@@ -58,7 +58,11 @@ class SettingsTests(unittest.TestCase):
     def test_defaults_replicate_the_article(self):
         settings = Settings.from_env({})
 
-        self.assertEqual((settings.requests, settings.concurrency, settings.n), (1000, [100], [1000]))
+        # The article's 100 clients and n = 1000; each run lasts DURATION (20 s), not the article's 1000 requests,
+        # so that every path is measured for as long (REQUESTS=1000 gives the article's count).
+        self.assertEqual((settings.requests, settings.duration_s, settings.concurrency, settings.n),
+                         (None, 20.0, [100], [1000]))
+        self.assertEqual(Settings.from_env({"REQUESTS": "1000"}).requests, 1000)
         # Grouped: REST over HTTP/1.1 and HTTP/2, then gRPC unary, ping-pong and pipelined stream.
         self.assertEqual(settings.paths, ["rest/unary", "rest/h2c", "grpc/unary", "grpc/pingpong", "grpc/stream"])
 
@@ -85,7 +89,11 @@ class SettingsTests(unittest.TestCase):
 
     def test_the_warm_up_is_ten_seconds_of_load_and_zero_turns_it_off(self):
         self.assertEqual(Settings.from_env({}).warmup_s, 10.0)
-        self.assertEqual(Settings.from_env({"WARMUP_SECONDS": "0"}).warmup_s, 0.0)
+        self.assertEqual(Settings.from_env({"WARMUP_SECONDS": "0", "REQUESTS": "1000"}).warmup_s, 0.0)
+        # Without a warm-up, nothing says how many requests last DURATION: a fixed count is needed.
+        with self.assertRaisesRegex(SettingsError, "WARMUP_SECONDS=0 leaves DURATION no pace to count ab's requests "
+                                                   "from: set REQUESTS"):
+            Settings.from_env({"WARMUP_SECONDS": "0"})
         self.assertEqual(ab_output.ab_command("http://h/p", 10_000_000, 100, 120, None, seconds=10),
                          ["ab", "-t", "10", "-n", "10000000", "-c", "100", "-s", "120", "-q", "-r", "http://h/p"])
 
@@ -148,3 +156,18 @@ class SettingsTests(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class DurationTests(unittest.TestCase):
+
+    def test_a_run_by_time_asks_ab_for_whole_rounds_that_last_about_duration(self):
+        from lab.bench import requests_for
+        # 45 a second for 20 s at 100 clients: 900 requests, 9 rounds of 100.
+        self.assertEqual(requests_for(45.0, 100, 20), 900)
+        # 48.6 a second: 972 requests rounds to 10 rounds, not a part of one.
+        self.assertEqual(requests_for(48.6, 100, 20), 1000)
+        # A path slower than one round in DURATION still gets one round.
+        self.assertEqual(requests_for(2.0, 100, 20), 100)
+        self.assertEqual(requests_for(0.0, 100, 20), 100)
+        # A fast path: 3,000 a second at 10 clients, 60,000 requests.
+        self.assertEqual(requests_for(3000.0, 10, 20), 60000)

@@ -152,7 +152,7 @@ class SettingsTests(unittest.TestCase):
     def test_three_interleaved_repeats_of_a_closed_loop_by_default(self):
         settings = Settings.from_env({})
 
-        self.assertEqual((settings.repeats, settings.load, settings.rate, settings.duration_s), (3, "closed", [50], 30))
+        self.assertEqual((settings.repeats, settings.load, settings.rate, settings.duration_s), (3, "closed", [50], 20))
         self.assertEqual(settings.combinations()[0], ("rest/unary", "small", 1000, 100))
 
     def test_an_open_loop_sweeps_its_rates_and_has_no_floor(self):
