@@ -163,35 +163,31 @@ class _Aggregator(http.server.BaseHTTPRequestHandler):
 
 
 class LoadTest(unittest.TestCase):
-    def test_clients_record_every_answer_by_kind_against_a_real_server(self):
+    def load_for_a_second(self, rate: float = 0.0) -> fault_load.Load:
+        """2 clients on grpc/unary against a real local server for a second; every one of them stopped in time."""
         server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Aggregator)
         threading.Thread(target=server.serve_forever, daemon=True).start()
         try:
-            load = fault_load.Load("http://127.0.0.1:%d" % server.server_port, ["grpc/unary"], 3, 2, timeout_s=5)
+            load = fault_load.Load("http://127.0.0.1:%d" % server.server_port, ["grpc/unary"], 3, 2, timeout_s=5,
+                                   rate=rate)
             load.start()
             time.sleep(1.0)
             self.assertEqual([], load.stop())
         finally:
             server.shutdown()
             server.server_close()
+        return load
+
+    def test_clients_record_every_answer_by_kind_against_a_real_server(self):
+        load = self.load_for_a_second()
         kinds = {answer.kind for answer in load.answers}
         self.assertEqual({"ok", "503", "other", "wrong"}, kinds)
         self.assertTrue(all(a.path == "grpc/unary" and a.answered >= a.sent for a in load.answers))
         self.assertIn("HTTP 502: bad", {a.detail for a in load.answers})
 
     def test_paced_clients_send_their_rate_together_whatever_the_answers_allow(self):
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Aggregator)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        try:
-            # 20 a second on the path, shared by 2 clients: one every 100 ms each, their turns 50 ms apart.
-            load = fault_load.Load("http://127.0.0.1:%d" % server.server_port, ["grpc/unary"], 3, 2, timeout_s=5,
-                                   rate=20)
-            load.start()
-            time.sleep(1.0)
-            self.assertEqual([], load.stop())
-        finally:
-            server.shutdown()
-            server.server_close()
+        # 20 a second on the path, shared by 2 clients: one every 100 ms each, their turns 50 ms apart.
+        load = self.load_for_a_second(rate=20)
         # A closed loop against this server sends hundreds a second; paced, 20 (21 with the turn at 0).
         self.assertIn(len(load.answers), range(18, 23))
         sent = sorted(answer.sent for answer in load.answers)
