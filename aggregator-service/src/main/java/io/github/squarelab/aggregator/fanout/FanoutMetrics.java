@@ -15,19 +15,7 @@ import org.springframework.stereotype.Component;
  * The aggregator's own metrics. Every series is registered up front, so dashboards show a zero rather
  * than nothing for a transport that has not been used yet, and the hot path never looks a meter up.
  *
- * <ul>
- *   <li>{@code aggregator.fanout} (timer, transport, outcome): one whole request.</li>
- *   <li>{@code aggregator.downstream.calls} (counter, transport, outcome): squares requested downstream,
- *       counted when the request ends, under the request's outcome.</li>
- *   <li>{@code aggregator.downstream.latency} (timer, transport, outcome): one call, or one stream
- *       message from send to answer, as the client sees it.</li>
- *   <li>{@code aggregator.downstream.inflight} (gauge, transport): calls or messages sent, not yet answered.</li>
- *   <li>{@code aggregator.stream.messages} (counter, direction = sent | received): bidi stream traffic.</li>
- *   <li>{@code aggregator.admission.shed} (counter, transport): requests answered 503 because they did not fit
- *       the admission budget or could not be expected to finish within the deadline (the latter also counted in
- *       {@code aggregator.admission.deadline.shed}); they made no downstream call and are not in
- *       {@code aggregator.fanout}.</li>
- * </ul>
+ * <p>Every metric, with its Prometheus name, type and tags: docs/metrics.md.
  */
 @Component
 public class FanoutMetrics {
