@@ -61,17 +61,28 @@ class GrpcClientConfiguration {
      */
     @Bean(destroyMethod = "shutdown")
     ManagedChannel squareGrpcChannel(AggregatorProperties properties, ClientEventLoops clientEventLoops) {
-        return connectedChannel(properties, clientEventLoops);
+        return connected(configured(properties, clientEventLoops)
+                .enableRetry()
+                .retryBufferSize(RETRY_BUFFER_BYTES)
+                .build());
     }
 
     /** The pipelined stream's own connections, on the same event loops (each connection keeps to one loop). */
     @Bean(destroyMethod = "shutdown")
     ManagedChannel squareGrpcStreamChannel(AggregatorProperties properties, ClientEventLoops clientEventLoops) {
-        return connectedChannel(properties, clientEventLoops);
+        // No retry: the stream resumes on another replica itself (StreamExchange), and grpc-java's retry keeps every
+        // message sent until the first answer, which under load held most of a request's messages at once.
+        return connected(configured(properties, clientEventLoops).disableRetry().build());
     }
 
-    private static ManagedChannel connectedChannel(AggregatorProperties properties, ClientEventLoops clientEventLoops) {
-        ManagedChannel channel = channelBuilder(properties.grpc().target())
+    /** Connects a channel, now, so that the first request does not pay for the transport and the connection. */
+    private static ManagedChannel connected(ManagedChannel channel) {
+        channel.getState(true);
+        return channel;
+    }
+
+    private static NettyChannelBuilder configured(AggregatorProperties properties, ClientEventLoops clientEventLoops) {
+        return channelBuilder(properties.grpc().target())
                 // One Netty: the REST client's event loops and pooled allocator, not grpc-java's own of each.
                 .eventLoopGroup(clientEventLoops.group())
                 .channelType(clientEventLoops.socketChannelType(), InetSocketAddress.class)
@@ -81,13 +92,7 @@ class GrpcClientConfiguration {
                 .directExecutor()
                 .defaultLoadBalancingPolicy("round_robin")
                 .disableServiceConfigLookUp()
-                .defaultServiceConfig(SERVICE_CONFIG)
-                .enableRetry()
-                .retryBufferSize(RETRY_BUFFER_BYTES)
-                .build();
-        // Connect now, so that the first request does not pay for the transport and the connection.
-        channel.getState(true);
-        return channel;
+                .defaultServiceConfig(SERVICE_CONFIG);
     }
 
     /**

@@ -5,6 +5,7 @@ import io.github.squarelab.aggregator.fanout.Squares;
 import io.github.squarelab.proto.Input;
 import io.github.squarelab.proto.Output;
 import io.github.squarelab.proto.SquareRpcGrpc;
+import io.github.squarelab.stream.PipelinedSending;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientCall;
@@ -82,7 +83,8 @@ abstract class StreamExchange {
     /** Opens a stream; the cancel that came before it, if any, reaches it too. */
     final void open() {
         ClientCall<Input, Output> next = channel.newCall(
-                SquareRpcGrpc.getFindSquareBiStreamMethod(), CallOptions.DEFAULT.withDeadline(streamDeadline));
+                SquareRpcGrpc.getFindSquareBiStreamMethod(),
+                PipelinedSending.callOptions(CallOptions.DEFAULT.withDeadline(streamDeadline)));
         prepareStream();
         ClientCalls.asyncBidiStreamingCall(next, new Leg());
         cancel.started(next);

@@ -18,6 +18,14 @@ final class GrpcChannels {
                 .build();
     }
 
+    /** As {@link #withShortCallbacks}, without grpc-java's retry, as the aggregator's pipelined stream's channel. */
+    static ManagedChannel withShortCallbacksAndNoRetry(String target) {
+        return Grpc.newChannelBuilder(target, InsecureChannelCredentials.create())
+                .directExecutor()
+                .disableRetry()
+                .build();
+    }
+
     static void close(ManagedChannel channel) {
         try {
             channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);

@@ -6,6 +6,7 @@ import io.github.squarelab.floor.measure.MeasuredInterval;
 import io.github.squarelab.proto.Input;
 import io.github.squarelab.proto.Output;
 import io.github.squarelab.proto.SquareRpcGrpc;
+import io.github.squarelab.stream.PipelinedSending;
 import io.github.squarelab.stream.SendTimes;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
@@ -52,7 +53,11 @@ public final class GrpcStreamLoad implements Load {
     private GrpcStreamLoad(
             String name, String target, int streams, int messagesPerStream, int window, Duration streamDeadline) {
         this.name = name;
-        this.channel = GrpcChannels.withShortCallbacks(target);
+        // Ping-pong shares the aggregator's unary channel, which retries; the pipelined stream has its own, which does
+        // not.
+        this.channel = window == 1
+                ? GrpcChannels.withShortCallbacks(target)
+                : GrpcChannels.withShortCallbacksAndNoRetry(target);
         this.slots = streams;
         this.messagesPerStream = messagesPerStream;
         this.window = window;
@@ -101,7 +106,8 @@ public final class GrpcStreamLoad implements Load {
         ClientCalls.asyncBidiStreamingCall(
                 channel.newCall(
                         SquareRpcGrpc.getFindSquareBiStreamMethod(),
-                        CallOptions.DEFAULT.withDeadlineAfter(streamDeadline.toNanos(), TimeUnit.NANOSECONDS)),
+                        PipelinedSending.callOptions(
+                                CallOptions.DEFAULT.withDeadlineAfter(streamDeadline.toNanos(), TimeUnit.NANOSECONDS))),
                 new Exchange());
     }
 
