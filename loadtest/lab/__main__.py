@@ -13,7 +13,8 @@ import os
 import sys
 
 from . import check_results, faults, many_clients, report, results, run
-from .settings import LabError, usage
+from .errors import LabError, ReportError
+from .settings import usage
 
 
 def main(argv=None) -> int:
@@ -48,10 +49,10 @@ def main(argv=None) -> int:
         if not os.path.isfile(os.path.join(args.results_dir, "results.json")):
             raise LabError("%s has no results.json to report on" % args.results_dir)
         # Both from results.json alone, so that an older run's folder reads with today's verdict and charts.
-        print("[lab] summary: %s" % results.write_summary(args.results_dir, results.read_json(args.results_dir)))
+        print("[lab] summary: %s" % report.write_summary(args.results_dir, results.read_json(args.results_dir)))
         print("[lab] report: %s" % report.write(args.results_dir, fetch=True))
         return 0
-    except (LabError, report.ReportError) as error:
+    except (LabError, ReportError) as error:
         print("[lab] ERROR: %s" % error, file=sys.stderr)
         return 1
     except KeyboardInterrupt:

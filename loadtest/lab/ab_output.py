@@ -10,12 +10,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
+from .errors import AbOutputError
+
 # The percentiles of ab's printed table, in order: ab prints exactly these.
 TABLE_PERCENTILES = (50, 66, 75, 80, 90, 95, 98, 99, 100)
-
-
-class AbOutputError(ValueError):
-    """ab printed something the lab cannot read: the run cannot be reported."""
 
 
 @dataclass

@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
 from . import ab_output, cpu, open_loop, server_metrics, soak, traffic
+from .errors import ServiceExited
 from .paths import AGGREGATOR, SMALL, Path
-from .processes import ServiceExited, Watched, check_alive
+from .processes import Watched, check_alive
 from .settings import Settings
 
 

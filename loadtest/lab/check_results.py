@@ -17,6 +17,7 @@ import sys
 from typing import Dict, List, Optional, Tuple
 
 from . import floor, mix, network, paths, results, soak
+from .errors import FloorError
 
 # What the aggregator's GET /rest/square/unary/{number} takes, request line and headers (Reactor Netty's host,
 # user-agent and accept: about 110 bytes): a small REST unary call's request bytes outside it were not measured
@@ -256,7 +257,7 @@ def floor_check(data: Dict) -> List[str]:
                      % (section.get("aggregator"), settings.get("aggregator")))
     try:
         windows, by_combination = floor.plan(settings)
-    except floor.FloorError as error:
+    except FloorError as error:
         return found + ["floor: %s" % error]
     by_window = {}
     for record in section.get("runs", []):

@@ -28,10 +28,11 @@ from typing import Dict, List, Optional
 
 from . import environment, fault_figures, http_check, network, paths, server_metrics, services, stacks, stage
 from .deadlines import Deadlines
+from .errors import LabError, MetricsError
 from .fault_figures import Limits, Phase
 from .fault_load import Answer, Load
 from .processes import Processes, Watched, check_alive, raise_on_term
-from .settings import LabError, Settings
+from .settings import Settings
 
 LAB_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO = os.path.dirname(LAB_DIR)
@@ -421,7 +422,7 @@ def summary(record: Dict) -> str:
 def _scrape(metrics_url: str) -> List[server_metrics.Sample]:
     try:
         return server_metrics.scrape(metrics_url)
-    except server_metrics.MetricsError as error:
+    except MetricsError as error:
         raise LabError("the aggregator's metrics: %s" % error) from None
 
 

@@ -32,8 +32,8 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 from . import cpu, paths
 from . import repeats as repeats_of
+from .errors import FloorError
 from .processes import Processes
-from .settings import LabError
 
 GOAL = 0.6
 # A bare server prints its port within this long, or the run fails.
@@ -49,10 +49,6 @@ SERVER_KIND = {"rest_unary": "http", "rest_h2c": "http", "grpc_unary": "grpc", "
 WINDOW_FIELDS = {"rest_unary": ("connections",), "rest_h2c": ("connections", "streams"), "grpc_unary": ("in_flight",),
                  "grpc_stream": ("streams", "messages_per_stream"),
                  "grpc_pingpong": ("streams", "messages_per_stream")}
-
-
-class FloorError(LabError):
-    """The floor cannot be planned or read; the message says why."""
 
 
 def aggregator_settings(info: Dict) -> Dict[str, int]:

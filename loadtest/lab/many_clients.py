@@ -40,10 +40,11 @@ from . import (
 )
 from .clients_figures import Counts, Limits, Run
 from .deadlines import Deadlines
+from .errors import AbOutputError, LabError, MetricsError, ServiceExited
 from .health_probe import HealthProbe
-from .processes import Processes, ServiceExited, Watched, check_alive, raise_on_term
+from .processes import Processes, Watched, check_alive, raise_on_term
 from .run import AB_MISSING, check_ports, ensure_tool
-from .settings import LabError, Settings
+from .settings import Settings
 
 LAB_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO = os.path.dirname(LAB_DIR)
@@ -299,7 +300,7 @@ def ab_result(done: subprocess.CompletedProcess, expected_bytes: int) -> Dict:
         error = "exited with code %d: %s" % (done.returncode, _last_line(done.stderr))
     try:
         report_found = ab_output.parse_report(done.stdout)
-    except ab_output.AbOutputError as problem:
+    except AbOutputError as problem:
         report_found = None
         error = error or str(problem)
     return clients_figures.ab_figures(report_found, done.returncode, error, expected_bytes)
@@ -309,7 +310,7 @@ def read_counts(metrics_url: str, path: paths.Path, watched: List[Watched], duri
     """The aggregator's counters now; a service gone makes it ServiceExited, naming it, rather than a scrape error."""
     try:
         return clients_figures.counts(server_metrics.scrape(metrics_url), path)
-    except server_metrics.MetricsError as error:
+    except MetricsError as error:
         check_alive(watched, during)
         raise LabError("the aggregator's metrics: %s" % error) from None
 
@@ -323,7 +324,7 @@ def settle(metrics_url: str, path: paths.Path, wait_s: float, watched: List[Watc
         time.sleep(0.5)
         try:
             samples = server_metrics.scrape(metrics_url)
-        except server_metrics.MetricsError as error:
+        except MetricsError as error:
             check_alive(watched, during)
             raise LabError("the aggregator's metrics: %s" % error) from None
         now = clients_figures.counts(samples, path)

@@ -21,9 +21,9 @@ from typing import Callable, Dict, List, Optional
 
 from prometheus_client.parser import text_string_to_metric_families
 
+from .errors import LabError
 from .open_loop import TOOLS_BIN, find_go, last_lines
 from .processes import Processes
-from .settings import LabError
 
 LAB_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SOURCE_DIR = os.path.join(LAB_DIR, "toxiproxy")

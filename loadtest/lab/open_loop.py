@@ -27,7 +27,7 @@ from typing import Callable, Dict, Iterable, Optional
 
 from hdrh.histogram import HdrHistogram
 
-from .settings import LabError
+from .errors import LabError, VegetaOutputError
 
 VEGETA_MODULE = "github.com/tsenart/vegeta/v12"
 VEGETA_VERSION = "v12.13.0"
@@ -54,10 +54,6 @@ CONNECTION_SIGNS = re.compile(r"connection refused|connection reset|broken pipe|
 _TIMESTAMP = re.compile(r"^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d)$")
 # The date and time Go's log package puts before each of Vegeta's error lines.
 _GO_LOG_PREFIX = re.compile(r"^\d{4}/\d\d/\d\d \d\d:\d\d:\d\d ")
-
-
-class VegetaOutputError(ValueError):
-    """Vegeta's results hold something the lab cannot read: the run cannot be reported."""
 
 
 def ensure_vegeta(tools_bin: str = TOOLS_BIN, find_go: Optional[Callable[[], Optional[str]]] = None, log=print) -> str:

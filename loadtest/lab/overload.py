@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
 from . import paths, server_metrics
+from .errors import MetricsError
 
 
 def expected_body(n: int) -> bytes:
@@ -100,7 +101,7 @@ def _percentile(values: List[float], fraction: float) -> Optional[float]:
 def _scrape(base_url: str) -> Optional[List[server_metrics.Sample]]:
     try:
         return server_metrics.scrape(base_url.rstrip("/") + "/actuator/prometheus")
-    except server_metrics.MetricsError:
+    except MetricsError:
         return None
 
 

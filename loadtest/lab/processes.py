@@ -14,7 +14,7 @@ import threading
 from dataclasses import dataclass
 from typing import IO, Iterable, List, Mapping, Optional, Sequence, Union
 
-from .settings import LabError
+from .errors import ServiceExited
 
 # Spring's graceful shutdown lets requests under way finish: the services get this long after a TERM.
 STOP_GRACE_S = 20.0
@@ -23,10 +23,6 @@ _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 Output = Union[int, IO, None]
 # How much of a dead service's log its error shows.
 LOG_LINES_SHOWN = 10
-
-
-class ServiceExited(LabError):
-    """A service the lab started is gone while it measured; the message names it, the run, its exit and its log."""
 
 
 @dataclass(frozen=True)

@@ -38,8 +38,9 @@ from . import (
     stage,
     view,
 )
-from .processes import Processes, ServiceExited, raise_on_term
-from .settings import LabError, Settings
+from .errors import LabError, ReportError, ServiceExited
+from .processes import Processes, raise_on_term
+from .settings import Settings
 
 LAB_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO = os.path.dirname(LAB_DIR)
@@ -84,7 +85,7 @@ def main() -> int:
         except ServiceExited as error:
             # The runs measured so far are in results.json: keep them, with their summary and report.
             print("[lab] ERROR: %s" % error, file=sys.stderr)
-            results.write_summary(results_dir, results.read_json(results_dir))
+            report.write_summary(results_dir, results.read_json(results_dir))
             status, cut_short = 1, True
         processes.stop_all()
         if settings.floor and not cut_short:
@@ -94,7 +95,7 @@ def main() -> int:
     try:
         # The Maven build (LAB_SKIP_BUILD=1) has fetched the report's scripts already; a user's run may fetch them.
         print("[lab] report: %s" % report.write(results_dir, fetch=not settings.skip_build))
-    except report.ReportError as error:
+    except ReportError as error:
         print("[lab] ERROR: no report.html: %s" % error, file=sys.stderr)
         print("[lab] once that is fixed: loadtest/run.sh --report %s" % results_dir, file=sys.stderr)
         status = status or 1
@@ -263,7 +264,7 @@ def measure(results_dir: str, settings: Settings, lab_stacks: List[stacks.Stack]
         lab_stage.stop_squares()
     run_results["finished_at"] = _now()
     results.write_json(results_dir, run_results)
-    results.write_summary(results_dir, run_results)
+    report.write_summary(results_dir, run_results)
     tables = view.view(run_results)["tables"]
     print()
     print(results.markdown(tables["runs"]))
@@ -377,7 +378,7 @@ def run_floor(results_dir: str, jvm: floor.Jvm, settings: Settings, processes: P
     floor.attach(data, records, extra={"started_at": started, "finished_at": _now(), "java_opts": jvm.java_opts,
                                        "jar": jvm.jar})
     results.write_json(results_dir, data)
-    results.write_summary(results_dir, data)
+    report.write_summary(results_dir, data)
     table = view.floor_table(data)
     if table and table["rows"]:
         print()

@@ -17,6 +17,7 @@ from typing import Callable, Dict, List, Mapping, Optional, Union
 
 from prometheus_client.parser import text_string_to_metric_families
 
+from .errors import MetricsError
 from .paths import AGGREGATOR, SQUARE_GRPC, SQUARE_REST, Path
 
 # The URI template Spring's http_server_requests metric gives square-rest-service's square endpoint.
@@ -33,10 +34,6 @@ IN_FLIGHT_GAUGE = "aggregator_downstream_inflight"
 ADMISSION_WORK_GAUGES = ("aggregator_admission_squares", "aggregator_admission_deadline_squares",
                          "aggregator_admission_requests")
 WORK_GAUGES = ADMISSION_WORK_GAUGES + (IN_FLIGHT_GAUGE,)
-
-
-class MetricsError(Exception):
-    """A metrics page cannot be read or parsed; the message says which and why."""
 
 
 @dataclass(frozen=True)

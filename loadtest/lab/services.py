@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional
 
 from .deadlines import Deadlines
+from .errors import SettingsError
 from .paths import AGGREGATOR, SQUARE_GRPC, SQUARE_REST
-from .settings import Settings, SettingsError
+from .settings import Settings
 
 FLOOR = "transport-floor"
 

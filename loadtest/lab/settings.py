@@ -7,7 +7,8 @@ import os
 from dataclasses import asdict, dataclass, field
 from typing import Dict, List, Mapping, Optional
 
-from . import paths
+from . import network, paths
+from .errors import SettingsError
 
 # The services' own JVM options, one per line with # comments, as `java @jvm.options` reads them; the lab's
 # JAVA_OPTS defaults to them, so that what the lab measures is how the services start everywhere else.
@@ -90,14 +91,6 @@ DEFAULTS = {name: default for name, default, _ in KNOBS}
 
 # Replica r of a square service listens on its port + (r - 1) (REST) or + 2 (r - 1) (gRPC and its actuator).
 MAX_REPLICAS = 8
-
-
-class LabError(Exception):
-    """The lab cannot go on; the message says what was wrong and what to do."""
-
-
-class SettingsError(LabError, ValueError):
-    """A knob has a value the lab cannot use; the message says which and why."""
 
 
 @dataclass
@@ -191,7 +184,6 @@ class Settings:
     @property
     def proxied(self) -> bool:
         """Whether a network of NETWORK goes through Toxiproxy."""
-        from . import network
         return any(network.PROFILES[name].proxied for name in self.network)
 
     def combinations(self):
@@ -326,7 +318,6 @@ def _choices(value: str, knob: str, what: str, known) -> List[str]:
 
 def _networks(value: str) -> List[str]:
     """The networks named in NETWORK, in the order given, each once."""
-    from . import network  # it needs this module's errors
     chosen = []
     for name in value.split():
         if name not in network.NAMES:

@@ -19,6 +19,7 @@ import time
 from typing import Callable, Dict, List, Optional
 
 from . import cpu, server_metrics
+from .errors import MetricsError
 from .settings import Settings
 
 MINUTE_S = 60.0
@@ -94,7 +95,7 @@ class MinuteSampler:
         for pid, url in zip(service["pids"], service["metrics_urls"]):
             try:
                 sizes.append(self._collect(pid, url))
-            except (OSError, server_metrics.MetricsError, subprocess.SubprocessError) as error:
+            except (OSError, MetricsError, subprocess.SubprocessError) as error:
                 self.errors.append("%s: no heap after GC: %s" % (name, error))
                 return None
         return round(max(sizes) / 2 ** 20, 1) if sizes else None

@@ -13,10 +13,11 @@ from typing import Dict, Iterator, List, Optional
 
 from . import bench, floor, http_check, network, services, traffic
 from .deadlines import Deadlines
+from .errors import LabError, TrafficError
 from .paths import AGGREGATOR, ALL, services_needed
 from .processes import Processes, Watched
 from .results import PROXY
-from .settings import LabError, Settings
+from .settings import Settings
 from .stacks import Stack, not_running
 
 
@@ -121,7 +122,7 @@ class Stage:
         try:
             return {route.name: traffic.totals(traffic.read_connections([route.upstream_port]))
                     for route in self.routes}
-        except traffic.TrafficError:
+        except TrafficError:
             return {route.name: {"received": None, "sent": None} for route in self.routes}
 
     def _start(self, group: List[services.Instance], log_suffix: str = "") -> List[subprocess.Popen]:

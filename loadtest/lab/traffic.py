@@ -22,6 +22,8 @@ import re
 import subprocess
 from typing import Dict, Iterable, List, Optional, Tuple
 
+from .errors import TrafficError
+
 # A connection, as ss names it: (local address:port, peer address:port).
 Connection = Tuple[str, str]
 # Its counters: (bytes received, bytes sent and acknowledged).
@@ -29,10 +31,6 @@ Counts = Tuple[int, int]
 
 _ADDRESSES = re.compile(r"^\S+\s+\S+\s+(\S+)\s+(\S+)")
 _COUNTER = re.compile(r"\b(bytes_received|bytes_acked):(\d+)")
-
-
-class TrafficError(Exception):
-    """The connections' counters cannot be read; the message says why."""
 
 
 def parse_connections(ss_output: str) -> Dict[Connection, Counts]:

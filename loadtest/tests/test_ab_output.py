@@ -3,6 +3,7 @@
 import unittest
 
 from lab import ab_output
+from lab.errors import AbOutputError
 
 from tests.support import fixture
 
@@ -73,7 +74,7 @@ class ReportParsingTests(unittest.TestCase):
         whole = fixture("ab-rest-square-c100.txt")
         cut = whole[:whole.index("Requests per second")]
 
-        with self.assertRaisesRegex(ab_output.AbOutputError, "Requests per second"):
+        with self.assertRaisesRegex(AbOutputError, "Requests per second"):
             ab_output.parse_report(cut)
 
 
@@ -125,9 +126,9 @@ class PercentileCsvTests(unittest.TestCase):
         self.assertEqual(curve, sorted(curve))
 
     def test_rejects_a_file_that_is_not_an_ab_csv(self):
-        with self.assertRaises(ab_output.AbOutputError):
+        with self.assertRaises(AbOutputError):
             ab_output.parse_percentile_csv("percent,ms\n0,1.0\n", completed=1)
-        with self.assertRaisesRegex(ab_output.AbOutputError, "0..100"):
+        with self.assertRaisesRegex(AbOutputError, "0..100"):
             ab_output.parse_percentile_csv("Percentage served,Time in ms\n0,1.0\n1,2.0\n", completed=1)
 
 

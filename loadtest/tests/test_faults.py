@@ -7,9 +7,9 @@ import time
 import unittest
 
 from lab import fault_figures, fault_load, faults, paths, server_metrics
+from lab.errors import LabError
 from lab.fault_figures import Limits, Phase
 from lab.fault_load import Answer
-from lab.settings import LabError
 
 PROBLEM = "application/problem+json"
 EXPECTED = paths.ALL["grpc/unary"].expected_body(3).encode()

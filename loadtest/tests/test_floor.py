@@ -12,9 +12,10 @@ import time
 import unittest
 
 from lab import check_results, floor
+from lab.errors import FloorError, SettingsError
 from lab.floor import Window
 from lab.processes import Processes
-from lab.settings import Settings, SettingsError
+from lab.settings import Settings
 
 from tests.support import AGGREGATOR_DEFAULTS, FIXTURES, FLOOR_C5_N50, LAB_JAVA_OPTS, sample_results, sample_with_floor
 
@@ -43,11 +44,11 @@ class AggregatorSettingsTests(unittest.TestCase):
                                                            "rest_h2c_max_streams": 200})
 
     def test_an_info_document_without_them_is_an_error_that_shows_it(self):
-        with self.assertRaisesRegex(floor.FloorError, "no aggregator in-flight.*from before.*'app'"):
+        with self.assertRaisesRegex(FloorError, "no aggregator in-flight.*from before.*'app'"):
             floor.aggregator_settings({"app": {}})
 
     def test_results_without_them_have_no_plan(self):
-        with self.assertRaisesRegex(floor.FloorError, "settings.aggregator"):
+        with self.assertRaisesRegex(FloorError, "settings.aggregator"):
             floor.plan({"paths": ["grpc/unary"], "n": [10], "concurrency": [1]})
         # The baseline alone needs none.
         self.assertEqual(floor.plan({"paths": ["rest/square"], "n": [10], "concurrency": [1]}), ([], {}))
@@ -77,7 +78,7 @@ class WindowTests(unittest.TestCase):
         # One stream per request, n messages on it, one at a time.
         self.assertEqual(floor.window_for("grpc/pingpong", 1000, 100, h2c),
                          Window("grpc_pingpong", streams=100, messages_per_stream=1000))
-        with self.assertRaisesRegex(floor.FloorError, "no rest-h2c-connections"):
+        with self.assertRaisesRegex(FloorError, "no rest-h2c-connections"):
             floor.window_for("rest/h2c", 1000, 100, DEFAULTS)
 
     def test_other_aggregator_settings_change_the_unary_windows_only(self):

@@ -7,7 +7,8 @@ import threading
 import unittest
 
 from lab import mix, view
-from lab.settings import Settings, SettingsError
+from lab.errors import SettingsError
+from lab.settings import Settings
 
 BODY = b'[{"1":1},{"2":4}]'
 PROBLEM = b'{"type":"about:blank","title":"Service Unavailable","status":503,"detail":"shed"}'

@@ -11,8 +11,8 @@ import time
 import unittest
 
 from lab import network
+from lab.errors import LabError
 from lab.processes import Processes
-from lab.settings import LabError
 
 # A page as the lab's Toxiproxy serves it on /metrics (without its listener and upstream labels), with a decoy.
 METRICS_PAGE = """\

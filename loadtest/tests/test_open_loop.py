@@ -10,8 +10,8 @@ import time
 import unittest
 from unittest import mock
 
-from lab import check_results, open_loop, results, view
-from lab.settings import LabError
+from lab import check_results, open_loop, report, results, view
+from lab.errors import LabError, VegetaOutputError
 
 from tests import support
 
@@ -98,7 +98,7 @@ class ReadResultsTests(unittest.TestCase):
         self.assertEqual((record["sent"], record["errors"], record["max_schedule_lag_ms"]), (0, {}, None))
 
     def test_a_line_that_is_not_a_result_is_an_error(self):
-        with self.assertRaisesRegex(open_loop.VegetaOutputError, "result 2"):
+        with self.assertRaisesRegex(VegetaOutputError, "result 2"):
             open_loop.read_results([result_line(0, 0, 10), '{"seq": 1}'], BODY, rate=1, duration_s=1.0)
 
 
@@ -334,7 +334,7 @@ class OpenLoopResultsTests(unittest.TestCase):
                                                                                [0.0, 25.0]))
 
     def test_the_summary_says_how_the_load_was_sent(self):
-        text = results.summary_markdown(support.sample_open_results())
+        text = report.summary_markdown(support.sample_open_results())
 
         self.assertIn("Each run: `echo 'GET <url>' | vegeta attack -rate=<rate>/1s -duration=2s -timeout=120s` (an "
                       "open loop", text)

@@ -5,7 +5,8 @@ import tempfile
 import unittest
 
 from lab import ab_output, paths
-from lab.settings import JVM_OPTIONS_FILE, Settings, SettingsError, service_jvm_options
+from lab.errors import SettingsError
+from lab.settings import JVM_OPTIONS_FILE, Settings, service_jvm_options
 
 
 class PathTests(unittest.TestCase):

@@ -7,8 +7,8 @@ import tempfile
 import unittest
 
 from lab import bench
-from lab.processes import Processes, ServiceExited, Watched, check_alive, exit_text
-from lab.settings import LabError
+from lab.errors import LabError, ServiceExited
+from lab.processes import Processes, Watched, check_alive, exit_text
 
 
 class ServiceAliveTests(unittest.TestCase):

@@ -4,8 +4,9 @@ and the CI check treat them."""
 import copy
 import unittest
 
-from lab import bench, check_results, repeats, results, view
-from lab.settings import Settings, SettingsError
+from lab import bench, check_results, repeats, report, view
+from lab.errors import SettingsError
+from lab.settings import Settings
 
 from tests.support import sample_results
 
@@ -142,7 +143,7 @@ class RepeatedResultsTests(unittest.TestCase):
         self.assertEqual(page["cards"][1]["rows"][0], ["spread of 3: req/s · p99", "14.8 % · 0.0 %", "below-goal"])
 
     def test_the_summary_marks_the_unsteady_run_in_bold(self):
-        text = results.summary_markdown(self.results())
+        text = report.summary_markdown(self.results())
 
         self.assertIn("| 676.51 | 600.00 – 700.00 | 48.3 ms – 48.3 ms | **14.8 % · 0.0 %** |", text)
 

@@ -14,6 +14,7 @@ import tempfile
 import unittest
 
 from lab import floor, report, results, view
+from lab.errors import ReportError
 
 from tests.support import sample_conditions, sample_open_results, sample_results, sample_with_floor
 
@@ -89,7 +90,7 @@ class ViewTests(unittest.TestCase):
                                            "(the answer was not verified)"])
         self.assertEqual({key: shown["tables"]["runs"]["rows"][1][key] for key in ("class", "title")},
                          {"class": "bad", "title": "the answer was not verified"})
-        self.assertIn("grpc/unary n=1000 c=100: the answer was not verified", results.summary_markdown(data))
+        self.assertIn("grpc/unary n=1000 c=100: the answer was not verified", report.summary_markdown(data))
 
 
 class ConditionsViewTests(unittest.TestCase):
@@ -166,7 +167,7 @@ class BrowserRenderTests(unittest.TestCase):
             unavailable(self, "Chromium is not installed (Debian: apt-get install -y chromium)")
         try:
             report.ensure_scripts()
-        except report.ReportError as error:
+        except ReportError as error:
             unavailable(self, str(error))
 
     def chromium(self, page, *args):

@@ -8,7 +8,7 @@ import os
 import tempfile
 import unittest
 
-from lab import bench, check_results, floor, paths, results
+from lab import bench, check_results, floor, paths, report, results
 
 from tests.support import (
     LAB_JAVA_OPTS,
@@ -85,7 +85,7 @@ class SummaryTests(unittest.TestCase):
     """summary.md renders the report's own tables (lab.view) as Markdown: one definition of each table."""
 
     def test_one_row_per_run_then_cpu_and_memory_per_service(self):
-        text = results.summary_markdown(sample_results())
+        text = report.summary_markdown(sample_results())
 
         runs = section(text, "")
         self.assertEqual(runs[0], "| path | n | concurrency | req/s | mean | p50 | p90 | p99 | max | completed | "
@@ -106,7 +106,7 @@ class SummaryTests(unittest.TestCase):
         data = sample_results()
         data["runs"][1]["non2xx"] = 200
 
-        text = results.summary_markdown(data)
+        text = report.summary_markdown(data)
 
         self.assertIn("AMD EPYC (fixture), 2 cores, 23.5 GiB", text)
         self.assertIn("CPU % is of one core (2 cores = 200 %)", text)
@@ -119,7 +119,7 @@ class ServerSideSummaryTests(unittest.TestCase):
         data = sample_results()
         data["runs"][1]["server_side"] = {"error": "no server-side figures: cannot read x"}
 
-        table = section(results.summary_markdown(data), "## Server side")
+        table = section(report.summary_markdown(data), "## Server side")
 
         self.assertEqual(table[0], "| path | n | concurrency | aggregator requests | aggregator ms / request | "
                                    "downstream calls | client µs / call | square calls | square µs / call |")
@@ -136,7 +136,7 @@ class ServerSideSummaryTests(unittest.TestCase):
         for run in data["runs"]:
             del run["server_side"]
 
-        self.assertNotIn("## Server side", results.summary_markdown(data))
+        self.assertNotIn("## Server side", report.summary_markdown(data))
 
 
 class FloorSummaryTests(unittest.TestCase):
@@ -146,7 +146,7 @@ class FloorSummaryTests(unittest.TestCase):
         data["runs"][0]["rps"] = 0.5 * 6828.561 / 50
         floor.attach(data, data["floor"]["runs"])
 
-        table = section(results.summary_markdown(data), "## Transport floor")
+        table = section(report.summary_markdown(data), "## Transport floor")
 
         self.assertEqual(table[0], "| path | n | concurrency | downstream calls/s | floor: transport, window | "
                                    "floor calls/s | fraction of floor | goal 60 % | path CPU µs/call | "
@@ -162,7 +162,7 @@ class FloorSummaryTests(unittest.TestCase):
     def test_the_section_says_how_the_floor_ran_and_shows_a_failed_floor_run(self):
         data = with_failed_stream_floor("the grpc_stream client failed (exit status 1)")
 
-        text = results.summary_markdown(data)
+        text = report.summary_markdown(data)
 
         self.assertIn("(aggregator.in-flight 8, aggregator.rest.max-connections 64); each floor run warmed up for 1s, "
                       "then measured 2s.", text)
@@ -174,10 +174,10 @@ class FloorSummaryTests(unittest.TestCase):
     def test_a_failed_floor_runs_output_cannot_break_the_markdown(self):
         data = with_failed_stream_floor("usage: client <grpc_unary|grpc_stream|rest_unary>")
 
-        self.assertIn(r"error: usage: client <grpc_unary\|grpc_stream\|rest_unary>", results.summary_markdown(data))
+        self.assertIn(r"error: usage: client <grpc_unary\|grpc_stream\|rest_unary>", report.summary_markdown(data))
 
     def test_results_without_a_floor_have_no_floor_section(self):
-        self.assertNotIn("Transport floor", results.summary_markdown(sample_results()))
+        self.assertNotIn("Transport floor", report.summary_markdown(sample_results()))
 
     def test_a_floor_with_nothing_to_compare_says_so(self):
         data = sample_results()
@@ -185,7 +185,7 @@ class FloorSummaryTests(unittest.TestCase):
         data["runs"] = [dict(data["runs"][0], path="rest/square")]
         floor.attach(data, [])
 
-        self.assertIn("No measured path has a floor", results.summary_markdown(data))
+        self.assertIn("No measured path has a floor", report.summary_markdown(data))
 
 
 class FloorCheckTests(unittest.TestCase):
@@ -476,8 +476,8 @@ class ReplicasTests(unittest.TestCase):
 
     def test_the_summary_says_how_replicas_are_counted_only_when_there_are_several(self):
         data = sample_results()
-        self.assertNotIn("replicas", results.summary_markdown(data))
+        self.assertNotIn("replicas", report.summary_markdown(data))
 
         data["settings"]["replicas"] = 2
         self.assertIn("2 replicas of each square service: a square service's CPU is its replicas' added up, its "
-                      "peak RSS the largest replica's.", results.summary_markdown(data))
+                      "peak RSS the largest replica's.", report.summary_markdown(data))

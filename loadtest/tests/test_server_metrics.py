@@ -6,8 +6,9 @@ import time
 import unittest
 
 from lab import bench, check_results, paths, server_metrics
+from lab.errors import MetricsError
 from lab.paths import AGGREGATOR, SQUARE_GRPC, SQUARE_REST
-from lab.server_metrics import MetricsError, Sample, parse, total
+from lab.server_metrics import Sample, parse, total
 
 from tests import support
 from tests.support import sample_results

@@ -7,7 +7,8 @@ import tempfile
 import unittest
 
 from lab import bench, check_results, results, stacks, view
-from lab.settings import Settings, SettingsError
+from lab.errors import SettingsError
+from lab.settings import Settings
 
 from tests.support import sample_results
 

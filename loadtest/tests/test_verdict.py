@@ -2,7 +2,7 @@
 
 import unittest
 
-from lab import results, verdict
+from lab import report, verdict
 
 from tests.support import sample_results
 
@@ -85,7 +85,7 @@ class ConditionTests(unittest.TestCase):
 class SummaryTests(unittest.TestCase):
 
     def test_summary_md_begins_with_the_verdict(self):
-        text = results.summary_markdown(sample_results())
+        text = report.summary_markdown(sample_results())
 
         self.assertEqual(text[:text.index("\n\n", 40) + 2], (
             "# REST vs gRPC load-test results\n\n"

@@ -1,0 +1,37 @@
+"""Every error the lab raises, in one module that imports nothing of the lab, so that any module can raise them."""
+
+
+class LabError(Exception):
+    """The lab cannot go on; the message says what was wrong and what to do."""
+
+
+class SettingsError(LabError, ValueError):
+    """A knob has a value the lab cannot use; the message says which and why."""
+
+
+class ServiceExited(LabError):
+    """A service the lab started is gone while it measured; the message names it, the run, its exit and its log."""
+
+
+class FloorError(LabError):
+    """The floor cannot be planned or read; the message says why."""
+
+
+class ReportError(Exception):
+    """The report cannot be written; the message says what to run."""
+
+
+class MetricsError(Exception):
+    """A metrics page cannot be read or parsed; the message says which and why."""
+
+
+class TrafficError(Exception):
+    """The connections' counters cannot be read; the message says why."""
+
+
+class AbOutputError(ValueError):
+    """ab printed something the lab cannot read: the run cannot be reported."""
+
+
+class VegetaOutputError(ValueError):
+    """Vegeta's results hold something the lab cannot read: the run cannot be reported."""
