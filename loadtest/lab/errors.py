@@ -9,6 +9,10 @@ class SettingsError(LabError, ValueError):
     """A knob has a value the lab cannot use; the message says which and why."""
 
 
+class ToolMissing(LabError):
+    """A tool the lab runs is missing and the lab could not install it; the message says what to run."""
+
+
 class ServiceExited(LabError):
     """A service the lab started is gone while it measured; the message names it, the run, its exit and its log."""
 

@@ -26,7 +26,18 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Dict, List, Optional
 
-from . import environment, fault_figures, http_check, network, paths, server_metrics, services, stacks, stage
+from . import (
+    environment,
+    fault_figures,
+    http_check,
+    network,
+    paths,
+    server_metrics,
+    services,
+    stacks,
+    stage,
+    tools,
+)
 from .deadlines import Deadlines
 from .errors import LabError, MetricsError
 from .fault_figures import Limits, Phase
@@ -160,14 +171,11 @@ def run(options: argparse.Namespace) -> int:
         LAB_DIR, "results", "faults-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S")))
     if os.path.exists(os.path.join(results_dir, "faults.json")):
         raise LabError("%s already holds a fault run: choose another RESULTS_DIR" % results_dir)
-    java = os.path.join(os.environ["JAVA_HOME"], "bin", "java") if os.environ.get("JAVA_HOME") else "java"
-    if not shutil.which(java):
-        raise LabError("java is missing: install a JDK 17 or newer")
-    stack = stacks.resolve(settings, java)[0]
+    stack = stacks.resolve(settings, tools.java())[0]
     jcmd = find_jcmd(stack.jdk.java)
     modules = paths.services_needed(paths.ALL[name] for name in options.path_names)
-    jars = services.ensure_jars(REPO, modules, settings.skip_build)
-    toxiproxy = network.ensure_toxiproxy()
+    jars = tools.ensure_jars(REPO, modules, settings.skip_build)
+    toxiproxy = tools.ensure_toxiproxy()
     instances = services.layout(settings, modules)
     from .run import check_ports
     check_ports(instances, settings)

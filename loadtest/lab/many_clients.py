@@ -18,7 +18,6 @@ import datetime
 import json
 import os
 import resource
-import shutil
 import subprocess
 import sys
 import time
@@ -37,13 +36,14 @@ from . import (
     services,
     stacks,
     stage,
+    tools,
 )
 from .clients_figures import Counts, Limits, Run
 from .deadlines import Deadlines
 from .errors import AbOutputError, LabError, MetricsError, ServiceExited
 from .health_probe import HealthProbe
 from .processes import Processes, Watched, check_alive, raise_on_term
-from .run import AB_MISSING, check_ports, ensure_tool
+from .run import check_ports
 from .settings import Settings
 
 LAB_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -162,7 +162,7 @@ def aggregator_args(options: argparse.Namespace, from_env: str) -> str:
 
 def run(options: argparse.Namespace) -> int:
     open_files = raise_open_files(max(options.client_counts) + FD_HEADROOM)
-    ensure_tool("ab", "apache2-utils", AB_MISSING)
+    tools.ensure_command("ab", "apache2-utils", tools.AB_MISSING)
     env = dict(os.environ, NETWORK="loopback", FLOOR="0", PATHS=" ".join(options.path_names))
     env["AGGREGATOR_ARGS"] = aggregator_args(options, os.environ.get("AGGREGATOR_ARGS", ""))
     settings = Settings.from_env(env)
@@ -170,12 +170,9 @@ def run(options: argparse.Namespace) -> int:
         LAB_DIR, "results", "clients-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S")))
     if os.path.exists(os.path.join(results_dir, "clients.json")):
         raise LabError("%s already holds a many-clients run: choose another RESULTS_DIR" % results_dir)
-    java = os.path.join(os.environ["JAVA_HOME"], "bin", "java") if os.environ.get("JAVA_HOME") else "java"
-    if not shutil.which(java):
-        raise LabError("java is missing: install a JDK 17 or newer")
-    stack = stacks.resolve(settings, java)[0]
+    stack = stacks.resolve(settings, tools.java())[0]
     modules = paths.services_needed(paths.ALL[name] for name in options.path_names)
-    jars = services.ensure_jars(REPO, modules, settings.skip_build)
+    jars = tools.ensure_jars(REPO, modules, settings.skip_build)
     instances = services.layout(settings, modules)
     check_ports(instances, settings)
     os.makedirs(os.path.join(results_dir, "logs"), exist_ok=True)

@@ -4,33 +4,25 @@ On loopback a round trip costs microseconds and CPU decides; across a network ev
 trip. The kernel here has no netem, so the lab puts a real TCP proxy, Toxiproxy, between the aggregator and each
 square service, and gives it a latency and a bandwidth toxic in both directions. Toxiproxy's own latency toxic
 counts whole milliseconds, which cannot say a LAN's 0.5 ms round trip (250 µs each way), so the lab builds
-Toxiproxy's server from its Go module with one more toxic, latency_us (loadtest/toxiproxy), into loadtest/.tools.
+Toxiproxy's server from its Go module with one more toxic, latency_us (loadtest/toxiproxy, built by lab.tools).
 
 The bandwidth toxic limits each connection on its own: gRPC carries every call on one connection per replica and
 so shares one limit, while the REST pools open many connections and get one limit each.
 """
 
 import json
-import os
 import subprocess
 import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional
+from typing import Dict, List, Optional
 
 from prometheus_client.parser import text_string_to_metric_families
 
 from .errors import LabError
-from .open_loop import TOOLS_BIN, find_go, last_lines
 from .processes import Processes
 
-LAB_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SOURCE_DIR = os.path.join(LAB_DIR, "toxiproxy")
-BINARY_NAME = "toxiproxy-server"
-TOXIPROXY_VERSION = "v2.12.0"
-# Stamped into the build, so that `-version` says which Toxiproxy it is and that it has latency_us.
-VERSION_STAMP = "%s+latency_us" % TOXIPROXY_VERSION
 # Toxiproxy's bandwidth toxic counts KB/s of 1000 bytes: 1 Mbit/s is 125 of them.
 KB_PER_S_PER_MBIT = 125
 DIRECTIONS = ("upstream", "downstream")
@@ -71,50 +63,6 @@ PROFILES = {profile.name: profile for profile in (
     Profile("wan", True, 20.0, 100, "WAN: 20 ms round trip, 100 Mbit/s each way"),
 )}
 NAMES = tuple(PROFILES)
-
-
-def ensure_toxiproxy(tools_bin: str = TOOLS_BIN, source_dir: str = SOURCE_DIR,
-                     find: Optional[Callable[[], Optional[str]]] = None, log=print) -> str:
-    """The path of the lab's Toxiproxy server in tools_bin, built there with `go build` from source_dir when it is
-    missing, does not report VERSION_STAMP, or is older than one of its sources."""
-    binary = os.path.join(tools_bin, BINARY_NAME)
-    if installed_version(binary) == VERSION_STAMP and not _older_than_sources(binary, source_dir):
-        return binary
-    go = (find or find_go)()
-    if not go:
-        raise LabError("Go is needed for NETWORK=%s: the lab builds its network emulator, Toxiproxy %s, with `go "
-                       "build`. Install Go (https://go.dev/dl; Debian's golang package is too old for Toxiproxy) "
-                       "and run the lab again; NETWORK=loopback needs no Go."
-                       % ("|".join(name for name in NAMES if PROFILES[name].proxied), TOXIPROXY_VERSION))
-    log("[lab] building Toxiproxy %s with the latency_us toxic (go build in %s)" % (TOXIPROXY_VERSION, source_dir))
-    os.makedirs(tools_bin, exist_ok=True)
-    done = subprocess.run([go, "build", "-ldflags=-X github.com/Shopify/toxiproxy/v2.Version=" + VERSION_STAMP,
-                           "-o", os.path.abspath(binary), "."],
-                          cwd=source_dir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if done.returncode != 0:
-        raise LabError("go build of Toxiproxy failed (exit code %d), so NETWORK has no emulator:\n  %s"
-                       % (done.returncode, "\n  ".join(last_lines(done.stdout, 15))))
-    found = installed_version(binary)
-    if found != VERSION_STAMP:
-        raise LabError("go build left %s reporting version %r, not %s" % (binary, found, VERSION_STAMP))
-    return binary
-
-
-def installed_version(binary: str) -> Optional[str]:
-    """What `<binary> -version` reports ("toxiproxy-server <version>"), or None without a working binary."""
-    try:
-        done = subprocess.run([binary, "-version"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                              timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    words = done.stdout.split()
-    return words[1] if done.returncode == 0 and len(words) >= 2 and words[0] == BINARY_NAME else None
-
-
-def _older_than_sources(binary: str, source_dir: str) -> bool:
-    built = os.path.getmtime(binary)
-    return any(os.path.getmtime(os.path.join(source_dir, name)) > built
-               for name in os.listdir(source_dir) if name.endswith((".go", ".mod", ".sum")))
 
 
 class Toxiproxy:

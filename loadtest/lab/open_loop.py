@@ -6,8 +6,8 @@ the requests that would have waited are never sent, and the stall shows as one s
 (coordinated omission). An open loop keeps to its schedule, as real users arriving independently do; what is left
 of coordinated omission, Vegeta itself falling behind its schedule, read_results corrects as wrk2 does.
 
-Vegeta is a kept tool, pinned (VEGETA_VERSION) and installed with `go install` into loadtest/.tools/bin; the
-latencies go into HdrHistograms, which keep every latency at 3 significant digits, none sampled away.
+Vegeta is a kept tool, pinned and installed by lab.tools; the latencies go into HdrHistograms, which keep every
+latency at 3 significant digits, none sampled away.
 """
 
 import base64
@@ -16,7 +16,6 @@ import calendar
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
 import tempfile
@@ -27,14 +26,8 @@ from typing import Callable, Dict, Iterable, Optional
 
 from hdrh.histogram import HdrHistogram
 
-from .errors import LabError, VegetaOutputError
-
-VEGETA_MODULE = "github.com/tsenart/vegeta/v12"
-VEGETA_VERSION = "v12.13.0"
-LAB_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TOOLS_BIN = os.path.join(LAB_DIR, ".tools", "bin")
-# Where the official Go archive (go.dev/dl) is unpacked: a shell that never put it on PATH still has it there.
-GO_FALLBACK = "/usr/local/go/bin/go"
+from .errors import VegetaOutputError
+from .tools import last_lines
 
 # The histograms' range in µs: 1 µs to an hour, far above any -timeout the lab sets; 3 significant digits.
 LOWEST_US = 1
@@ -52,56 +45,6 @@ CONNECTION_SIGNS = re.compile(r"connection refused|connection reset|broken pipe|
 
 # RFC 3339 with up to nanoseconds, as Go writes a time.Time in JSON: 2026-11-23T12:37:04.349344165Z (or +01:00).
 _TIMESTAMP = re.compile(r"^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d)$")
-# The date and time Go's log package puts before each of Vegeta's error lines.
-_GO_LOG_PREFIX = re.compile(r"^\d{4}/\d\d/\d\d \d\d:\d\d:\d\d ")
-
-
-def ensure_vegeta(tools_bin: str = TOOLS_BIN, find_go: Optional[Callable[[], Optional[str]]] = None, log=print) -> str:
-    """The path of a Vegeta VEGETA_VERSION binary in tools_bin, installed there with `go install` if it is not yet.
-
-    Vegeta's -version prints the version its build stamped in (`Version: v12.13.0` for a release); a plain
-    `go install` stamps nothing (`Version: ` empty), so the lab stamps the version itself, and a binary that does
-    not say VEGETA_VERSION is replaced.
-    """
-    binary = os.path.join(tools_bin, "vegeta")
-    if installed_version(binary) == VEGETA_VERSION:
-        return binary
-    # The parameter shadows the module's find_go, which is the default: _FIND_GO names it.
-    go = (find_go or _FIND_GO)()
-    if not go:
-        raise LabError("Go is needed for LOAD=open: the lab installs its load generator, Vegeta %s, with `go "
-                       "install`. Install Go (Debian: apt-get install -y golang, or https://go.dev/dl) and run the "
-                       "lab again; LOAD=closed (ab) needs no Go." % VEGETA_VERSION)
-    package = "%s@%s" % (VEGETA_MODULE, VEGETA_VERSION)
-    log("[lab] installing Vegeta %s (go install %s)" % (VEGETA_VERSION, package))
-    os.makedirs(tools_bin, exist_ok=True)
-    done = subprocess.run([go, "install", "-ldflags=-X main.Version=%s" % VEGETA_VERSION, package],
-                          env=dict(os.environ, GOBIN=os.path.abspath(tools_bin)),
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if done.returncode != 0:
-        raise LabError("go install %s failed (exit code %d), so LOAD=open has no load generator:\n  %s"
-                       % (package, done.returncode, "\n  ".join(last_lines(done.stdout, 15))))
-    found = installed_version(binary)
-    if found != VEGETA_VERSION:
-        raise LabError("go install %s left %s reporting version %r, not %s"
-                       % (package, binary, found, VEGETA_VERSION))
-    return binary
-
-
-def installed_version(binary: str) -> Optional[str]:
-    """The version `<binary> -version` reports ("" when its build stamped none), or None without a working one."""
-    try:
-        done = subprocess.run([binary, "-version"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                              timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return version_of(done.stdout) if done.returncode == 0 else None
-
-
-def version_of(version_output: str) -> Optional[str]:
-    """The version in `vegeta -version`'s output ("Version: v12.13.0", then Commit, Runtime and Date lines)."""
-    match = re.search(r"^Version:[ \t]*(\S*)", version_output, re.MULTILINE)
-    return match.group(1) if match else None
 
 
 def run(vegeta: str, url: str, expected_body: str, rate: int, duration_s: float, timeout_s: int, raw_dir: str,
@@ -391,21 +334,6 @@ def _read_file(vegeta: str, results_path: str, expected_body: str, rate: int, du
 
 def _failed(rate: int, duration_s: float, error: str) -> Dict:
     return {"load": "open", "rate": rate, "duration_s": duration_s, "error": error}
-
-
-def find_go() -> Optional[str]:
-    found = shutil.which("go")
-    if found:
-        return found
-    return GO_FALLBACK if os.access(GO_FALLBACK, os.X_OK) else None
-
-
-_FIND_GO = find_go
-
-
-def last_lines(text: str, count: int):
-    lines = [_GO_LOG_PREFIX.sub("", line) for line in text.strip().splitlines() if line.strip()]
-    return lines[-count:] or ["(no message)"]
 
 
 def _write(path: str, text: str) -> None:

@@ -11,8 +11,6 @@ finished, failed, or was stopped with Ctrl-C or TERM.
 import dataclasses
 import datetime
 import os
-import shutil
-import subprocess
 import sys
 import time
 import urllib.parse
@@ -27,7 +25,6 @@ from . import (
     http_check,
     mix,
     network,
-    open_loop,
     paths,
     progress,
     repeats,
@@ -36,9 +33,10 @@ from . import (
     services,
     stacks,
     stage,
+    tools,
     view,
 )
-from .errors import LabError, ReportError, ServiceExited
+from .errors import LabError, ReportError, ServiceExited, ToolMissing
 from .processes import Processes, raise_on_term
 from .settings import Settings
 
@@ -54,17 +52,14 @@ def main() -> int:
         LAB_DIR, "results", datetime.datetime.now().strftime("%Y%m%d-%H%M%S")))
     if os.path.exists(os.path.join(results_dir, "results.json")):
         raise LabError("%s already holds results: choose another RESULTS_DIR" % results_dir)
-    java = os.path.join(os.environ["JAVA_HOME"], "bin", "java") if os.environ.get("JAVA_HOME") else "java"
-    if not shutil.which(java):
-        raise LabError("java is missing: install a JDK 17 or newer "
-                       "(Debian: apt-get install -y openjdk-17-jdk-headless)")
+    java = tools.java()
     # A JDK or server the machine cannot serve stops the lab here, before it builds or starts anything.
     lab_stacks = stacks.resolve(settings, java)
     modules = paths.services_needed(paths.ALL[p] for p in settings.paths)
-    jars = services.ensure_jars(REPO, modules + ([services.FLOOR] if settings.floor else []), settings.skip_build)
-    ensure_tool("ab", "apache2-utils", AB_MISSING)
-    ensure_tool("ss", "iproute2", SS_MISSING)
-    toxiproxy = network.ensure_toxiproxy() if settings.proxied else None
+    jars = tools.ensure_jars(REPO, modules + ([services.FLOOR] if settings.floor else []), settings.skip_build)
+    tools.ensure_command("ab", "apache2-utils", tools.AB_MISSING)
+    tools.ensure_command("ss", "iproute2", tools.SS_MISSING)
+    toxiproxy = tools.ensure_toxiproxy() if settings.proxied else None
     instances = services.layout(settings, modules)
     check_ports(instances, settings)
     os.makedirs(os.path.join(results_dir, "logs"), exist_ok=True)
@@ -95,43 +90,13 @@ def main() -> int:
     try:
         # The Maven build (LAB_SKIP_BUILD=1) has fetched the report's scripts already; a user's run may fetch them.
         print("[lab] report: %s" % report.write(results_dir, fetch=not settings.skip_build))
-    except ReportError as error:
+    except (ReportError, ToolMissing) as error:
         print("[lab] ERROR: no report.html: %s" % error, file=sys.stderr)
         print("[lab] once that is fixed: loadtest/run.sh --report %s" % results_dir, file=sys.stderr)
         status = status or 1
     print("[lab] results: %s (summary.md, results.json, report.html, raw/, logs/%s)"
           % (results_dir, ", floor/" if settings.floor else ""))
     return status
-
-
-AB_MISSING = ("ApacheBench (ab) is missing and the lab could not install it. Install it, then run again:\n"
-              "    Debian/Ubuntu: sudo apt-get install -y apache2-utils\n"
-              "    Fedora/RHEL:   sudo dnf install -y httpd-tools\n"
-              "    Alpine:        apk add apache2-utils")
-SS_MISSING = ("ss is missing and the lab could not install it: the lab reads each run's bytes per call from the "
-              "kernel's counters of the square services' connections with it. Install iproute2, then run again:\n"
-              "    Debian/Ubuntu: sudo apt-get install -y iproute2\n"
-              "    Fedora/RHEL:   sudo dnf install -y iproute\n"
-              "    Alpine:        apk add iproute2")
-
-
-def ensure_tool(command: str, debian_package: str, missing: str) -> None:
-    """A command the lab runs (ab, ss), installed from its Debian package when it is missing and the lab may
-    install; else the error says what to run."""
-    if shutil.which(command):
-        return
-    # As root, or through sudo when it needs no password.
-    sudo = [] if os.geteuid() == 0 else ["sudo", "-n"]
-    may_install = not sudo or (shutil.which("sudo") and subprocess.run(
-        ["sudo", "-n", "true"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0)
-    if shutil.which("apt-get") and may_install:
-        print("[lab] %s is missing: installing Debian's %s" % (command, debian_package), flush=True)
-        apt = sudo + ["env", "DEBIAN_FRONTEND=noninteractive", "apt-get"]
-        if subprocess.run(apt + ["install", "-y", "-q", debian_package], stdout=subprocess.DEVNULL).returncode != 0:
-            subprocess.run(apt + ["update", "-q"], stdout=subprocess.DEVNULL)
-            subprocess.run(apt + ["install", "-y", "-q", debian_package], stdout=subprocess.DEVNULL)
-    if not shutil.which(command):
-        raise LabError(missing)
 
 
 def check_ports(instances: List[services.Instance], settings: Settings) -> None:
@@ -218,16 +183,16 @@ def measure(results_dir: str, settings: Settings, lab_stacks: List[stacks.Stack]
     }
     if lab_stage.toxiproxy:
         run_results["settings"]["toxiproxy"] = {
-            "version": network.VERSION_STAMP, "api_port": settings.toxiproxy_port,
+            "version": tools.TOXIPROXY_STAMP, "api_port": settings.toxiproxy_port,
             "proxies": [{"name": r.name, "listen": "127.0.0.1:%d" % r.listen_port, "upstream": r.upstream}
                         for r in lab_stage.routes]}
     if settings.open_loop:
-        run_results["environment"]["load_generator"] = "Vegeta %s" % open_loop.VEGETA_VERSION
+        run_results["environment"]["load_generator"] = "Vegeta %s" % tools.VEGETA_VERSION
     raw_dir = os.path.join(results_dir, "raw")
     os.makedirs(raw_dir, exist_ok=True)
     results.write_json(results_dir, run_results)
 
-    vegeta = open_loop.ensure_vegeta() if settings.open_loop else None
+    vegeta = tools.ensure_vegeta() if settings.open_loop else None
     measured: Dict[tuple, List[Dict]] = {}
     proxy_totals: Dict[str, Dict[str, int]] = {}
     for stack in lab_stacks:

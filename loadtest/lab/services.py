@@ -1,18 +1,14 @@
-"""The services the lab runs: which, on which loopback ports, with which arguments, and from which jars.
+"""The services the lab runs: which, on which loopback ports, and with which arguments.
 
 Replica r of a square service listens on its port + (r - 1) (REST) or + 2 (r - 1) (gRPC and its actuator):
 7575, 7576; 6565/6566, 6567/6568. The aggregator is pointed at every replica, directly, or on a NETWORK other than
 loopback through a proxy of its own (Toxiproxy) for each, on PROXY_PORT, PROXY_PORT + 1, ...
 """
 
-import glob
-import os
-import subprocess
 from dataclasses import dataclass
 from typing import Dict, List, Optional
 
 from .deadlines import Deadlines
-from .errors import SettingsError
 from .paths import AGGREGATOR, SQUARE_GRPC, SQUARE_REST
 from .settings import Settings
 
@@ -129,48 +125,3 @@ def aggregator_arguments(settings: Settings, deadlines: Optional[Deadlines] = No
 
 def _knob(name: str, offset: int) -> str:
     return name if offset == 0 else "%s+%d" % (name, offset)
-
-
-def jar_of(repo: str, module: str) -> Optional[str]:
-    """The executable jar of a module: the newest <module>-<version>.jar in its target folder."""
-    candidates = [jar for jar in glob.glob(os.path.join(repo, module, "target", module + "-*.jar"))
-                  if not jar.endswith(("-plain.jar", "-sources.jar"))]
-    return max(candidates, key=os.path.getmtime) if candidates else None
-
-
-def stale(repo: str, module: str, jar: str) -> bool:
-    """True when a source of the module, or of a module it is built from, changed after its jar was built.
-    Only sources count: Maven leaves a jar untouched when a pom changed but the classes did not."""
-    built = os.path.getmtime(jar)
-    for folder in [os.path.join(repo, module, "src")] + [os.path.join(repo, m, "src") for m in _libraries(repo)]:
-        for root, _, files in os.walk(folder):
-            if any(os.path.getmtime(os.path.join(root, name)) > built for name in files):
-                return True
-    return False
-
-
-def _libraries(repo: str) -> List[str]:
-    """The project's library modules the services and the floor are built from."""
-    modules = ("proto-module", "payload-shapes", "grpc-stream-flow", "observation-meters")
-    return [m for m in modules if os.path.isdir(os.path.join(repo, m))]
-
-
-def ensure_jars(repo: str, modules: List[str], skip_build: bool, log=print) -> Dict[str, str]:
-    """Each module's jar, building the missing and stale ones with the Maven wrapper (unless skip_build)."""
-    missing = [m for m in modules if jar_of(repo, m) is None]
-    outdated = [m for m in modules if m not in missing and stale(repo, m, jar_of(repo, m))]
-    if not missing and not outdated:
-        log("[lab] jars are up to date")
-    elif skip_build:
-        if missing:
-            raise SettingsError("no jar for %s and LAB_SKIP_BUILD=1: build first with ./mvnw -B package -DskipTests"
-                                % " ".join(missing))
-        log("[lab] warning: the jars of %s are older than their sources; LAB_SKIP_BUILD=1, so they are used as they "
-            "are" % " ".join(outdated))
-    else:
-        log("[lab] building %s (./mvnw -B -q package -DskipTests)" % " ".join(missing + outdated))
-        done = subprocess.run([os.path.join(repo, "mvnw"), "-B", "-q", "package", "-DskipTests",
-                               "-pl", ",".join(missing + outdated), "-am"], cwd=repo, stdin=subprocess.DEVNULL)
-        if done.returncode != 0:
-            raise SettingsError("the build failed (see above)")
-    return {module: jar_of(repo, module) for module in modules}

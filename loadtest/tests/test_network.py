@@ -10,7 +10,7 @@ import threading
 import time
 import unittest
 
-from lab import network
+from lab import network, tools
 from lab.errors import LabError
 from lab.processes import Processes
 
@@ -69,9 +69,9 @@ class SentBytesTests(unittest.TestCase):
 class EnsureToxiproxyTests(unittest.TestCase):
 
     def test_without_go_the_error_says_what_needs_it_and_what_does_not(self):
-        with tempfile.TemporaryDirectory() as tools:
+        with tempfile.TemporaryDirectory() as tools_bin:
             with self.assertRaises(LabError) as raised:
-                network.ensure_toxiproxy(tools_bin=tools, find=lambda: None, log=lambda _: None)
+                tools.ensure_toxiproxy(tools_bin=tools_bin, find_go=lambda: None, log=lambda _: None)
         message = str(raised.exception)
         self.assertIn("Go is needed for NETWORK=proxy|lan|wan", message)
         self.assertIn("NETWORK=loopback needs no Go", message)
@@ -91,7 +91,7 @@ class RealToxiproxyTests(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.binary = network.ensure_toxiproxy(log=lambda _: None)
+        cls.binary = tools.ensure_toxiproxy(log=lambda _: None)
         cls.echo = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _Echo)
         cls.echo.daemon_threads = True
         threading.Thread(target=cls.echo.serve_forever, daemon=True).start()
@@ -104,7 +104,7 @@ class RealToxiproxyTests(unittest.TestCase):
         cls.logs.cleanup()
 
     def test_the_build_reports_its_version(self):
-        self.assertEqual(network.installed_version(self.binary), network.VERSION_STAMP)
+        self.assertEqual(tools.toxiproxy_version(self.binary), tools.TOXIPROXY_STAMP)
 
     def test_each_profile_adds_its_round_trip_and_the_counters_count_every_byte(self):
         with Processes() as processes:

@@ -10,7 +10,7 @@ import time
 import unittest
 from unittest import mock
 
-from lab import check_results, open_loop, report, results, view
+from lab import check_results, open_loop, report, results, tools, view
 from lab.errors import LabError, VegetaOutputError
 
 from tests import support
@@ -120,31 +120,31 @@ class PiecesTests(unittest.TestCase):
 
     def test_the_version_vegeta_reports(self):
         release = "Version: v12.13.0\nCommit: 0123abc\nRuntime: go1.26.8 linux/amd64\nDate: 2026-01-01T00:00:00Z\n"
-        self.assertEqual(open_loop.version_of(release), "v12.13.0")
+        self.assertEqual(tools.version_of(release), "v12.13.0")
         # What a plain `go install` builds says: no version stamped in.
-        self.assertEqual(open_loop.version_of("Version: \nCommit: \nRuntime: go1.26.8 linux/amd64\nDate: \n"), "")
+        self.assertEqual(tools.version_of("Version: \nCommit: \nRuntime: go1.26.8 linux/amd64\nDate: \n"), "")
 
     def test_a_binary_of_the_pinned_version_is_used_as_it_is(self):
-        with tempfile.TemporaryDirectory() as tools:
-            binary = self._fake_vegeta(tools, "v12.13.0")
+        with tempfile.TemporaryDirectory() as tools_bin:
+            binary = self._fake_vegeta(tools_bin, "v12.13.0")
 
-            self.assertEqual(open_loop.ensure_vegeta(tools, find_go=lambda: None, log=self.fail), binary)
+            self.assertEqual(tools.ensure_vegeta(tools_bin, find_go=lambda: None, log=self.fail), binary)
 
     def test_without_a_finder_given_it_looks_for_go_itself(self):
-        with tempfile.TemporaryDirectory() as tools:
-            self._fake_vegeta(tools, "")
-            with mock.patch.object(open_loop, "_FIND_GO", return_value=None) as finder:
+        with tempfile.TemporaryDirectory() as tools_bin:
+            self._fake_vegeta(tools_bin, "")
+            with mock.patch.object(tools, "_FIND_GO", return_value=None) as finder:
                 with self.assertRaises(LabError):
-                    open_loop.ensure_vegeta(tools, log=self.fail)
+                    tools.ensure_vegeta(tools_bin, log=self.fail)
 
         finder.assert_called_once_with()
 
     def test_without_go_the_error_says_how_to_get_it_and_that_ab_needs_none(self):
-        with tempfile.TemporaryDirectory() as tools:
-            self._fake_vegeta(tools, "")
+        with tempfile.TemporaryDirectory() as tools_bin:
+            self._fake_vegeta(tools_bin, "")
 
             with self.assertRaises(LabError) as caught:
-                open_loop.ensure_vegeta(tools, find_go=lambda: None, log=self.fail)
+                tools.ensure_vegeta(tools_bin, find_go=lambda: None, log=self.fail)
 
         message = str(caught.exception)
         for part in ("Go is needed for LOAD=open", "apt-get install -y golang", "https://go.dev/dl",
@@ -214,7 +214,7 @@ class VegetaRunTests(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.vegeta = open_loop.ensure_vegeta()
+        cls.vegeta = tools.ensure_vegeta()
 
     def setUp(self):
         folder = tempfile.TemporaryDirectory()

@@ -13,8 +13,8 @@ import subprocess
 import tempfile
 import unittest
 
-from lab import floor, report, results, view
-from lab.errors import ReportError
+from lab import floor, report, results, tools, view
+from lab.errors import ToolMissing
 
 from tests.support import sample_conditions, sample_open_results, sample_results, sample_with_floor
 
@@ -166,8 +166,8 @@ class BrowserRenderTests(unittest.TestCase):
         if not self.browser:
             unavailable(self, "Chromium is not installed (Debian: apt-get install -y chromium)")
         try:
-            report.ensure_scripts()
-        except ReportError as error:
+            tools.ensure_scripts()
+        except ToolMissing as error:
             unavailable(self, str(error))
 
     def chromium(self, page, *args):
