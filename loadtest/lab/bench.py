@@ -10,7 +10,7 @@ from typing import Dict, List, Optional
 from . import ab_output, cpu, open_loop, server_metrics, soak, traffic
 from .errors import ServiceExited
 from .paths import AGGREGATOR, SMALL, Path
-from .processes import Watched, check_alive
+from .processes import Watched, check_alive, wait_until
 from .settings import Settings
 
 
@@ -301,15 +301,15 @@ def _await_idle(path: Path, services: List[Service], timeout_s: float, log, slee
     urls = next((s.metrics_urls for s in services if s.name == path.target == AGGREGATOR and s.metrics_urls), None)
     if not urls:
         return
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
+
+    def idle() -> bool:
         try:
-            if server_metrics.total(server_metrics.scrape(urls[0]), "aggregator_admission_squares") == 0:
-                return
+            return server_metrics.total(server_metrics.scrape(urls[0]), "aggregator_admission_squares") == 0
         except server_metrics.MetricsError:
-            return
-        sleep(0.2)
-    log("  warning: the aggregator still held requests of the warm-up after %g s" % timeout_s)
+            return True
+
+    if not wait_until(idle, timeout_s, 0.2, sleep):
+        log("  warning: the aggregator still held requests of the warm-up after %g s" % timeout_s)
 
 
 def _scrape(urls: Dict[str, List[str]], path: Path):

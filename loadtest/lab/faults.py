@@ -42,7 +42,7 @@ from .deadlines import Deadlines
 from .errors import LabError, MetricsError
 from .fault_figures import Limits, Phase
 from .fault_load import Answer, Load
-from .processes import Processes, Watched, check_alive, raise_on_term
+from .processes import Processes, Watched, check_alive, raise_on_term, wait_until
 from .settings import Settings
 
 LAB_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -303,14 +303,15 @@ def write_answers(target: str, answers: List[Answer], origin: float) -> None:
 
 def drained(metrics_url: str, wait_s: float) -> Dict:
     """The aggregator's admission and in-flight gauges, read until every one is 0 or wait_s has passed."""
-    give_up = time.monotonic() + wait_s
     began = time.monotonic()
-    while True:
-        gauges = work_gauges(_scrape(metrics_url))
-        if not any(gauges.values()) or time.monotonic() > give_up:
-            return {"values": gauges, "zero": not any(gauges.values()),
-                    "waited_s": round(time.monotonic() - began, 1)}
-        time.sleep(0.5)
+    readings: List[Dict[str, float]] = []
+
+    def idle() -> bool:
+        readings.append(work_gauges(_scrape(metrics_url)))
+        return not any(readings[-1].values())
+
+    zero = wait_until(idle, wait_s, 0.5)
+    return {"values": readings[-1], "zero": zero, "waited_s": round(time.monotonic() - began, 1)}
 
 
 def work_gauges(samples: List[server_metrics.Sample]) -> Dict[str, float]:

@@ -23,7 +23,6 @@ it, and reads the server's CPU time from /proc the moment the client says its me
 
 import json
 import os
-import queue
 import subprocess
 import threading
 import time
@@ -33,7 +32,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 from . import cpu, paths
 from . import repeats as repeats_of
 from .errors import FloorError
-from .processes import Processes
+from .processes import Processes, wait_until
 
 GOAL = 0.6
 # A bare server prints its port within this long, or the run fails.
@@ -215,25 +214,27 @@ def _measure(window: Window, folder: str, jvm: Jvm, warmup_s: float, duration_s:
 
 def _await_port(server: subprocess.Popen, server_log: str) -> int:
     """The port the server prints it listens on."""
-    lines: "queue.Queue[Optional[str]]" = queue.Queue()
+    lines: List[Optional[str]] = []
     threading.Thread(target=_lines_into, args=(server.stdout, lines), daemon=True).start()
-    deadline = time.monotonic() + SERVER_START_S
-    while time.monotonic() < deadline:
-        try:
-            line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
-        except queue.Empty:
-            break
-        if line is None:
-            raise FloorError("the floor's server exited before listening: %s" % tail(server_log, 3))
-        if line.startswith("listening on 127.0.0.1:"):
-            return int(line.rsplit(":", 1)[1])
-    raise FloorError("the floor's server was not listening after %.0f s" % SERVER_START_S)
+
+    def listening() -> bool:
+        # Read in order: a port printed before the server exited still counts.
+        for line in list(lines):
+            if line is None:
+                raise FloorError("the floor's server exited before listening: %s" % tail(server_log, 3))
+            if line.startswith("listening on 127.0.0.1:"):
+                return True
+        return False
+
+    if not wait_until(listening, SERVER_START_S, 0.05):
+        raise FloorError("the floor's server was not listening after %.0f s" % SERVER_START_S)
+    return next(int(line.rsplit(":", 1)[1]) for line in lines if line and line.startswith("listening on 127.0.0.1:"))
 
 
-def _lines_into(stream, lines: "queue.Queue[Optional[str]]") -> None:
+def _lines_into(stream, lines: List[Optional[str]]) -> None:
     for line in stream:
-        lines.put(line.strip())
-    lines.put(None)
+        lines.append(line.strip())
+    lines.append(None)
 
 
 def _run_client(window: Window, folder: str, jvm: Jvm, port: int, server_pid: int, warmup_s: float,

@@ -2,13 +2,13 @@
 
 import socket
 import subprocess
-import time
 import urllib.error
 import urllib.request
 from typing import Iterable, List, NamedTuple, Optional, Tuple
 
 from . import cpu
 from .paths import Path
+from .processes import wait_until
 
 
 def port_taken(port: int, host: str = "127.0.0.1") -> bool:
@@ -62,20 +62,22 @@ def wait_healthy(services: Iterable[Tuple[str, int, str]], timeout_s: float,
                  alive=cpu.alive) -> Optional[Unhealthy]:
     """Waits until every (name, pid, health URL) answers UP; returns None, or the first that did not."""
     pending = list(services)
-    deadline = time.monotonic() + timeout_s
-    while pending:
+    exited: List[Unhealthy] = []
+
+    def all_up() -> bool:
         for service in list(pending):
             name, pid, url = service
             if not alive(pid):
-                return Unhealthy(name, "%s (pid %d) exited during start-up" % (name, pid))
+                exited.append(Unhealthy(name, "%s (pid %d) exited during start-up" % (name, pid)))
+                return True
             if is_healthy(url):
                 pending.remove(service)
-        if pending and time.monotonic() > deadline:
-            name, _, url = pending[0]
-            return Unhealthy(name, "%s did not answer UP at %s within %d s" % (name, url, timeout_s))
-        if pending:
-            time.sleep(0.5)
-    return None
+        return not pending
+
+    if not wait_until(all_up, timeout_s, 0.5):
+        name, _, url = pending[0]
+        return Unhealthy(name, "%s did not answer UP at %s within %d s" % (name, url, timeout_s))
+    return exited[0] if exited else None
 
 
 def answer_mismatch(path: Path, url: str, n: int, timeout_s: float) -> Optional[str]:

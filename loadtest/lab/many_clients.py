@@ -42,7 +42,7 @@ from .clients_figures import Counts, Limits, Run
 from .deadlines import Deadlines
 from .errors import AbOutputError, LabError, MetricsError, ServiceExited
 from .health_probe import HealthProbe
-from .processes import Processes, Watched, check_alive, raise_on_term
+from .processes import Processes, Watched, check_alive, raise_on_term, wait_until
 from .run import check_ports
 from .settings import Settings
 
@@ -315,20 +315,19 @@ def read_counts(metrics_url: str, path: paths.Path, watched: List[Watched], duri
 def settle(metrics_url: str, path: paths.Path, wait_s: float, watched: List[Watched], during: str) -> Counts:
     """The counters once the aggregator has answered what ab left behind: its admission and in-flight gauges at 0 and
     its answers on the path unchanged over half a second, or wait_s has passed."""
-    give_up = time.monotonic() + wait_s
-    last = read_counts(metrics_url, path, watched, during)
-    while time.monotonic() < give_up:
-        time.sleep(0.5)
+    read: List[Counts] = []
+
+    def steady() -> bool:
         try:
             samples = server_metrics.scrape(metrics_url)
         except MetricsError as error:
             check_alive(watched, during)
             raise LabError("the aggregator's metrics: %s" % error) from None
-        now = clients_figures.counts(samples, path)
-        if now == last and not clients_figures.work_held(samples):
-            return now
-        last = now
-    return last
+        read.append(clients_figures.counts(samples, path))
+        return len(read) > 1 and read[-1] == read[-2] and not clients_figures.work_held(samples)
+
+    wait_until(steady, wait_s, 0.5)
+    return read[-1]
 
 
 def out_of_memory(watched: List[Watched]) -> List[str]:

@@ -12,7 +12,6 @@ so shares one limit, while the REST pools open many connections and get one limi
 
 import json
 import subprocess
-import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
@@ -21,7 +20,7 @@ from typing import Dict, List, Optional
 from prometheus_client.parser import text_string_to_metric_families
 
 from .errors import LabError
-from .processes import Processes
+from .processes import Processes, wait_until
 
 # Toxiproxy's bandwidth toxic counts KB/s of 1000 bytes: 1 Mbit/s is 125 of them.
 KB_PER_S_PER_MBIT = 125
@@ -80,19 +79,20 @@ class Toxiproxy:
         """Starts the server and waits until its API answers."""
         self._process = processes.start([self.binary, "-host", "127.0.0.1", "-port", str(self.api_port)],
                                         log_path=self.log_path)
-        deadline = time.monotonic() + timeout_s
-        while True:
+
+        def answers() -> bool:
             if self._process.poll() is not None:
                 raise LabError("Toxiproxy exited with code %d before its API answered: see %s"
                                % (self._process.returncode, self.log_path))
             try:
                 self._call("GET", "/version")
-                return
+                return True
             except OSError:
-                if time.monotonic() > deadline:
-                    raise LabError("Toxiproxy's API did not answer on %s within %d s: see %s"
-                                   % (self.api, timeout_s, self.log_path)) from None
-                time.sleep(0.1)
+                return False
+
+        if not wait_until(answers, timeout_s, 0.1):
+            raise LabError("Toxiproxy's API did not answer on %s within %d s: see %s"
+                           % (self.api, timeout_s, self.log_path))
 
     @property
     def pid(self) -> int:

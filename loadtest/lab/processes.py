@@ -1,4 +1,5 @@
-"""Every process the lab starts (the services, Prometheus, the floor's JVMs), and their stopping.
+"""Every process the lab starts (the services, Prometheus, the floor's JVMs), the one way it waits for one to be
+ready, and their stopping.
 
 Each child runs in a session of its own, so that stopping it reaches whatever it started too (the floor's
 JVMs, Prometheus under its script): TERM to the group, then KILL to what is left after a grace period. The
@@ -11,8 +12,9 @@ import os
 import signal
 import subprocess
 import threading
+import time
 from dataclasses import dataclass
-from typing import IO, Iterable, List, Mapping, Optional, Sequence, Union
+from typing import IO, Callable, Iterable, List, Mapping, Optional, Sequence, Union
 
 from .errors import ServiceExited
 
@@ -46,6 +48,17 @@ def check_alive(watched: Iterable[Watched], during: str) -> None:
                             "[lab] its log: %s\n[lab] the log's last lines:\n%s"
                             % (process.name, exit_text(code), during, process.log_path,
                                last_lines(process.log_path, LOG_LINES_SHOWN)))
+
+
+def wait_until(ready: Callable[[], bool], timeout_s: float, interval_s: float, sleep=time.sleep) -> bool:
+    """Asks ready() every interval_s until it says so (True) or timeout_s has passed (False); ready() raises to end
+    the wait at once, e.g. when the process it waits for has exited."""
+    deadline = time.monotonic() + timeout_s
+    while not ready():
+        if time.monotonic() > deadline:
+            return False
+        sleep(interval_s)
+    return True
 
 
 def exit_text(code: int) -> str:

@@ -12,7 +12,6 @@ import dataclasses
 import datetime
 import os
 import sys
-import time
 import urllib.parse
 import urllib.request
 from typing import Dict, List, Optional
@@ -37,7 +36,7 @@ from . import (
     view,
 )
 from .errors import LabError, ReportError, ServiceExited, ToolMissing
-from .processes import Processes, raise_on_term
+from .processes import Processes, raise_on_term, wait_until
 from .settings import Settings
 
 LAB_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -139,11 +138,17 @@ def start_prometheus(processes: Processes, instances: List[services.Instance], s
     child = processes.start(["bash", PROMETHEUS_SCRIPT, "--port", str(settings.prometheus_port),
                              "--listen-address", "127.0.0.1"], log_path=log_path, env=env)
     url = "http://127.0.0.1:%d" % settings.prometheus_port
-    deadline = time.monotonic() + 60
-    while not _ready(url + "/-/ready"):
-        if child.poll() is not None or time.monotonic() > deadline:
-            raise LabError("Prometheus did not start (see %s; PROMETHEUS=0 runs the lab without it)" % log_path)
-        time.sleep(0.5)
+    not_started = LabError("Prometheus did not start (see %s; PROMETHEUS=0 runs the lab without it)" % log_path)
+
+    def ready() -> bool:
+        if _ready(url + "/-/ready"):
+            return True
+        if child.poll() is not None:
+            raise not_started
+        return False
+
+    if not wait_until(ready, 60, 0.5):
+        raise not_started
     print("[lab] Prometheus: %s (targets: %s/classic/targets); e.g. requests per second per transport:" % (url, url))
     print("[lab]   %s/classic/graph?g0.expr=%s" % (url, urllib.parse.quote(
         "sum by (transport) (rate(aggregator_fanout_seconds_count[1m]))")), flush=True)

@@ -20,6 +20,7 @@ from typing import Callable, Dict, List, Optional
 
 from . import cpu, server_metrics
 from .errors import MetricsError
+from .processes import wait_until
 from .settings import Settings
 
 MINUTE_S = 60.0
@@ -109,14 +110,17 @@ class MinuteSampler:
         if done.returncode != 0:
             raise OSError("jcmd %d GC.run exited with code %d: %s" % (pid, done.returncode, done.stdout.strip()))
         # Micrometer updates the gauge from the collection's notification, a moment after jcmd returns.
-        deadline = time.monotonic() + GC_REPORT_TIMEOUT_S
-        while True:
+        live: List[float] = []
+
+        def reported() -> bool:
             samples = server_metrics.scrape(url)
             if server_metrics.total(samples, MAJOR_GCS, action="end of major GC") > before:
-                return server_metrics.total(samples, LIVE_DATA)
-            if time.monotonic() > deadline:
-                raise OSError("the service did not report the full collection within %g s" % GC_REPORT_TIMEOUT_S)
-            time.sleep(0.1)
+                live.append(server_metrics.total(samples, LIVE_DATA))
+            return bool(live)
+
+        if not wait_until(reported, GC_REPORT_TIMEOUT_S, 0.1):
+            raise OSError("the service did not report the full collection within %g s" % GC_REPORT_TIMEOUT_S)
+        return live[0]
 
     def series(self, per_minute: Dict) -> Dict:
         """Vegeta's per-minute figures (open_loop.Minutes) with the services' RSS and heap after GC beside them."""

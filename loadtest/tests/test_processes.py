@@ -1,14 +1,16 @@
-"""A service that dies while the lab measures stops the lab with its name, its exit, the run and its log."""
+"""A service that dies while the lab measures stops the lab with its name, its exit, the run and its log; the one
+wait-until every poll of the lab goes through."""
 
 import os
 import signal
 import sys
 import tempfile
+import time
 import unittest
 
 from lab import bench
 from lab.errors import LabError, ServiceExited
-from lab.processes import Processes, Watched, check_alive, exit_text
+from lab.processes import Processes, Watched, check_alive, exit_text, wait_until
 
 
 class ServiceAliveTests(unittest.TestCase):
@@ -77,6 +79,30 @@ class ServiceAliveTests(unittest.TestCase):
         self.assertEqual(exit_text(0), "exit code 0")
         self.assertEqual(exit_text(-9), "killed by SIGKILL")
         self.assertEqual(exit_text(-15), "killed by SIGTERM")
+
+
+class WaitUntilTests(unittest.TestCase):
+
+    def test_asks_again_after_each_pause_until_ready(self):
+        answers, pauses = iter([False, False, True]), []
+
+        self.assertTrue(wait_until(lambda: next(answers), 10, 0.25, sleep=pauses.append))
+        self.assertEqual(pauses, [0.25, 0.25])
+
+    def test_gives_up_once_the_timeout_has_passed(self):
+        asked = []
+        started = time.monotonic()
+
+        self.assertFalse(wait_until(lambda: asked.append(1) or False, 0.3, 0.05))
+        self.assertGreaterEqual(time.monotonic() - started, 0.3)
+        self.assertGreater(len(asked), 2)
+
+    def test_an_error_in_the_question_ends_the_wait_at_once(self):
+        def exited():
+            raise LabError("it exited")
+
+        with self.assertRaisesRegex(LabError, "it exited"):
+            wait_until(exited, 10, 0.1, sleep=self.fail)
 
 
 if __name__ == "__main__":
