@@ -32,7 +32,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 from . import cpu, paths
 from . import repeats as repeats_of
 from .errors import FloorError
-from .processes import Processes, wait_until
+from .processes import Processes, java_command, wait_until
 
 GOAL = 0.6
 # A bare server prints its port within this long, or the run fails.
@@ -173,7 +173,7 @@ class Jvm:
     java_opts: str
 
     def command(self, *arguments: str) -> List[str]:
-        return [self.java] + self.java_opts.split() + ["-jar", self.jar] + list(arguments)
+        return java_command(self.java, self.java_opts, self.jar, arguments)
 
 
 def run_window(window: Window, folder: str, jvm: Jvm, warmup_s: float, duration_s: float,

@@ -1,5 +1,5 @@
-"""Every process the lab starts (the services, Prometheus, the floor's JVMs), the one way it waits for one to be
-ready, and their stopping.
+"""Every process the lab starts (the services, Prometheus, the floor's JVMs), the one Java command line of them all,
+the one way it waits for one to be ready, and their stopping.
 
 Each child runs in a session of its own, so that stopping it reaches whatever it started too (the floor's
 JVMs, Prometheus under its script): TERM to the group, then KILL to what is left after a grace period. The
@@ -48,6 +48,11 @@ def check_alive(watched: Iterable[Watched], during: str) -> None:
                             "[lab] its log: %s\n[lab] the log's last lines:\n%s"
                             % (process.name, exit_text(code), during, process.log_path,
                                last_lines(process.log_path, LOG_LINES_SHOWN)))
+
+
+def java_command(java: str, java_opts: str, jar: str, arguments: Sequence[str] = ()) -> List[str]:
+    """`java <JAVA_OPTS> -jar <jar> <arguments>`: how the lab starts every JVM, the services' and the floor's."""
+    return [java] + java_opts.split() + ["-jar", jar] + list(arguments)
 
 
 def wait_until(ready: Callable[[], bool], timeout_s: float, interval_s: float, sleep=time.sleep) -> bool:

@@ -15,7 +15,7 @@ from . import bench, floor, http_check, network, services, traffic
 from .deadlines import Deadlines
 from .errors import LabError, TrafficError
 from .paths import AGGREGATOR, ALL, services_needed
-from .processes import Processes, Watched
+from .processes import Processes, Watched, java_command
 from .results import PROXY
 from .settings import Settings
 from .stacks import Stack, not_running
@@ -131,9 +131,10 @@ class Stage:
         for instance in group:
             log_path = self._log_path(instance.name + log_suffix)
             print("[lab] starting %s (log: %s)" % (instance.name, log_path), flush=True)
-            child = self.processes.start([self.stack.jdk.java] + self.settings.java_opts.split()
-                                         + ["-jar", self.jars[instance.module]] + instance.arguments
-                                         + self.stack.arguments(instance.module), log_path=log_path)
+            child = self.processes.start(java_command(self.stack.jdk.java, self.settings.java_opts,
+                                                      self.jars[instance.module],
+                                                      instance.arguments + self.stack.arguments(instance.module)),
+                                         log_path=log_path)
             children.append(child)
             waiting.append((instance.name, child.pid, instance.actuator + "/health"))
         print("[lab] waiting up to %ds for %s to be healthy" % (

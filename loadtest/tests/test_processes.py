@@ -1,5 +1,5 @@
 """A service that dies while the lab measures stops the lab with its name, its exit, the run and its log; the one
-wait-until every poll of the lab goes through."""
+wait-until every poll of the lab goes through; the one Java command line of every JVM it starts."""
 
 import os
 import signal
@@ -10,7 +10,7 @@ import unittest
 
 from lab import bench
 from lab.errors import LabError, ServiceExited
-from lab.processes import Processes, Watched, check_alive, exit_text, wait_until
+from lab.processes import Processes, Watched, check_alive, exit_text, java_command, wait_until
 
 
 class ServiceAliveTests(unittest.TestCase):
@@ -103,6 +103,14 @@ class WaitUntilTests(unittest.TestCase):
 
         with self.assertRaisesRegex(LabError, "it exited"):
             wait_until(exited, 10, 0.1, sleep=self.fail)
+
+
+class JavaCommandTests(unittest.TestCase):
+
+    def test_the_options_come_before_the_jar_and_its_arguments_after(self):
+        self.assertEqual(java_command("/jdk/bin/java", " -XX:+UseSerialGC  -Xmx128m ", "floor.jar", ("server", "grpc")),
+                         ["/jdk/bin/java", "-XX:+UseSerialGC", "-Xmx128m", "-jar", "floor.jar", "server", "grpc"])
+        self.assertEqual(java_command("java", "", "a.jar"), ["java", "-jar", "a.jar"])
 
 
 if __name__ == "__main__":
