@@ -32,6 +32,7 @@ from . import (
     http_check,
     network,
     paths,
+    results,
     server_metrics,
     services,
     stacks,
@@ -182,7 +183,7 @@ def run(options: argparse.Namespace) -> int:
     os.makedirs(os.path.join(results_dir, "logs"), exist_ok=True)
     limits = Deadlines(options.deadline, None, options.deadline, "--deadline of the fault run")
     record = {"environment": environment.describe(REPO, stack.jdk.java, settings.java_opts),
-              "settings": settings_record(options, settings, stack), "started_at": _now()}
+              "settings": settings_record(options, settings, stack), "started_at": results.now()}
     with Processes() as processes:
         lab_stage = stage.Stage(processes, settings, instances, jars, results_dir)
         lab_stage.start_proxy(toxiproxy)
@@ -191,7 +192,7 @@ def run(options: argparse.Namespace) -> int:
             aggregator = next(service for service in started if service.name == paths.AGGREGATOR)
             watched = [process for service in started for process in service.watched]
             record.update(exercise(options, lab_stage, aggregator, jcmd, watched))
-    record["finished_at"] = _now()
+    record["finished_at"] = results.now()
     return report(results_dir, record)
 
 
@@ -437,10 +438,6 @@ def _scrape(metrics_url: str) -> List[server_metrics.Sample]:
 
 def _since(origin: float, moment: float) -> float:
     return round(moment - origin, 2)
-
-
-def _now() -> str:
-    return datetime.datetime.now().astimezone().isoformat(timespec="seconds")
 
 
 if __name__ == "__main__":

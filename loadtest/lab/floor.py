@@ -32,7 +32,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 from . import cpu, paths
 from . import repeats as repeats_of
 from .errors import FloorError
-from .processes import Processes, java_command, wait_until
+from .processes import Processes, java_command, log_tail, wait_until
 
 GOAL = 0.6
 # A bare server prints its port within this long, or the run fails.
@@ -415,9 +415,5 @@ def why_failed(log_path: str) -> str:
 
 
 def tail(path: str, lines: int) -> str:
-    try:
-        with open(path, errors="replace") as handle:
-            kept = [line.strip() for line in handle.readlines() if line.strip()][-lines:]
-    except OSError as error:
-        return "(cannot read it: %s)" % error
-    return "; ".join(kept) if kept else "(empty)"
+    """A log's last lines on one line, for an error message."""
+    return "; ".join(line.strip() for line in log_tail(path, lines))

@@ -32,6 +32,7 @@ from . import (
     http_check,
     network,
     paths,
+    results,
     server_metrics,
     services,
     stacks,
@@ -180,7 +181,7 @@ def run(options: argparse.Namespace) -> int:
     limits = Limits(options.goodput_share, options.health_limit_ms)
     record = {"environment": environment.describe(REPO, stack.jdk.java, settings.java_opts),
               "settings": settings_record(options, settings, stack, open_files), "limits": limits.as_dict(),
-              "started_at": _now()}
+              "started_at": results.now()}
     deadlines = Deadlines(options.deadline, None, AB_TIMEOUT_S, "--deadline of the many-clients run")
     with Processes() as processes:
         lab_stage = stage.Stage(processes, settings, instances, jars, results_dir)
@@ -189,7 +190,7 @@ def run(options: argparse.Namespace) -> int:
             info = (lab_stage.aggregator_info() or {}).get("aggregator") or {}
             record["aggregator_deadline_s"] = (info.get("deadline-ms") or options.deadline * 1000) / 1000
             rows, stopped = exercise(options, started, results_dir, limits)
-    record.update(rows=rows, stopped=stopped, finished_at=_now())
+    record.update(rows=rows, stopped=stopped, finished_at=results.now())
     return report(results_dir, record, limits)
 
 
@@ -294,7 +295,7 @@ def ab_result(done: subprocess.CompletedProcess, expected_bytes: int) -> Dict:
     seconds, or when connecting fails over and over) has no report."""
     error = None
     if done.returncode != 0:
-        error = "exited with code %d: %s" % (done.returncode, _last_line(done.stderr))
+        error = "exited with code %d: %s" % (done.returncode, tools.last_lines(done.stderr, 1)[0])
     try:
         report_found = ab_output.parse_report(done.stdout)
     except AbOutputError as problem:
@@ -411,15 +412,6 @@ def _run_ab(command: List[str], report_path: str) -> subprocess.CompletedProcess
         if done.stderr.strip():
             handle.write("\n--- ab stderr ---\n" + done.stderr)
     return done
-
-
-def _last_line(text: str) -> str:
-    lines = [line for line in text.strip().splitlines() if line.strip()]
-    return lines[-1] if lines else "(no message)"
-
-
-def _now() -> str:
-    return datetime.datetime.now().astimezone().isoformat(timespec="seconds")
 
 
 if __name__ == "__main__":

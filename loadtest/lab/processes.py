@@ -47,7 +47,7 @@ def check_alive(watched: Iterable[Watched], during: str) -> None:
         raise ServiceExited("%s exited (%s) during %s, so the lab stops here: what it measured so far is kept.\n"
                             "[lab] its log: %s\n[lab] the log's last lines:\n%s"
                             % (process.name, exit_text(code), during, process.log_path,
-                               last_lines(process.log_path, LOG_LINES_SHOWN)))
+                               "\n".join("  " + line for line in log_tail(process.log_path, LOG_LINES_SHOWN))))
 
 
 def java_command(java: str, java_opts: str, jar: str, arguments: Sequence[str] = ()) -> List[str]:
@@ -77,14 +77,14 @@ def exit_text(code: int) -> str:
     return "killed by %s" % name
 
 
-def last_lines(path: str, count: int) -> str:
-    """The last count non-blank lines of a log, each indented, or why it cannot be read."""
+def log_tail(path: str, count: int) -> List[str]:
+    """The last count non-blank lines of a log, or why there are none: ["(empty)"], ["(cannot read it: ...)"]."""
     try:
         with open(path, errors="replace") as handle:
             kept = collections.deque((line.rstrip() for line in handle if line.strip()), maxlen=count)
     except OSError as error:
-        return "  (cannot read it: %s)" % error
-    return "\n".join("  " + line for line in kept) if kept else "  (empty)"
+        return ["(cannot read it: %s)" % error]
+    return list(kept) or ["(empty)"]
 
 
 class Processes:

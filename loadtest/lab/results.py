@@ -1,5 +1,6 @@
 """results.json, a contract other tools read: its writing and reading, and what each run in it says of itself."""
 
+import datetime
 import json
 import os
 from typing import Dict, List, Optional, Tuple
@@ -11,6 +12,11 @@ from .paths import AGGREGATOR, SMALL, SQUARE_GRPC, SQUARE_REST
 PROXY = "toxiproxy"
 SERVICE_ORDER = (AGGREGATOR, SQUARE_REST, SQUARE_GRPC, PROXY)
 LOOPBACK = "loopback"
+
+
+def now() -> str:
+    """The time as results files record it: local, with its offset, to the second."""
+    return datetime.datetime.now().astimezone().isoformat(timespec="seconds")
 
 
 def write_json(results_dir: str, results: Dict) -> str:

@@ -182,7 +182,7 @@ def measure(results_dir: str, settings: Settings, lab_stacks: List[stacks.Stack]
                          prometheus_url=prometheus_url,
                          stacks=[stack.as_dict() for stack in lab_stacks],
                          networks={}),
-        "started_at": _now(),
+        "started_at": results.now(),
         "finished_at": None,
         "runs": [],
     }
@@ -232,7 +232,7 @@ def measure(results_dir: str, settings: Settings, lab_stacks: List[stacks.Stack]
                 proxy_totals = _cross_check(run_results["settings"]["networks"][name], lab_stage, proxy_totals)
                 results.write_json(results_dir, run_results)
         lab_stage.stop_squares()
-    run_results["finished_at"] = _now()
+    run_results["finished_at"] = results.now()
     results.write_json(results_dir, run_results)
     report.write_summary(results_dir, run_results)
     tables = view.view(run_results)["tables"]
@@ -340,12 +340,12 @@ def run_floor(results_dir: str, jvm: floor.Jvm, settings: Settings, processes: P
     if not windows:
         print("[lab] floor: no measured path has a bare transport to compare with (rest/square is a baseline, "
               "and n=0 makes no downstream call)", flush=True)
-    started = _now()
+    started = results.now()
     records = floor.measure(results_dir, data, jvm, settings.warmup_s, settings.floor_duration_s, processes,
                             settings.repeats, on_window=lambda index, repeat: lab_progress.begin(
                                 ("floor", index, repeat), "the floor: window %d, round %d" % (index, repeat)))
     lab_progress.finish()
-    floor.attach(data, records, extra={"started_at": started, "finished_at": _now(), "java_opts": jvm.java_opts,
+    floor.attach(data, records, extra={"started_at": started, "finished_at": results.now(), "java_opts": jvm.java_opts,
                                        "jar": jvm.jar})
     results.write_json(results_dir, data)
     report.write_summary(results_dir, data)
@@ -420,7 +420,3 @@ def _print_outcome(run) -> None:
 
 def _log(message: str) -> None:
     print("  " + message.strip(), flush=True)
-
-
-def _now() -> str:
-    return datetime.datetime.now().astimezone().isoformat(timespec="seconds")

@@ -11,11 +11,11 @@ import subprocess
 import urllib.request
 from typing import Dict, Iterator, List, Optional
 
-from . import bench, floor, http_check, network, services, traffic
+from . import bench, http_check, network, services, traffic
 from .deadlines import Deadlines
 from .errors import LabError, TrafficError
 from .paths import AGGREGATOR, ALL, services_needed
-from .processes import Processes, Watched, java_command
+from .processes import Processes, Watched, java_command, log_tail
 from .results import PROXY
 from .settings import Settings
 from .stacks import Stack, not_running
@@ -143,7 +143,7 @@ class Stage:
         if problem:
             log_file = self._log_path(problem.service + log_suffix)
             raise LabError("%s\n[lab] the end of %s:\n%s%s" % (
-                problem.message, log_file, floor.tail(log_file, 40).replace("; ", "\n"),
+                problem.message, log_file, "\n".join(line.strip() for line in log_tail(log_file, 40)),
                 "\n[lab] on a busy machine, give them longer with HEALTH_TIMEOUT (now %d s)"
                 % self.settings.health_timeout_s))
         wrong = [found for instance in group for found in not_running(self.stack, instance.module,
