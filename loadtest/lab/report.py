@@ -2,7 +2,7 @@
 code inlined; and summary.md, the same view as Markdown.
 
 Chart.js and its annotation plugin come from their WebJars, at the versions in the root pom.xml: the loadtest
-module's build unpacks them into loadtest/target/report-scripts (FETCH_COMMAND). Inlining them keeps the report
+module's build unpacks them into loadtest/target/report-scripts (tools.FETCH_COMMAND). Inlining them keeps the report
 readable offline, straight from disk.
 """
 

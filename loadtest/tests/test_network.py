@@ -11,7 +11,6 @@ import time
 import unittest
 
 from lab import network, tools
-from lab.errors import LabError
 from lab.processes import Processes
 
 # A page as the lab's Toxiproxy serves it on /metrics (without its listener and upstream labels), with a decoy.
@@ -64,17 +63,6 @@ class SentBytesTests(unittest.TestCase):
 
     def test_no_proxies_no_counts(self):
         self.assertEqual(network.sent_bytes(""), {})
-
-
-class EnsureToxiproxyTests(unittest.TestCase):
-
-    def test_without_go_the_error_says_what_needs_it_and_what_does_not(self):
-        with tempfile.TemporaryDirectory() as tools_bin:
-            with self.assertRaises(LabError) as raised:
-                tools.ensure_toxiproxy(tools_bin=tools_bin, find_go=lambda: None, log=lambda _: None)
-        message = str(raised.exception)
-        self.assertIn("Go is needed for NETWORK=proxy|lan|wan", message)
-        self.assertIn("NETWORK=loopback needs no Go", message)
 
 
 class _Echo(socketserver.BaseRequestHandler):

@@ -3,15 +3,13 @@ the format of `vegeta encode --to json`), and real Vegeta runs against small Pyt
 
 import http.server
 import os
-import stat
 import tempfile
 import threading
 import time
 import unittest
-from unittest import mock
 
 from lab import check_results, open_loop, report, results, tools, view
-from lab.errors import LabError, VegetaOutputError
+from lab.errors import VegetaOutputError
 
 from tests import support
 
@@ -117,47 +115,6 @@ class PiecesTests(unittest.TestCase):
                  "http: server gave HTTP response to HTTPS client": "other"}
         for error, kind in kinds.items():
             self.assertEqual(open_loop.classify(0, b"", error, b"x"), kind, error)
-
-    def test_the_version_vegeta_reports(self):
-        release = "Version: v12.13.0\nCommit: 0123abc\nRuntime: go1.26.8 linux/amd64\nDate: 2026-01-01T00:00:00Z\n"
-        self.assertEqual(tools.version_of(release), "v12.13.0")
-        # What a plain `go install` builds says: no version stamped in.
-        self.assertEqual(tools.version_of("Version: \nCommit: \nRuntime: go1.26.8 linux/amd64\nDate: \n"), "")
-
-    def test_a_binary_of_the_pinned_version_is_used_as_it_is(self):
-        with tempfile.TemporaryDirectory() as tools_bin:
-            binary = self._fake_vegeta(tools_bin, "v12.13.0")
-
-            self.assertEqual(tools.ensure_vegeta(tools_bin, find_go=lambda: None, log=self.fail), binary)
-
-    def test_without_a_finder_given_it_looks_for_go_itself(self):
-        with tempfile.TemporaryDirectory() as tools_bin:
-            self._fake_vegeta(tools_bin, "")
-            with mock.patch.object(tools, "_FIND_GO", return_value=None) as finder:
-                with self.assertRaises(LabError):
-                    tools.ensure_vegeta(tools_bin, log=self.fail)
-
-        finder.assert_called_once_with()
-
-    def test_without_go_the_error_says_how_to_get_it_and_that_ab_needs_none(self):
-        with tempfile.TemporaryDirectory() as tools_bin:
-            self._fake_vegeta(tools_bin, "")
-
-            with self.assertRaises(LabError) as caught:
-                tools.ensure_vegeta(tools_bin, find_go=lambda: None, log=self.fail)
-
-        message = str(caught.exception)
-        for part in ("Go is needed for LOAD=open", "apt-get install -y golang", "https://go.dev/dl",
-                     "LOAD=closed (ab) needs no Go"):
-            self.assertIn(part, message)
-
-    @staticmethod
-    def _fake_vegeta(folder, version):
-        binary = os.path.join(folder, "vegeta")
-        with open(binary, "w") as handle:
-            handle.write("#!/bin/sh\nprintf 'Version: %s\\nCommit: \\n'\n" % version)
-        os.chmod(binary, os.stat(binary).st_mode | stat.S_IXUSR)
-        return binary
 
 
 class _Answers(http.server.BaseHTTPRequestHandler):

@@ -1,11 +1,9 @@
 """Where the lab puts each service: ports, replicas, the aggregator's arguments, and ports already taken."""
 
-import os
-import re
 import socket
 import unittest
 
-from lab import deadlines, run, services, tools
+from lab import deadlines, run, services
 from lab.errors import LabError
 from lab.paths import AGGREGATOR, SQUARE_GRPC, SQUARE_REST
 from lab.settings import Settings
@@ -124,16 +122,3 @@ def _free_port() -> int:
 
 if __name__ == "__main__":
     unittest.main()
-
-
-class LibraryModulesTests(unittest.TestCase):
-
-    def test_every_library_module_of_the_build_makes_the_jars_built_from_it_stale(self):
-        # A library is every module of the root pom that the lab does not start or is not itself: a change in one
-        # must rebuild the services, or the lab measures the jars of before.
-        with open(os.path.join(tools.REPO, "pom.xml"), encoding="utf-8") as pom:
-            modules = re.findall(r"<module>([^<]+)</module>", pom.read())
-        started = {AGGREGATOR, SQUARE_REST, SQUARE_GRPC, services.FLOOR}
-        libraries = [m for m in modules if m not in started and m not in ("loadtest", "monitoring")]
-
-        self.assertEqual(tools._libraries(tools.REPO), libraries)
