@@ -13,7 +13,7 @@ import os
 import sys
 
 from . import check_results, faults, many_clients, report, results, run
-from .errors import LabError, ReportError
+from .errors import LabError, exit_status
 from .settings import usage
 
 
@@ -38,26 +38,23 @@ def main(argv=None) -> int:
                                            help="on each network with a round trip, grpc/stream's p50 below "
                                                 "rest/unary's")
     args = parser.parse_args(given)
-    try:
-        if args.command == "run":
-            return run.main()
-        if args.command == "knobs":
-            print(usage())
-            return 0
-        if args.command == "check":
-            return check_results.main([args.results_dir] + (["--round-trips"] if args.round_trips else []))
-        if not os.path.isfile(os.path.join(args.results_dir, "results.json")):
-            raise LabError("%s has no results.json to report on" % args.results_dir)
-        # Both from results.json alone, so that an older run's folder reads with today's verdict and charts.
-        print("[lab] summary: %s" % report.write_summary(args.results_dir, results.read_json(args.results_dir)))
-        print("[lab] report: %s" % report.write(args.results_dir, fetch=True))
+    return exit_status(lambda: _command(args))
+
+
+def _command(args: argparse.Namespace) -> int:
+    if args.command == "run":
+        return run.main()
+    if args.command == "knobs":
+        print(usage())
         return 0
-    except (LabError, ReportError) as error:
-        print("[lab] ERROR: %s" % error, file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("[lab] interrupted", file=sys.stderr)
-        return 130
+    if args.command == "check":
+        return check_results.main([args.results_dir] + (["--round-trips"] if args.round_trips else []))
+    if not os.path.isfile(os.path.join(args.results_dir, "results.json")):
+        raise LabError("%s has no results.json to report on" % args.results_dir)
+    # Both from results.json alone, so that an older run's folder reads with today's verdict and charts.
+    print("[lab] summary: %s" % report.write_summary(args.results_dir, results.read_json(args.results_dir)))
+    print("[lab] report: %s" % report.write(args.results_dir, fetch=True))
+    return 0
 
 
 if __name__ == "__main__":

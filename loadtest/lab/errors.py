@@ -1,4 +1,8 @@
-"""Every error the lab raises, in one module that imports nothing of the lab, so that any module can raise them."""
+"""Every error the lab raises, in one module that imports nothing of the lab, so that any module can raise them, and
+how an entry point reports them."""
+
+import sys
+from typing import Callable
 
 
 class LabError(Exception):
@@ -39,3 +43,16 @@ class AbOutputError(ValueError):
 
 class VegetaOutputError(ValueError):
     """Vegeta's results hold something the lab cannot read: the run cannot be reported."""
+
+
+def exit_status(command: Callable[[], int]) -> int:
+    """What an entry point exits with: the command's own status, 1 once it said why the lab cannot go on, 130 on
+    Ctrl-C."""
+    try:
+        return command()
+    except (LabError, ReportError) as error:
+        print("[lab] ERROR: %s" % error, file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("[lab] interrupted", file=sys.stderr)
+        return 130

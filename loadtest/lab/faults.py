@@ -40,7 +40,7 @@ from . import (
     tools,
 )
 from .deadlines import Deadlines
-from .errors import LabError, MetricsError
+from .errors import LabError, MetricsError, exit_status
 from .fault_figures import Limits, Phase
 from .fault_load import Answer, Load
 from .processes import Processes, Watched, check_alive, raise_on_term, wait_until
@@ -156,14 +156,7 @@ def parse(argv: Optional[List[str]]) -> argparse.Namespace:
 def main(argv: Optional[List[str]] = None) -> int:
     options = parse(argv)
     raise_on_term()
-    try:
-        return run(options)
-    except LabError as error:
-        print("[lab] ERROR: %s" % error, file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("[lab] interrupted", file=sys.stderr)
-        return 130
+    return exit_status(lambda: run(options))
 
 
 def run(options: argparse.Namespace) -> int:

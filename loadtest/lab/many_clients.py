@@ -41,7 +41,7 @@ from . import (
 )
 from .clients_figures import Counts, Limits, Run
 from .deadlines import Deadlines
-from .errors import AbOutputError, LabError, MetricsError, ServiceExited
+from .errors import AbOutputError, LabError, MetricsError, ServiceExited, exit_status
 from .health_probe import HealthProbe
 from .processes import Processes, Watched, check_alive, raise_on_term, wait_until
 from .run import check_ports
@@ -133,14 +133,7 @@ def _whole_numbers(given: argparse.ArgumentParser, option: str, text: str) -> Li
 def main(argv: Optional[List[str]] = None) -> int:
     options = parse(argv)
     raise_on_term()
-    try:
-        return run(options)
-    except LabError as error:
-        print("[lab] ERROR: %s" % error, file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("[lab] interrupted", file=sys.stderr)
-        return 130
+    return exit_status(lambda: run(options))
 
 
 def raise_open_files(needed: int) -> Dict[str, int]:
