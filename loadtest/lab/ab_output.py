@@ -8,7 +8,7 @@ curve with microsecond resolution).
 
 import re
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Sequence
 
 from .errors import AbOutputError
 
@@ -143,3 +143,65 @@ def _percentile_table(text: str) -> Dict[int, int]:
     if tuple(table) != TABLE_PERCENTILES:
         raise AbOutputError("ab's percentile table has rows %s, expected %s" % (list(table), TABLE_PERCENTILES))
     return table
+
+
+def merge(reports: Sequence[AbReport], curve: Optional[List[float]]) -> AbReport:
+    """Several ab runs one after another at one concurrency, as one report: counts and times add up, and the
+    percentile table is read off their merged curve (merge_curves) when there is one."""
+    if len(reports) == 1:
+        return reports[0]
+    completed = sum(r.completed for r in reports)
+    seconds = sum(r.time_taken_s for r in reports)
+    concurrency = reports[0].concurrency
+    failed = sum(r.failed for r in reports)
+    breakdown = {key: sum(r.failed_breakdown[key] for r in reports) for key in reports[0].failed_breakdown}
+    table = {p: int(round(curve[p])) for p in TABLE_PERCENTILES} if curve else {}
+    # ab's own arithmetic: requests a second over the wall time, and the two "Time per request" means.
+    return AbReport(concurrency=concurrency, completed=completed, failed=failed, failed_breakdown=breakdown,
+                    non2xx=sum(r.non2xx for r in reports), time_taken_s=round(seconds, 3),
+                    rps=round(completed / seconds, 2) if seconds else 0.0,
+                    mean_ms=round(concurrency * seconds * 1e3 / completed, 3) if completed else 0.0,
+                    mean_across_ms=round(seconds * 1e3 / completed, 3) if completed else 0.0,
+                    document_length=reports[0].document_length, percentile_table_ms=table)
+
+
+def merge_curves(curves: Sequence[List[float]], counts: Sequence[int]) -> List[float]:
+    """The 0..100 % latency curve of several runs together, each run's curve weighted by its requests: the latency
+    below which that share of all their requests fell, reading each curve as linear between its percentiles."""
+    if len(curves) == 1:
+        return list(curves[0])
+    total = sum(counts)
+
+    def share_below(millis: float) -> float:
+        return sum(count * _fraction_below(curve, millis) for curve, count in zip(curves, counts)) / total
+
+    merged = []
+    for percent in range(101):
+        low, high = min(c[0] for c in curves), max(c[100] for c in curves)
+        for _ in range(60):
+            middle = (low + high) / 2
+            if share_below(middle) < percent / 100:
+                low = middle
+            else:
+                high = middle
+        merged.append(round(high, 3))
+    merged[0], merged[100] = min(c[0] for c in curves), max(c[100] for c in curves)
+    return merged
+
+
+def _fraction_below(curve: List[float], millis: float) -> float:
+    """The share of one run's requests at most millis long, from its 101-point curve."""
+    if millis < curve[0]:
+        return 0.0
+    if millis >= curve[100]:
+        return 1.0
+    for percent in range(100):
+        low, high = curve[percent], curve[percent + 1]
+        if low <= millis < high:
+            return (percent + (millis - low) / (high - low)) / 100
+    return 1.0
+
+
+def write_percentile_csv(curve: List[float]) -> str:
+    """A curve in ab's -e format, so that a merged run's CSV reads like one ab run's."""
+    return "Percentage served,Time in ms\n" + "".join("%d,%.3f\n" % (p, m) for p, m in enumerate(curve))

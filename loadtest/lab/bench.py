@@ -138,7 +138,7 @@ def measure(path: Path, n: int, point: int, settings: Settings, services: List[S
     closed loop's requests a second lately (the warm-up's, or the last repeat's), from which ab's requests fill
     DURATION unless REQUESTS fixes them."""
     url = path.url({s.name: s.base_url for s in services if s.base_url}, n, conditions.payload)
-    requests = settings.requests or requests_for(pace or 0.0, point, settings.duration_s)
+    requests = settings.requests or requests_for(pace or 0.0, point, settings.duration_s * FIRST_PART)
     slug = "%s_%d" % (run_slug(path.name, n, point, settings.open_loop, conditions), repeat)
     # The services' metrics are read right around the measured run: after the warm-up, so that the deltas hold
     # the measured requests alone, and just outside the CPU and peak-RSS window, so that the reads cost it nothing.
@@ -153,7 +153,7 @@ def measure(path: Path, n: int, point: int, settings: Settings, services: List[S
         log("  measuring: %d requests a second for %gs (repeat %d)" % (point, settings.duration_s, repeat))
     else:
         log("  measuring: %d requests, %d at a time (repeat %d)%s" % (
-            requests, point, repeat, "" if settings.requests else ", about %gs at %.1f a second"
+            requests, point, repeat, "" if settings.requests else ", then more to fill %gs (%.1f a second lately)"
             % (settings.duration_s, pace or 0.0)))
     # The square service's connections are read right beside the CPU samples, just outside them: ss is a child of
     # this process, and its CPU would otherwise count as the load generator's.
@@ -184,8 +184,7 @@ def measure(path: Path, n: int, point: int, settings: Settings, services: List[S
         if sampler and "per_minute" in outcome:
             outcome["per_minute"] = sampler.series(outcome["per_minute"])
     else:
-        done = _run_ab(ab_output.ab_command(url, requests, point, settings.ab_timeout_s, csv_path),
-                       os.path.join(raw_dir, slug + ".txt"))
+        closed = _closed_loop(url, point, requests, settings, os.path.join(raw_dir, slug + ".txt"), csv_path)
     during = "the measured run of " + run_text(path.name, n, point, settings.open_loop, conditions)
     # Before anything is read of the run: a service that died makes every figure after it a refusal, not a finding.
     ensure_alive(services, during)
@@ -215,18 +214,80 @@ def measure(path: Path, n: int, point: int, settings: Settings, services: List[S
             record["bytes_per_call"] = wire.per_call(before, after, _square_calls(record))
         return record
     record["raw"]["csv"] = "raw/%s.csv" % slug
-    if done.returncode != 0:
-        record["error"] = "ab exited with code %d: %s" % (done.returncode, _last_line(done.stderr))
+    record["requests"] = closed.requests
+    if closed.error:
+        record["error"] = closed.error
         return record
-    try:
-        report = ab_output.parse_report(done.stdout)
-        curve = _read_curve(csv_path, report.completed)
-    except ab_output.AbOutputError as error:
-        record["error"] = "cannot read ab's output: %s" % error
-        return record
-    record.update(figures(path, n, report, curve, cpu.cpu_between(before, after), rss_mb))
+    record.update(figures(path, n, closed.report, closed.curve, cpu.cpu_between(before, after), rss_mb))
+    if closed.runs > 1:
+        record["ab_runs"] = closed.runs
     record["bytes_per_call"] = wire.per_call(before, after, _square_calls(record))
     return record
+
+
+# A timed run's first ab run asks for this share of DURATION at the pace lately, and the next ones for half of what is
+# left at the pace just measured: a path that slowed down then still ends near DURATION, not past it.
+FIRST_PART = 0.9
+
+
+@dataclass
+class _ClosedLoop:
+    """What the ab runs of one measured repeat gave: their report and curve as one run's, or an error."""
+
+    requests: int
+    runs: int = 0
+    report: Optional[ab_output.AbReport] = None
+    curve: Optional[List[float]] = None
+    error: Optional[str] = None
+
+
+def _closed_loop(url: str, point: int, requests: int, settings: Settings, report_path: str,
+                 csv_path: str) -> _ClosedLoop:
+    """REQUESTS requests in one ab run; or, by time, ab runs of whole rounds one after another until DURATION is
+    filled to within half a round, read as one run: ab cannot stop at a time without cutting a round in two (ab -t
+    counts only the requests done by then and wastes the rest, on rest/unary up to 12 % of 20 s)."""
+    outcome = _ClosedLoop(requests=0)
+    reports, curves, texts = [], [], []
+    while True:
+        done = _run_ab(ab_output.ab_command(url, requests, point, settings.ab_timeout_s, csv_path), report_path)
+        texts.append("--- ab run %d: %d requests, %d at a time ---\n%s" % (len(texts) + 1, requests, point,
+                                                                          _report_text(report_path)))
+        outcome.requests += requests
+        outcome.runs += 1
+        if done.returncode != 0:
+            outcome.error = "ab exited with code %d: %s" % (done.returncode, _last_line(done.stderr))
+            break
+        try:
+            report = ab_output.parse_report(done.stdout)
+            curve = _read_curve(csv_path, report.completed)
+        except ab_output.AbOutputError as error:
+            outcome.error = "cannot read ab's output: %s" % error
+            break
+        reports.append(report)
+        curves.append(curve)
+        left = settings.duration_s - sum(r.time_taken_s for r in reports)
+        round_s = point / report.rps if report.rps > 0 else float("inf")
+        if settings.requests or left < round_s / 2:
+            break
+        # Half of what is left, at least a round: a pace that drops meanwhile overruns DURATION by little.
+        requests = point * max(1, int(left / 2 / round_s))
+    if len(texts) > 1:
+        with open(report_path, "w") as handle:
+            handle.write("\n".join(texts))
+    if outcome.error or not reports:
+        return outcome
+    usable = [c for c in curves if c] if all(curves) else []
+    outcome.curve = ab_output.merge_curves(usable, [r.completed for r in reports]) if usable else None
+    outcome.report = ab_output.merge(reports, outcome.curve)
+    if outcome.curve and len(curves) > 1:
+        with open(csv_path, "w") as handle:
+            handle.write(ab_output.write_percentile_csv(outcome.curve))
+    return outcome
+
+
+def _report_text(report_path: str) -> str:
+    with open(report_path) as handle:
+        return handle.read()
 
 
 class _Wire:

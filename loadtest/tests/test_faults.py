@@ -190,9 +190,10 @@ class LoadTest(unittest.TestCase):
         load = self.load_for_a_second(rate=20)
         # A closed loop against this server sends hundreds a second; paced, 20 (21 with the turn at 0).
         self.assertIn(len(load.answers), range(18, 23))
+        # No bursts: any 300 ms holds its 6 turns, give or take one a client, even when a busy machine delays one.
         sent = sorted(answer.sent for answer in load.answers)
-        gaps = [later - earlier for earlier, later in zip(sent, sent[1:])]
-        self.assertGreater(min(gaps), 0.02)
+        busiest = max(sum(1 for other in sent if start <= other < start + 0.3) for start in sent)
+        self.assertLessEqual(busiest, 8)
 
 
 class CommandTest(unittest.TestCase):

@@ -1,0 +1,98 @@
+"""A repeat measured by time: ab runs of whole rounds one after another until DURATION is filled, read as one run."""
+
+import http.server
+import os
+import shutil
+import tempfile
+import time
+import unittest
+
+from lab import ab_output, bench
+from lab.settings import Settings
+
+from tests import support
+
+DELAY_S = 0.02
+
+
+class _Slow(http.server.BaseHTTPRequestHandler):
+    """Answers every GET after DELAY_S, as a path whose requests take a while."""
+
+    def do_GET(self):
+        time.sleep(DELAY_S)
+        body = b"[1]"
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+class MergeTest(unittest.TestCase):
+    def test_curves_are_merged_weighted_by_each_runs_requests(self):
+        fast = [float(p) for p in range(101)]
+        slow = [100.0 + p for p in range(101)]
+        self.assertEqual([0.0, 50.0, 100.0, 150.0, 200.0],
+                         [ab_output.merge_curves([fast, slow], [10, 10])[p] for p in (0, 25, 50, 75, 100)])
+        # Three times as many fast requests: the median is inside the fast run's curve.
+        self.assertEqual(66.667, ab_output.merge_curves([fast, slow], [30, 10])[50])
+
+    def test_reports_add_up_as_ab_would_count_one_run(self):
+        first = ab_output.AbReport(concurrency=4, completed=40, failed=1, failed_breakdown=_breakdown(1), non2xx=2,
+                                   time_taken_s=1.0, rps=40.0, mean_ms=100.0, mean_across_ms=25.0,
+                                   document_length=3)
+        second = ab_output.AbReport(concurrency=4, completed=20, failed=0, failed_breakdown=_breakdown(0), non2xx=0,
+                                    time_taken_s=1.0, rps=20.0, mean_ms=200.0, mean_across_ms=50.0,
+                                    document_length=3)
+        merged = ab_output.merge([first, second], [float(p) for p in range(101)])
+        self.assertEqual((60, 1, 2, 2.0, 30.0, 133.333, 33.333), (merged.completed, merged.failed, merged.non2xx,
+                         merged.time_taken_s, merged.rps, merged.mean_ms, merged.mean_across_ms))
+        self.assertEqual({50: 50, 66: 66, 75: 75, 80: 80, 90: 90, 95: 95, 98: 98, 99: 99, 100: 100},
+                         merged.percentile_table_ms)
+
+
+def _breakdown(connect):
+    return {"connect": connect, "receive": 0, "length": 0, "exceptions": 0}
+
+
+@unittest.skipUnless(shutil.which("ab"), "needs ApacheBench (apache2-utils)")
+class TimedRepeatTest(unittest.TestCase):
+    def test_a_repeat_lasts_duration_within_5_percent_whatever_the_pace_it_started_from(self):
+        server = support.LoopbackServer(_Slow)
+        self.addCleanup(server.close)
+        settings = Settings.from_env({"DURATION": "2"})
+        folder = tempfile.mkdtemp()
+        report_path, csv_path = os.path.join(folder, "run.txt"), os.path.join(folder, "run.csv")
+        # 4 clients at 20 ms a request serve about 200 a second; start from a pace 4 times too slow (a cold warm-up).
+        first = bench.requests_for(50.0, 4, settings.duration_s * bench.FIRST_PART)
+        closed = bench._closed_loop(server.base + "/", 4, first, settings, report_path, csv_path)
+
+        self.assertIsNone(closed.error)
+        self.assertGreater(closed.runs, 1)
+        self.assertAlmostEqual(settings.duration_s, closed.report.time_taken_s, delta=0.05 * settings.duration_s)
+        self.assertEqual(closed.requests, closed.report.completed)
+        self.assertEqual(0, closed.requests % 4)
+        self.assertAlmostEqual(closed.report.completed / closed.report.time_taken_s, closed.report.rps, delta=0.01)
+        self.assertEqual(101, len(closed.curve))
+        self.assertEqual(sorted(closed.curve), closed.curve)
+        self.assertGreaterEqual(closed.curve[50], DELAY_S * 1000)
+        with open(report_path) as handle:
+            self.assertEqual(closed.runs, handle.read().count("--- ab run "))
+        with open(csv_path) as handle:
+            self.assertEqual(closed.curve, ab_output.parse_percentile_csv(handle.read(), closed.report.completed))
+
+    def test_a_fixed_count_is_one_ab_run_of_that_count(self):
+        server = support.LoopbackServer(_Slow)
+        self.addCleanup(server.close)
+        settings = Settings.from_env({"REQUESTS": "12", "CONCURRENCY": "4", "DURATION": "2"})
+        folder = tempfile.mkdtemp()
+        closed = bench._closed_loop(server.base + "/", 4, 12, settings, os.path.join(folder, "run.txt"),
+                                    os.path.join(folder, "run.csv"))
+        self.assertEqual((None, 1, 12, 12), (closed.error, closed.runs, closed.requests, closed.report.completed))
+
+
+if __name__ == "__main__":
+    unittest.main()
