@@ -397,7 +397,7 @@ def load_command(settings: Settings, timeouts: List[int]) -> Dict:
         return {"vegeta_command": "echo 'GET <url>' | vegeta attack -rate=<rate>/1s -duration=%gs -timeout=%ss"
                                   % (settings.duration_s, timeout), "keep_alive": True}
     return {"ab_command": "ab -n %s -c <concurrency> -s %s -q -r -e <csv> <url>"
-                          % (settings.requests or "<requests that last %gs>" % settings.duration_s, timeout),
+                          % (settings.requests or "<rounds that fill %gs>" % settings.duration_s, timeout),
             "keep_alive": False}
 
 

@@ -54,7 +54,7 @@ KNOBS = (
                        "intended send time"),
     ("RATE", "50", "LOAD=open: requests per second; a space-separated list sweeps"),
     ("DURATION", "20", "seconds each measured run lasts, whatever the path's pace: Vegeta sends for that long "
-                       "(LOAD=open), ab is given the requests that last that long (unless REQUESTS is set); with "
+                       "(LOAD=open), ab runs whole rounds until it is filled (unless REQUESTS is set); with "
                        "LOAD=open, 120 or more is a soak: each run also reports per minute each service's RSS and heap "
                        "after a full GC and the path's p99"),
     ("MIX", "", "paths to load at the same time after the measurements, e.g. \"grpc/unary grpc/stream\" (each "
