@@ -70,7 +70,7 @@ class GrpcClientConfiguration {
     /** The pipelined stream's own connections, on the same event loops (each connection keeps to one loop). */
     @Bean(destroyMethod = "shutdown")
     ManagedChannel squareGrpcStreamChannel(AggregatorProperties properties, ClientEventLoops clientEventLoops) {
-        // No retry: the stream resumes on another replica itself (StreamExchange), and grpc-java's retry keeps every
+        // No retry: the stream resumes on another replica itself (GrpcStreamSquareClient), and grpc-java's retry keeps every
         // message sent until the first answer, which under load held most of a request's messages at once.
         return connected(configured(properties, clientEventLoops).disableRetry().build());
     }
@@ -136,15 +136,14 @@ class GrpcClientConfiguration {
     }
 
     @Bean
-    GrpcPingPongSquareClient grpcPingPongSquareClient(
-            ManagedChannel squareGrpcChannel, AggregatorProperties properties) {
-        return new GrpcPingPongSquareClient(squareGrpcChannel, properties.grpc().target(), properties.deadline());
+    GrpcStreamSquareClient grpcPingPongSquareClient(ManagedChannel squareGrpcChannel, AggregatorProperties properties) {
+        return GrpcStreamSquareClient.pingPong(squareGrpcChannel, properties.grpc().target(), properties.deadline());
     }
 
     @Bean
     GrpcStreamSquareClient grpcStreamSquareClient(
             ManagedChannel squareGrpcStreamChannel, AggregatorProperties properties) {
-        return new GrpcStreamSquareClient(
+        return GrpcStreamSquareClient.pipelined(
                 squareGrpcStreamChannel, properties.grpc().target(), properties.deadline());
     }
 }

@@ -44,13 +44,13 @@ class CancelDuringStartTests {
 
     @Test
     void aPipelinedStreamCancelledDuringStartIsCancelledOnceStarted() throws Exception {
-        assertCancelWaitsForStart(channel -> new GrpcStreamSquareClient(channel, "square-test", DEADLINE)
+        assertCancelWaitsForStart(channel -> GrpcStreamSquareClient.pipelined(channel, "square-test", DEADLINE)
                 .squares(3, Shape.SMALL, new CountingRecorder()));
     }
 
     @Test
     void aPingPongStreamCancelledDuringStartIsCancelledOnceStarted() throws Exception {
-        assertCancelWaitsForStart(channel -> new GrpcPingPongSquareClient(channel, "square-test", DEADLINE)
+        assertCancelWaitsForStart(channel -> GrpcStreamSquareClient.pingPong(channel, "square-test", DEADLINE)
                 .squares(3, Shape.SMALL, new CountingRecorder()));
     }
 

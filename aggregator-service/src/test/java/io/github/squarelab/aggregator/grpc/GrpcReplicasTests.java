@@ -113,7 +113,7 @@ class GrpcReplicasTests {
         Replica a = new Replica();
         Replica b = new Replica();
         a.dieAfter = b.dieAfter = answers -> firstStream.getAndSet(false) ? 300 : Integer.MAX_VALUE;
-        GrpcStreamSquareClient client = new GrpcStreamSquareClient(channelTo(a, b), "a,b", DEADLINE);
+        GrpcStreamSquareClient client = GrpcStreamSquareClient.pipelined(channelTo(a, b), "a,b", DEADLINE);
         CountingRecorder recorder = new CountingRecorder();
 
         Squares squares = client.squares(5000, Shape.SMALL, recorder).block(Duration.ofSeconds(30));

@@ -79,7 +79,7 @@ class GrpcRetryBufferTests {
     void pipelinedStreamsAwaitingTheirFirstAnswerKeepLittleOfTheirMessages() throws Exception {
         AtomicInteger received = new AtomicInteger();
         GrpcStreamSquareClient client =
-                new GrpcStreamSquareClient(streamChannelTo(silentServer(received)), "silent", DEADLINE);
+                GrpcStreamSquareClient.pipelined(streamChannelTo(silentServer(received)), "silent", DEADLINE);
         int streams = 20;
         int messages = 5_000;
         List<Disposable> calls = new ArrayList<>();
