@@ -4,8 +4,8 @@ import java.util.function.Supplier;
 import reactor.core.publisher.Mono;
 
 /**
- * One call to one replica over one HTTP client, with no policy of its own: RestSquareClient chooses the replica,
- * retries, and reads the answer. Fails with the client's own exception when the call gets no answer (refused,
+ * One call to one replica over one HTTP client, with no policy of its own: RestSquareClient chooses the replica and
+ * retries, RestSquareCall reads the answer. Fails with the client's own exception when the call gets no answer (refused,
  * reset, closed, or timed out: a {@link java.util.concurrent.TimeoutException} or Netty's ReadTimeoutException).
  */
 interface RestExchange {
