@@ -2,8 +2,8 @@
 aggregator.call-deadline, and the load generator's timeout (ab -s, Vegeta -timeout).
 
 On loopback the lab keeps what it always did: the aggregator's deadline and the load generator's timeout are
-AB_TIMEOUT, and a call has the aggregator's own call deadline (10 s). A slower network must not be measured as 504s,
-so a proxied profile adds to each twice what the slowest measured combination could need on it, from
+AB_TIMEOUT, and a call has the aggregator's own call deadline (its application.yml's). A slower network must not be
+measured as 504s, so a proxied profile adds to each twice what the slowest measured combination could need on it, from
 
 - the round trips: a request of n calls makes up to n of them one after the other (grpc/pingpong does; unary calls
   n / in-flight, unless they wait for one of the REST pool's connections, of which c requests share
@@ -16,21 +16,75 @@ over the pool's connections, plus one, plus their bytes. AGGREGATOR_ARGS may set
 that holds on every network.
 """
 
+import functools
 import math
+import os
 import re
 from dataclasses import asdict, dataclass
 from typing import Dict, List, Optional, Tuple
 
+from . import paths
 from .network import Profile
-from .settings import Settings
+from .settings import LabError, Settings
 
-# The aggregator's own defaults (aggregator-service's application.yml), used where AGGREGATOR_ARGS does not set them.
-IN_FLIGHT = 8
-REST_MAX_CONNECTIONS = 64
-CALL_DEADLINE_S = 10
+# The aggregator's defaults are read from its own application.yml: these deadlines are arguments the aggregator is
+# started with, so no aggregator runs yet whose /actuator/info could say them.
+AGGREGATOR_YML = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, paths.AGGREGATOR,
+                              "src", "main", "resources", "application.yml")
 # A generous bound of the bytes one call of each payload shape carries in one direction, as JSON (protobuf's are
 # fewer): the article's call with its headers, a tree of 61 objects, 8 nested ones, a list of 100.
 PAYLOAD_BYTES = {"small": 200, "wide": 4500, "deep": 700, "collection": 6500}
+
+
+@dataclass(frozen=True)
+class AggregatorDefaults:
+    """The aggregator's own settings that bound a call's wait, where AGGREGATOR_ARGS does not set them."""
+
+    in_flight: int
+    rest_max_connections: int
+    call_deadline_s: int
+
+
+@functools.lru_cache(maxsize=None)
+def aggregator_defaults(path: str = AGGREGATOR_YML) -> AggregatorDefaults:
+    """aggregator.in-flight, aggregator.rest.max-connections and aggregator.call-deadline from application.yml."""
+    try:
+        with open(path, encoding="utf-8") as yml:
+            values = yaml_scalars(yml.read())
+        return AggregatorDefaults(int(values["aggregator.in-flight"]), int(values["aggregator.rest.max-connections"]),
+                                  duration_s(values["aggregator.call-deadline"]))
+    except (OSError, KeyError, ValueError) as e:
+        raise LabError("cannot read the aggregator's in-flight, rest.max-connections and call-deadline from %s: %s"
+                       % (path, e)) from None
+
+
+def yaml_scalars(text: str) -> Dict[str, str]:
+    """The scalars of a block-style YAML file of nested maps (as Spring's application.yml), by dotted key path."""
+    found: Dict[str, str] = {}
+    parents: List[Tuple[int, str]] = []
+    for line in text.splitlines():
+        content = line.split(" #", 1)[0].rstrip()
+        if not content.strip() or content.lstrip().startswith("#") or ":" not in content:
+            continue
+        indent = len(content) - len(content.lstrip())
+        key, _, value = content.strip().partition(":")
+        while parents and parents[-1][0] >= indent:
+            parents.pop()
+        dotted = ".".join([name for _, name in parents] + [key])
+        if value.strip():
+            found[dotted] = value.strip()
+        else:
+            parents.append((indent, key))
+    return found
+
+
+def duration_s(value: str) -> int:
+    """Whole seconds, rounded up, of a Spring duration such as 10s, 2500ms or 1m."""
+    match = re.fullmatch(r"(\d+)(ms|s|m)", value)
+    if not match:
+        raise ValueError("%r is not a duration of ms, s or m" % value)
+    amount, unit = int(match.group(1)), match.group(2)
+    return math.ceil(amount * {"ms": 0.001, "s": 1, "m": 60}[unit])
 
 
 @dataclass(frozen=True)
@@ -53,18 +107,20 @@ def for_network(profile: Profile, settings: Settings) -> Deadlines:
                          "AB_TIMEOUT for the request and the load generator; the aggregator's own call deadline")
     request_bound, call_bound = slowest(profile, settings)
     extra_request, extra_call = math.ceil(2 * request_bound), math.ceil(2 * call_bound)
-    return Deadlines(settings.ab_timeout_s + extra_request, CALL_DEADLINE_S + extra_call,
+    call_deadline_s = aggregator_defaults().call_deadline_s
+    return Deadlines(settings.ab_timeout_s + extra_request, call_deadline_s + extra_call,
                      settings.ab_timeout_s + extra_request,
                      "AB_TIMEOUT + %d s for the request and the load generator, %d s + %d s for a call: twice the "
                      "slowest request (%.2f s) and call (%.2f s) the measured combinations could need on %s"
-                     % (extra_request, CALL_DEADLINE_S, extra_call, request_bound, call_bound, profile.name))
+                     % (extra_request, call_deadline_s, extra_call, request_bound, call_bound, profile.name))
 
 
 def slowest(profile: Profile, settings: Settings) -> Tuple[float, float]:
     """(request, call) seconds the network could add at most, over every combination measured on it."""
-    in_flight = aggregator_option(settings.aggregator_args, "aggregator.in-flight", IN_FLIGHT)
+    defaults = aggregator_defaults()
+    in_flight = aggregator_option(settings.aggregator_args, "aggregator.in-flight", defaults.in_flight)
     connections = aggregator_option(settings.aggregator_args, "aggregator.rest.max-connections",
-                                    REST_MAX_CONNECTIONS) * settings.replicas
+                                    defaults.rest_max_connections) * settings.replicas
     rtt_s = profile.rtt_ms / 1000
     request = call = 0.0
     for _, shape, n, point in settings.combinations():

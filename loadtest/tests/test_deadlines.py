@@ -1,9 +1,11 @@
 """The deadlines and timeouts of each network: loopback as the lab always had them, a slow network's long enough."""
 
+import os
+import tempfile
 import unittest
 
 from lab import deadlines, network
-from lab.settings import Settings
+from lab.settings import LabError, Settings
 
 
 def on(profile, **env):
@@ -47,6 +49,49 @@ class DeadlineTests(unittest.TestCase):
         self.assertAlmostEqual(call, 11 * 0.0005 + 100 * 200 * 8 / 1e9)
         self.assertEqual(deadlines.aggregator_option("--aggregator.in-flight=3 --x=1", "aggregator.in-flight", 8), 3)
         self.assertEqual(deadlines.aggregator_option("", "aggregator.in-flight", 8), 8)
+
+    def test_the_aggregators_defaults_are_read_from_its_application_yml(self):
+        found = deadlines.aggregator_defaults()
+
+        self.assertEqual(found, deadlines.AggregatorDefaults(8, 64, 10))
+        repo = os.path.join(os.path.dirname(__file__), "..", "..")
+        self.assertTrue(os.path.samefile(deadlines.AGGREGATOR_YML, os.path.join(
+            repo, "aggregator-service", "src", "main", "resources", "application.yml")))
+
+    def test_each_default_is_found_under_its_own_parent_key(self):
+        yml = ("aggregator:\n"
+               "  # a comment: with a colon\n"
+               "  in-flight: 3  # trailing comment\n"
+               "  call-deadline: 2500ms\n"
+               "  admission:\n"
+               "    max-connections: 0\n"
+               "  rest:\n"
+               "    base-url: http://127.0.0.1:7575\n"
+               "    max-connections: 12\n"
+               "server:\n"
+               "  max-connections: 99\n")
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "application.yml")
+            with open(path, "w", encoding="utf-8") as out:
+                out.write(yml)
+
+            self.assertEqual(deadlines.aggregator_defaults(path), deadlines.AggregatorDefaults(3, 12, 3))
+        self.assertEqual(deadlines.yaml_scalars(yml)["aggregator.rest.base-url"], "http://127.0.0.1:7575")
+        self.assertEqual((deadlines.duration_s("10s"), deadlines.duration_s("1m")), (10, 60))
+
+    def test_a_missing_default_or_an_unknown_unit_says_where_and_what(self):
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "application.yml")
+            with open(path, "w", encoding="utf-8") as out:
+                out.write("aggregator:\n  in-flight: 8\n  call-deadline: 10h\n  rest:\n    max-connections: 64\n")
+            with self.assertRaises(LabError) as unknown_unit:
+                deadlines.aggregator_defaults(path)
+            with self.assertRaises(LabError) as missing:
+                deadlines.aggregator_defaults(os.path.join(folder, "nowhere.yml"))
+
+        self.assertIn("call-deadline from %s: '10h' is not a duration of ms, s or m" % path,
+                      str(unknown_unit.exception))
+        self.assertIn("nowhere.yml", str(missing.exception))
 
 
 if __name__ == "__main__":
