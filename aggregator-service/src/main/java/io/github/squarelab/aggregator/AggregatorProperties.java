@@ -66,12 +66,8 @@ public record AggregatorProperties(
         public static final String DEFAULT_CLIENT = "reactor-netty";
 
         /**
-         * Calls all HTTP/2 connections to one replica carry at once: what square-rest-service allows on one
-         * connection, fewer than its 200 Tomcat threads; calls beyond it wait in the pool. Tomcat parses every
-         * connection's frames on the threads that run its streams, and a stream blocks its thread until its
-         * request body has arrived: once the streams of one replica's connections took all 200 threads (4 x 200
-         * did, with a payload's POST), none was left to read the bodies they waited for, and every call stalled
-         * until Tomcat's 20 s stream read timeout.
+         * Calls all HTTP/2 connections to one replica carry at once, fewer than its 200 Tomcat threads so that some
+         * are left to read request bodies (docs/performance.md, "The aggregator's h2c streams per replica").
          */
         public static final int H2C_REPLICA_STREAMS = 160;
 

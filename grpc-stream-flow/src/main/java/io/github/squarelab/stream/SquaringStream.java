@@ -7,12 +7,8 @@ import io.grpc.stub.StreamObserver;
 import java.util.function.Function;
 
 /**
- * One bidi stream: answers each {@link Input}, in order.
- *
- * <p>Flow control is manual, as in grpc-java's ManualFlowControlServer: the
- * next message is requested only while the client is reading our answers, so a client that stops reading
- * stops us from reading too, and nothing piles up on either side. grpc-java runs the callbacks of one
- * call one at a time, so the flag needs no lock.
+ * One bidi stream, answering each {@link Input} in order and requesting the next only while the client reads our
+ * answers (as grpc-java's ManualFlowControlServer), so that nothing piles up on either side.
  */
 public final class SquaringStream implements StreamObserver<Input> {
 

@@ -13,13 +13,8 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 
 /**
- * Puts {@link CachedMeterObservationHandler} where Spring Boot would put its {@code DefaultMeterObservationHandler}.
- *
- * <p>Boot defines its handler only when there is no {@link MeterObservationHandler} bean yet
- * ({@code ObservationAutoConfiguration.MeterObservationHandlerConfiguration}), so this runs before it, after the meter
- * registries (and the tracer, if any) are known, under Boot's own conditions: a meter registry, and no tracer (with
- * one, Boot's tracing-aware handler, which adds exemplars, is left in place). One handler, so every observation is
- * counted once. A service that defines its own {@link MeterObservationHandler} keeps it.
+ * Puts {@link CachedMeterObservationHandler} where Spring Boot would put its default handler, under Boot's conditions
+ * (a meter registry, no tracer, no {@link MeterObservationHandler} bean of the service's own), so one handler counts.
  */
 @AutoConfiguration(
         before = ObservationAutoConfiguration.class,

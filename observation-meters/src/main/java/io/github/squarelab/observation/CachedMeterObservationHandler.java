@@ -10,27 +10,10 @@ import io.micrometer.observation.Observation;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Micrometer's {@link DefaultMeterObservationHandler}, meter for meter (the same names, tags, kinds and durations),
- * without a registry lookup at every start, event and stop.
- *
- * <p>The default handler builds a {@code Meter.Id} and finds its meter in the registry each time: at the start (the
- * long task timer), at the stop (the timer) and at every event (a counter). On a gRPC stream that is two counters per
- * message, and JFR put it at 22 % of the gRPC square service's samples (docs/performance.md). Here:
- *
- * <ul>
- *   <li>an event's counter is kept in the observation's context: the next message of the same stream counts into it
- *       directly, after checking that the stream's tags are the same objects as before ({@link EventCounter});
- *   <li>the timer, the long task timer, and an event's counter the first time, come from a bounded map keyed by meter
- *       kind, observation name and low-cardinality key values ({@link MeterCache}), filled through the registry.
- * </ul>
- *
- * <p>Meter names and tags, as Micrometer 1.15 gives them: the timer {@code name} with the observation's
- * low-cardinality key values at its stop and {@code error} (the exception's simple class name, or {@code none}); the
- * long task timer {@code name.active} with the key values at its start, unless long task timers are off; the counter
- * {@code name.event} with the key values at the event. Timings use the registry's clock, as {@code Timer.Sample} does.
- *
- * <p>The context carries this handler's own state rather than a {@code Timer.Sample} and a {@code LongTaskTimer.Sample}:
- * nothing in these services reads those from a context.
+ * Micrometer 1.15's {@link DefaultMeterObservationHandler}, meter for meter (names, tags, kinds, registry clock),
+ * without its registry lookup at every start, event and stop: an event's counter kept in the context
+ * ({@link EventCounter}), other meters in a bounded {@link MeterCache} (docs/performance.md, "Observation meters
+ * without a registry lookup"). The context holds this handler's state, not Micrometer's samples: nothing here reads them.
  */
 public final class CachedMeterObservationHandler implements MeterObservationHandler<Observation.Context> {
 

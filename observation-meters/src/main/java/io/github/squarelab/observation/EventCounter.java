@@ -6,17 +6,9 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.observation.Observation;
 
 /**
- * The counter of one event of one observation in flight, with the key values it was found under.
- *
- * <p>Reused while each of those key values is still the very object in the context: checking that takes a map lookup
- * per key and builds nothing, where reading the context's key values again sorts them into a new {@link KeyValues} (a
- * gRPC stream would pay that twice per message). A value changed or removed since is a different object, or none, and
- * the counter is found again for the new tags, as Micrometer's own handler would.
- *
- * <p>What it does not see is a key added to the observation after its first event of that name: those events keep
- * counting under the first tags. Micrometer's handler would count them into a meter with one more tag, which the
- * Prometheus registry refuses to export (one meter name, one set of tag keys). No observation in these services adds a
- * key between events: gRPC's sets its keys when the call starts and when it ends.
+ * The counter of one event of one observation in flight, reused while each key value it was found under is still the
+ * very object in the context (a lookup per key, no sort). A key added after the first event is not seen, which
+ * Prometheus could not export anyway; no observation here adds one between events.
  */
 final class EventCounter {
 

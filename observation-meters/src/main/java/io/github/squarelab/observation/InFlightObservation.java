@@ -6,11 +6,8 @@ import io.micrometer.observation.Observation;
 import java.util.Arrays;
 
 /**
- * What one observation keeps in its context from its start to its stop: when it started, its long task timer's sample,
- * and the counters its events found, so that the next message of a stream counts without a lookup.
- *
- * <p>Events may come from two threads at once (a gRPC stream receives on one and may send on another): the counters
- * are an array replaced, never changed, and two events finding a new counter at once at worst look it up twice.
+ * What one observation keeps from its start to its stop: its start, its long task timer's sample and its events'
+ * counters, in an array replaced and never changed, as events may come from two threads at once.
  */
 final class InFlightObservation {
 

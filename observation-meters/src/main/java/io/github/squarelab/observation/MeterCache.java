@@ -14,15 +14,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The meters of observations, by meter kind, observation name and low-cardinality key values: registered through the
- * registry the first time, so that its meter filters (common tags, denials, histograms and percentiles from
- * {@code management.metrics.distribution.*}) apply, then found here without building a {@code Meter.Id} again. The
- * registry would hand back the same meter for the same name and tags; this only skips the way there.
- *
- * <p>Bounded: a tag set past {@link #MAX_METERS} is still recorded, through the registry as Micrometer's own handler
- * does, only not kept. A meter removed from the registry empties the cache, so that nothing records into a meter the
- * registry no longer exports. A meter filter added to the registry after a meter is kept does not reach that meter, as
- * it does not reach any meter a class holds: Spring Boot adds every filter before the first observation.
+ * Observations' meters by kind, name and low-cardinality key values, registered through the registry the first time so
+ * that its filters apply; at most {@link #MAX_METERS} kept, and emptied when the registry removes a meter.
  */
 final class MeterCache {
 

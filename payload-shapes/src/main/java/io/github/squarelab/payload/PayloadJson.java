@@ -13,19 +13,8 @@ import com.fasterxml.jackson.annotation.Nulls;
 import java.util.List;
 
 /**
- * The JSON form of a payload, the body of {@code POST /rest/square/unary/{number}} and the {@code payload} of its
- * answer: an object with exactly one key, the shape's name.
- *
- * <pre>
- * {"wide":{"id":0,"name":"item-7-0","count":7,"value":7.0,"children":[{"id":1,...,"children":[{"id":2,...},...]},...]}}
- * {"deep":{"id":0,"name":"item-7-0","count":7,"value":7.0,"next":{"id":1,...,"next":{...}}}}
- * {"collection":[{"id":0,"name":"item-7-0","count":7,"value":7.0},...]}
- * </pre>
- *
- * Keys in that order; a leaf has no {@code children} key and the 8th level no {@code next} key (read, a key whose value
- * is null counts as absent: Jackson gives a record the same null for both). A PayloadJson read by
- * {@link PayloadJsonCodec} or built by {@link JsonPayloads#of} has a known shape's structure
- * ({@link #structureError}); its values are checked against a number by {@link JsonPayloads#difference}. The lists are the ones given (Jackson's, when read): treat them as read-only.
+ * A payload's JSON, one key named for its shape, keys in the order of docs/api.md: {@code {"wide":{...}}},
+ * {@code {"deep":{...}}} or {@code {"collection":[...]}}; a null value counts as absent, and the lists are read-only.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonPropertyOrder({"wide", "deep", "collection"})

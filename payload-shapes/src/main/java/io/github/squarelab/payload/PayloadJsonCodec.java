@@ -29,12 +29,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Reads and writes the JSON form ({@link PayloadJson}, {@link EchoJson}) with Jackson, strictly: what is not
- * exactly a payload of a known shape is rejected with an {@link InvalidPayloadException} that says what was wrong
- * and where (an unknown key, a missing or null value, a value of the wrong type, a wrong count of children,
- * levels or items, two shapes, something that is not JSON, no body at all). Nothing is coerced: not a string to a
- * number, not a fraction to an int, not null to 0. Its own mapper, so that an application's lenient settings (Spring
- * Boot ignores unknown keys) do not apply to it.
+ * Reads and writes {@link PayloadJson} and {@link EchoJson} strictly, with a Jackson mapper of its own so that Spring's
+ * lenient settings do not apply: anything but exactly a known shape is an {@link InvalidPayloadException} saying where.
  */
 public final class PayloadJsonCodec {
 

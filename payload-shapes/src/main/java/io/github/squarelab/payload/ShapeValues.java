@@ -1,11 +1,8 @@
 package io.github.squarelab.payload;
 
 /**
- * The values of every shape, derived from the call's number {@code k}. Every object has the same four values;
- * the object at position {@code i} (0-based: pre-order for wide, depth for deep, list index for collection) has
- * {@code id = i}, {@code name = "item-" + k + "-" + i}, {@code count = k + i} (32-bit arithmetic, wrapping as
- * Java's int does) and {@code value = k + i / 4.0} (exact in binary: a quarter is a power of two, and k + i fits
- * in far fewer than 53 bits).
+ * The values of the object at position {@code i} (pre-order, depth or index) of any shape for number {@code k}: id i,
+ * name item-k-i, count k + i (int, wrapping) and value k + i / 4.0, exact in binary, so echoes compare exactly.
  */
 public final class ShapeValues {
 

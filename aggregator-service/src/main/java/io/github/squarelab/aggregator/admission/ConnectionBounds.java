@@ -7,11 +7,8 @@ import org.springframework.boot.web.server.WebServerFactoryCustomizer;
 import org.springframework.stereotype.Component;
 
 /**
- * What Tomcat holds per open connection, bounded by the heap: a connection's socket buffers are small, since a
- * fan-out request is one short GET line and Tomcat writes a large answer straight from its own buffer, and
- * Tomcat stops accepting past {@link #maxConnections()} (the kernel then queues up to
- * {@code server.tomcat.accept-count} more). Without it, 2,000 idle connections took 32 MB of the 128 MiB heap
- * and a burst of clients ran it out.
+ * Open connections bounded by the heap, so that a burst of clients cannot run it out; past {@link #maxConnections()}
+ * the kernel queues them (docs/performance.md, "Tomcat's connections").
  */
 @Component
 public class ConnectionBounds implements WebServerFactoryCustomizer<TomcatServletWebServerFactory> {

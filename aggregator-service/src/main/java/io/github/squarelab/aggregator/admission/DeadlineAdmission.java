@@ -14,17 +14,10 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
 /**
- * Admits a request on a path only if it can be expected to finish well within its deadline, and sheds it up front
- * otherwise. Each path (a {@link Lane}) measures the squares per second it answers while it has work, and a new
- * request's expected time is every square admitted on that path and not answered yet, its own n included, at that
- * rate: the time in which the path finishes all it holds when they share it. Paths are measured apart because they
- * slow each other down unequally (docs/performance.md, "Mixed traffic"): a rate shared by all would let the slowest
- * path's requests in on the fastest one's figure.
- *
- * <p>A path with nothing admitted always admits, so that every path keeps measuring and a rate that fell during a
- * stall recovers. A path not measured yet is judged as if it answered {@link #UNMEASURED_RATE} squares a second: let in
- * unjudged, a burst on a fresh path was more than it could answer within the deadline (six requests of 20000 squares
- * on rest/h2c at once in OverloadEndToEndTests, each answered 504 after 60 s).
+ * Admits a request on a path ({@link Lane}) only if every square the path holds, its own n included, can be answered
+ * at the path's measured rate well within the deadline; each path is measured apart, as paths slow each other down
+ * unequally (docs/performance.md, "Admission by expected time"). A path with nothing admitted always admits, so that
+ * its rate keeps being measured.
  */
 public final class DeadlineAdmission {
 

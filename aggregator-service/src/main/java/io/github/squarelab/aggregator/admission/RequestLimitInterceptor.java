@@ -14,11 +14,8 @@ import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.servlet.AsyncHandlerInterceptor;
 
 /**
- * Holds a fan-out request's place in the {@link RequestLimit} from the moment its handler is chosen until its answer
- * is written, which for an asynchronous answer is the end of its async dispatch, not the end of its fan-out: an answer
- * that waits for a Tomcat thread still holds Tomcat's buffers. A request that finds no place is shed with a 503
- * before it parses n or starts anything, written here rather than thrown: a shed must cost less than the work it turns
- * away, and Spring's exception handling and message conversion made it cost more than a request for one square.
+ * Holds a fan-out request's place in the {@link RequestLimit} until its answer is written, and sheds one that finds no
+ * place with a 503 written here, as a shed must cost less than the work it turns away (docs/performance.md, "Sheds").
  */
 public final class RequestLimitInterceptor implements AsyncHandlerInterceptor {
 

@@ -17,15 +17,9 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.SignalType;
 
 /**
- * Asks the square service for the squares of 1..n over one transport and answers them as JSON.
- *
- * <p>Unary transports issue their n calls concurrently, at most {@code aggregator.in-flight} at a time
- * per request, and collect the answers in order. No thread waits on a call: the clients are
- * non-blocking and the next call starts from the callback of the one before. The stream transports
- * send their n messages on one bidi stream: pipelined, paced by the stream's flow control, or ping-pong,
- * each one only once the one before is answered. A request is admitted
- * only while its n fits the {@link AdmissionBudget} and its path can be expected to answer it within the deadline
- * ({@link DeadlineAdmission}), and is shed before any call otherwise.
+ * Asks the square service for the squares of 1..n over one transport, at most {@code aggregator.in-flight} unary calls
+ * or one bidi stream per request, with no thread waiting on a call, and answers them as JSON in order. A request is
+ * admitted only while its n fits the {@link AdmissionBudget} and {@link DeadlineAdmission}, and shed otherwise.
  */
 @Service
 public class FanoutService {

@@ -17,11 +17,9 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Two channels to the gRPC square service, each one HTTP/2 connection per replica, calls spread over the healthy
- * replicas by round_robin; plaintext, as the contract says. The pipelined stream has a channel of its own: on a shared
- * connection its messages filled the socket and the server's event loop, and every unary call and ping-pong message
- * queued behind them (docs/performance.md, "Mixed traffic"). Unary calls and ping-pong, which both wait for each
- * answer, share the other.
+ * Two plaintext channels to the gRPC square service, round_robin over its replicas: the pipelined stream's own, so that
+ * its messages do not queue every unary call and ping-pong message behind them, and one for those two
+ * (docs/performance.md, "The gRPC channels").
  */
 @Configuration(proxyBeanMethods = false)
 class GrpcClientConfiguration {

@@ -24,12 +24,9 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
 
 /**
- * {@code vinsmath.SquareRpc/findSquareBiStream}: the numbers 1..n as n messages on one stream, each carrying the
- * payload of the request's shape, their squares collected in order and each answer's echo checked. A stream sends
- * while grpc-java says it is ready (isReady/onReady, as its ManualFlowControlClient) and its {@code window} of
- * unanswered messages has room: 1 for ping-pong, no count for the pipelined stream. The stream has the request's
- * deadline; if its replica goes away mid-stream, one new stream, which round_robin puts on another replica, carries
- * the numbers not yet answered, within the same deadline.
+ * {@code findSquareBiStream}: 1..n as n messages with the shape's payload, sent while grpc-java is ready and the
+ * {@code window} of unanswered messages has room (1 for ping-pong, no count when pipelined), answers and echoes checked
+ * in order; one failover to a new stream, within the request's deadline, if the replica goes away.
  */
 public final class GrpcStreamSquareClient implements StreamSquareClient {
 

@@ -60,13 +60,8 @@ final class RestConnectors {
     static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(2);
 
     /**
-     * The HTTP/2 receive window a rest/h2c connection advertises, per stream; Netty grows the connection's window
-     * to twice this. The default, 64 KiB for the whole connection, holds about 12 answers with a payload, so
-     * Tomcat's answers kept waiting for it; and Tomcat 10.1.55 loses window credit when it shares out a
-     * WINDOW_UPDATE among answers that wait (apache/tomcat#1032): answers then waited for credit the client had
-     * already sent until Tomcat's 5 s write timeout reset them. 1 MiB a stream outgrows every answer in flight on
-     * a connection (at most 160 of 5.4 KB), so Tomcat never has to wait for window, and it costs nothing until
-     * an answer is left unread.
+     * The per-stream receive window of a rest/h2c connection: larger than every answer in flight on it, so that Tomcat
+     * never waits for window (docs/performance.md, "The aggregator's h2c receive window").
      */
     static final int H2C_WINDOW_BYTES = 1 << 20;
 
@@ -217,11 +212,8 @@ final class RestConnectors {
     }
 
     /**
-     * Apache HttpClient 5's async client. Over HTTP/1.1 its pool holds the replica's connections. For h2c, its HTTP/2
-     * client: on http:// URLs it starts with the HTTP/2 preface (prior knowledge), and it keeps one connection per
-     * host, so the replica gets one client per connection, taken in turn (the pooled client's FORCE_HTTP_2 leases a
-     * connection to one call at a time). It cannot cap streams per connection below the server's limit: the
-     * CallLimit caps the replica's.
+     * Apache HttpClient 5's async client; for h2c one HTTP/2 client per connection, taken in turn, as it keeps one
+     * connection per host, with the CallLimit capping the replica's streams, which it cannot.
      */
     private static RestExchange apache(String name, boolean h2c, String baseUrl, AggregatorProperties properties) {
         Timeout deadline = Timeout.ofMilliseconds(properties.callDeadline().toMillis());

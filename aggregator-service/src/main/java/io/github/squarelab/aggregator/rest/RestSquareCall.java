@@ -15,11 +15,9 @@ import org.springframework.http.HttpStatus;
 import reactor.core.publisher.Mono;
 
 /**
- * One square call to one replica of the REST square service, with no policy of its own ({@link RestSquareClient}
- * chooses the replica and retries). A call of the shape small is the article's GET, exactly as before. Any other
- * shape is a {@code POST} of the same path whose JSON body is the shape's payload for the number, written only once
- * the call is under way, so that calls queued for a connection hold no payload; the answer,
- * {@code {"result":..,"payload":..}}, is read strictly and its payload checked in place against the shape's values.
+ * One square call to one replica, with no policy of its own ({@link RestSquareClient} has it): the article's GET, or a
+ * POST of the shape's payload, written only once the call is under way so that queued calls hold none, and its echo
+ * read strictly and checked in place.
  */
 final class RestSquareCall {
 

@@ -9,11 +9,9 @@ import java.time.Duration;
 import reactor.core.publisher.Mono;
 
 /**
- * {@code /rest/square/unary/{number}} on the REST square service's replicas in turn, over pooled keep-alive
- * HTTP/1.1 connections or a few multiplexed HTTP/2 cleartext ones. A call whose replica is unavailable (refused,
- * reset, closed before the answer, or HTTP 503) is tried once more on another replica (the same one if it is the
- * only one: a dropped keep-alive connection is not a dead service) within the call's deadline; squares are
- * idempotent. A timeout is not retried. The call itself, and what its answer must be, is {@link RestSquareCall}.
+ * The REST failover policy: replicas in turn, and a call whose replica is unavailable (refused, reset, closed, 503)
+ * tried once more on another, or the same if it is the only one, within the call's deadline; a timeout is not retried.
+ * The call itself is {@link RestSquareCall}.
  */
 public class RestSquareClient implements UnarySquareClient {
 

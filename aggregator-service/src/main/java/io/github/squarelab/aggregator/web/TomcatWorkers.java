@@ -15,20 +15,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Tomcat's worker threads, in an order that keeps the aggregator's places turning over under thousands of clients.
- *
- * <ul>
- *   <li>An answer handed back by a finished fan-out (work from any thread but Tomcat's poller and these workers) runs
- *       first: it holds a request's place and buffers until it is written.
- *   <li>A connection with something to read (work from the poller: a new request, most likely) runs when a request
- *       place is free, or once it has waited {@code connectionWait}. Until then its request stays unread in the
- *       socket, where it costs the aggregator nothing, as in the kernel's accept queue; read at once, it would only
- *       be shed, and ab's clients come straight back after every 503, so that thousands of them cycling through
- *       sheds took half the CPU from the admitted work.
- * </ul>
- *
- * Within each kind the order is first come, first served. A request that is not a fan-out (health, metrics) takes no
- * place, so it waits at most {@code connectionWait} behind a full house.
+ * Tomcat's worker threads, first come first served within each kind: answers of finished fan-outs first, then work
+ * from the poller once a request place is free or it has waited {@code connectionWait}, as a request left unread costs
+ * nothing and one read at once would only be shed (docs/performance.md, "Tomcat's worker threads").
  */
 final class TomcatWorkers implements Executor {
 

@@ -15,20 +15,14 @@ import org.springframework.stereotype.Component;
 class Http2Streams implements WebServerFactoryCustomizer<TomcatServletWebServerFactory> {
 
     /**
-     * As many as the aggregator's rest/h2c client opens to one replica. Not more: each open stream holds
-     * tens of kilobytes, and 2 connections of 1000 streams ran a 128 MiB heap out of memory. And fewer than
-     * Tomcat's 200 threads: they also parse the connection's frames, so streams blocked reading their request
-     * bodies must leave some free to parse those bodies (at 200 a connection, POSTs with a payload stalled every
-     * thread until the 20 s stream read timeout).
+     * The aggregator's AggregatorProperties.Rest.H2C_REPLICA_STREAMS: fewer than Tomcat's 200 threads, which also parse
+     * the frames (docs/performance.md, "The aggregator's h2c streams per replica").
      */
     static final int MAX_STREAMS = 160;
 
     /**
-     * How much of a request body a stream may be sent before the service reads it (HTTP/2's
-     * SETTINGS_INITIAL_WINDOW_SIZE). Tomcat gives every stream that carries a body two buffers of this size, so at
-     * the default 64 KiB the aggregator's 4 x 200 POST streams of rest/h2c with a payload took about 100 MB: with 100
-     * aggregator requests at once the 128 MiB service's old generation stayed full, collection after collection.
-     * 16 KiB: the largest payload (a collection for a 10-digit number, about 8.3 KB) still comes in one window.
+     * A stream's request-body window: Tomcat holds two buffers of it per stream, and the largest payload still fits
+     * (docs/performance.md, "The REST service's stream window").
      */
     static final int STREAM_WINDOW_BYTES = 16 * 1024;
 

@@ -24,11 +24,8 @@ import org.springframework.web.reactive.function.server.ServerResponse;
 import reactor.core.publisher.Mono;
 
 /**
- * {@link SquareRoutes}' twin for Spring WebFlux (square.server=netty): the same paths, answers and problems, from
- * {@link SquareCalls}; unknown paths are problems from Spring itself ({@code spring.webflux.problemdetails.enabled}).
- *
- * <p>Nothing here blocks: the body is joined in memory (bounded) and parsed from bytes, so it all runs on the event
- * loop.
+ * {@link SquareRoutes}' twin for WebFlux (square.server=netty), answering from {@link SquareCalls}; the body is joined
+ * in memory (bounded) and parsed from bytes, so nothing blocks the event loop.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnWebApplication(type = Type.REACTIVE)

@@ -21,24 +21,9 @@ import org.springframework.web.servlet.function.ServerRequest;
 import org.springframework.web.servlet.function.ServerResponse;
 
 /**
- * {@code GET /rest/square/unary/{number}}: the bare JSON number {@code number * number}; {@code POST} of the same
- * path with a payload of a known shape as its JSON body: {@code {"result":<number * number>,"payload":<the same
- * payload>}}. Spring MVC, on Tomcat or Jetty; {@link SquareReactiveRoutes} is the same for WebFlux on Reactor Netty,
- * and {@link SquareCalls} what both answer.
- *
- * <p>A functional route rather than an annotated controller: this one call is the whole hot path of the
- * REST downstream, and the annotated one spent about half of the service's CPU samples (JFR) on dispatch
- * that a single fixed route does not need (argument resolvers, a reflective call, content negotiation over
- * the Accept header, Jackson for one number). The answer is written as bytes with its Content-Length
- * rather than chunked, and always as JSON: an Accept header that excludes JSON no longer gets a 406.
- * Measured in docs/performance.md. GET is the first route, so a POST route costs it nothing.
- *
- * <p>POST reads its body strictly (payload-shapes' {@code PayloadJsonCodec}: unknown keys, missing or null values,
- * wrong counts, two shapes, anything but JSON are refused) into records and writes them back with Jackson, as a
- * real service would.
- *
- * <p>Bad numbers, bad bodies, other content types and other methods on this path are RFC 9457 problems written
- * here; unknown paths are turned into problems by Spring itself ({@code spring.mvc.problemdetails.enabled}).
+ * {@code GET /rest/square/unary/{number}} (the bare JSON square) and its {@code POST} with a payload (the square and
+ * the payload echoed, read strictly), as a functional MVC route with {@link SquareCalls}' answers and RFC 9457 problems:
+ * an annotated controller spent half the CPU on dispatch (docs/performance.md, "The REST service's route").
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnWebApplication(type = Type.SERVLET)

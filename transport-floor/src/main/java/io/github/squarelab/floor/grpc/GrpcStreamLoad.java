@@ -19,11 +19,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code findSquareBiStream} as the aggregator calls it for {@code /grpc/stream/n} (or, one message in flight,
- * for {@code /grpc/pingpong/n}): {@code streams} slots on one channel, each running streams of
- * {@code messagesPerStream} messages one after another. A stream sends while the transport is ready (as
- * grpc-java's ManualFlowControlClient) and its window allows, half-closes after the last, and must get
- * exactly its answers, in order.
+ * {@code findSquareBiStream} as the aggregator's GrpcStreamSquareClient calls it, {@code streams} slots of streams of
+ * {@code messagesPerStream} messages, sent while grpc-java is ready and the window (1 for ping-pong) allows.
  */
 public final class GrpcStreamLoad implements Load {
 
