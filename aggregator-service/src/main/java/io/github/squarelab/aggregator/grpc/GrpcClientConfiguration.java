@@ -68,8 +68,8 @@ class GrpcClientConfiguration {
     /** The pipelined stream's own connections, on the same event loops (each connection keeps to one loop). */
     @Bean(destroyMethod = "shutdown")
     ManagedChannel squareGrpcStreamChannel(AggregatorProperties properties, ClientEventLoops clientEventLoops) {
-        // No retry: the stream resumes on another replica itself (GrpcStreamSquareClient), and grpc-java's retry keeps every
-        // message sent until the first answer, which under load held most of a request's messages at once.
+        // No retry: the stream fails over itself (GrpcStreamSquareClient), and grpc-java's retry keeps every message
+        // sent until the first answer, which under load held most of a request's messages at once.
         return connected(configured(properties, clientEventLoops).disableRetry().build());
     }
 
@@ -135,7 +135,8 @@ class GrpcClientConfiguration {
 
     @Bean
     GrpcStreamSquareClient grpcPingPongSquareClient(ManagedChannel squareGrpcChannel, AggregatorProperties properties) {
-        return GrpcStreamSquareClient.pingPong(squareGrpcChannel, properties.grpc().target(), properties.deadline());
+        return GrpcStreamSquareClient.pingPong(
+                squareGrpcChannel, properties.grpc().target(), properties.deadline());
     }
 
     @Bean

@@ -102,8 +102,9 @@ class GrpcStreamSquareClientTests {
             }
         };
         try (InProcessSquareServer server = new InProcessSquareServer(checking)) {
-            Squares squares =
-                    client(transport, server.channel).squares(300, shape, recorder).block(Duration.ofSeconds(30));
+            Squares squares = client(transport, server.channel)
+                    .squares(300, shape, recorder)
+                    .block(Duration.ofSeconds(30));
 
             assertThat(squares.toJson()).startsWith("[{\"1\":1},{\"2\":4},").endsWith(",{\"300\":90000}]");
             assertThat(rightPayloads).hasValue(300);
@@ -268,8 +269,9 @@ class GrpcStreamSquareClientTests {
             }
         };
         try (InProcessSquareServer server = new InProcessSquareServer(slow)) {
-            Disposable running =
-                    client(transport, server.channel).squares(1000, shape, recorder).subscribe();
+            Disposable running = client(transport, server.channel)
+                    .squares(1000, shape, recorder)
+                    .subscribe();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (recorder.answered.get() < 4 && System.nanoTime() < deadline) {
                 Thread.sleep(10);
@@ -583,7 +585,8 @@ class GrpcStreamSquareClientTests {
                     public void onNext(Input input) {
                         if (!failed) {
                             failed = true;
-                            answers.onError(Status.INTERNAL.withDescription("boom").asException());
+                            answers.onError(
+                                    Status.INTERNAL.withDescription("boom").asException());
                         }
                     }
                 };
