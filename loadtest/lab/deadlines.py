@@ -24,8 +24,9 @@ from dataclasses import asdict, dataclass
 from typing import Dict, List, Optional, Tuple
 
 from . import paths
+from .errors import LabError
 from .network import Profile
-from .settings import LabError, Settings
+from .settings import Settings
 
 # The aggregator's defaults are read from its own application.yml: these deadlines are arguments the aggregator is
 # started with, so no aggregator runs yet whose /actuator/info could say them.

@@ -5,7 +5,8 @@ import tempfile
 import unittest
 
 from lab import deadlines, network
-from lab.settings import LabError, Settings
+from lab.errors import LabError
+from lab.settings import Settings
 
 
 def on(profile, **env):
