@@ -1,11 +1,11 @@
 """The lab's commands, called by loadtest/run.sh.
 
-    python3 -m lab run          the whole lab, with the knobs of the environment (lab.run)
-    python3 -m lab report DIR   (re)writes DIR/summary.md and DIR/report.html from DIR/results.json
-    python3 -m lab check DIR    checks DIR/results.json as CI does (--round-trips: also on a slow network)
-    python3 -m lab knobs        lists the knobs and their defaults
-    python3 -m lab faults ...   network faults under load (lab.faults; --help lists its options)
-    python3 -m lab clients ...  many clients on each path, measured (lab.many_clients; --help lists its options)
+python3 -m lab run          the whole lab, with the knobs of the environment (lab.run)
+python3 -m lab report DIR   (re)writes DIR/summary.md and DIR/report.html from DIR/results.json
+python3 -m lab check DIR    checks DIR/results.json as CI does (--round-trips: also on a slow network)
+python3 -m lab knobs        lists the knobs and their defaults
+python3 -m lab faults ...   network faults under load (lab.faults; --help lists its options)
+python3 -m lab clients ...  many clients on each path, measured (lab.many_clients; --help lists its options)
 """
 
 import argparse
@@ -34,9 +34,11 @@ def main(argv=None) -> int:
     commands.add_parser("clients", help="many clients on each path, measured; python3 -m lab clients --help")
     for name in ("report", "check"):
         commands.add_parser(name).add_argument("results_dir")
-    commands.choices["check"].add_argument("--round-trips", action="store_true",
-                                           help="on each network with a round trip, grpc/stream's p50 below "
-                                                "rest/unary's")
+    commands.choices["check"].add_argument(
+        "--round-trips",
+        action="store_true",
+        help="on each network with a round trip, grpc/stream's p50 below rest/unary's",
+    )
     args = parser.parse_args(given)
     return exit_status(lambda: _command(args))
 

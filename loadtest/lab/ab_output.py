@@ -37,8 +37,9 @@ class AbReport:
     percentile_table_ms: Dict[int, int] = field(default_factory=dict)
 
 
-def ab_command(url: str, requests: int, concurrency: int, timeout_s: int, csv_path: Optional[str],
-               seconds: Optional[float] = None) -> List[str]:
+def ab_command(
+    url: str, requests: int, concurrency: int, timeout_s: int, csv_path: Optional[str], seconds: Optional[float] = None
+) -> List[str]:
     """The ab command line of one run: `requests` requests, or with `seconds` as many as that time allows.
 
     -q leaves out the progress lines; -r counts a socket error as a failed request instead of aborting
@@ -91,8 +92,10 @@ def parse_percentile_csv(text: str, completed: int) -> List[float]:
         raise AbOutputError("ab CSV has %d percentiles, expected 0..100" % len(curve))
     if completed < 1:
         raise AbOutputError("ab CSV of a run with no completed request")
-    return [curve[100] if 0 < i < 100 and int(0.5 + completed * i / 100) >= completed else millis
-            for i, millis in enumerate(curve)]
+    return [
+        curve[100] if 0 < i < 100 and int(0.5 + completed * i / 100) >= completed else millis
+        for i, millis in enumerate(curve)
+    ]
 
 
 def _field(text: str, name: str) -> Optional[str]:
@@ -157,12 +160,19 @@ def merge(reports: Sequence[AbReport], curve: Optional[List[float]]) -> AbReport
     breakdown = {key: sum(r.failed_breakdown[key] for r in reports) for key in reports[0].failed_breakdown}
     table = {p: int(round(curve[p])) for p in TABLE_PERCENTILES} if curve else {}
     # ab's own arithmetic: requests a second over the wall time, and the two "Time per request" means.
-    return AbReport(concurrency=concurrency, completed=completed, failed=failed, failed_breakdown=breakdown,
-                    non2xx=sum(r.non2xx for r in reports), time_taken_s=round(seconds, 3),
-                    rps=round(completed / seconds, 2) if seconds else 0.0,
-                    mean_ms=round(concurrency * seconds * 1e3 / completed, 3) if completed else 0.0,
-                    mean_across_ms=round(seconds * 1e3 / completed, 3) if completed else 0.0,
-                    document_length=reports[0].document_length, percentile_table_ms=table)
+    return AbReport(
+        concurrency=concurrency,
+        completed=completed,
+        failed=failed,
+        failed_breakdown=breakdown,
+        non2xx=sum(r.non2xx for r in reports),
+        time_taken_s=round(seconds, 3),
+        rps=round(completed / seconds, 2) if seconds else 0.0,
+        mean_ms=round(concurrency * seconds * 1e3 / completed, 3) if completed else 0.0,
+        mean_across_ms=round(seconds * 1e3 / completed, 3) if completed else 0.0,
+        document_length=reports[0].document_length,
+        percentile_table_ms=table,
+    )
 
 
 def merge_curves(curves: Sequence[List[float]], counts: Sequence[int]) -> List[float]:

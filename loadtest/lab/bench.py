@@ -43,19 +43,29 @@ class Conditions:
 
     def slug(self) -> str:
         """The conditions in a file name: nothing for the default ones, so that the article's names stay."""
-        return "".join("_" + value for value, default in ((self.payload, SMALL), (self.network, "loopback"),
-                                                          (self.stack, "")) if value != default)
+        return "".join(
+            "_" + value
+            for value, default in ((self.payload, SMALL), (self.network, "loopback"), (self.stack, ""))
+            if value != default
+        )
 
 
 DEFAULT_CONDITIONS = Conditions()
 
 
-def run_text(path: str, n: int, point: int, open_loop: bool = False,
-             conditions: Conditions = DEFAULT_CONDITIONS) -> str:
+def run_text(
+    path: str, n: int, point: int, open_loop: bool = False, conditions: Conditions = DEFAULT_CONDITIONS
+) -> str:
     """A run as an error names it: grpc/unary n=5 c=2, payload small, network loopback (, stack tomcat · JDK 17)."""
     return "%s n=%d %s=%d, payload %s, network %s%s" % (
-        path, n, "rate" if open_loop else "c", point, conditions.payload, conditions.network,
-        ", stack " + conditions.stack_label if conditions.stack_label else "")
+        path,
+        n,
+        "rate" if open_loop else "c",
+        point,
+        conditions.payload,
+        conditions.network,
+        ", stack " + conditions.stack_label if conditions.stack_label else "",
+    )
 
 
 def any_exited(services: List[Service]) -> bool:
@@ -68,8 +78,9 @@ def ensure_alive(services: List[Service], during: str) -> None:
     check_alive([process for service in services for process in service.watched], during)
 
 
-def run_slug(path: str, n: int, point: int, open_loop: bool = False,
-             conditions: Conditions = DEFAULT_CONDITIONS) -> str:
+def run_slug(
+    path: str, n: int, point: int, open_loop: bool = False, conditions: Conditions = DEFAULT_CONDITIONS
+) -> str:
     """The file-name stem of a run's raw outputs, e.g. rest-unary_n1000_c100 (or _r50, 50 requests a second), with
     its payload shape and network when they are not small and loopback: rest-unary_collection_lan_n100_c1."""
     return "%s%s_n%d_%s%d" % (path.replace("/", "-"), conditions.slug(), n, "r" if open_loop else "c", point)
@@ -84,8 +95,17 @@ def requests_for(pace: float, concurrency: int, seconds: float) -> int:
     return concurrency * max(1, round(pace * seconds / concurrency))
 
 
-def warm_up(path: Path, n: int, point: int, settings: Settings, services: List[Service], raw_dir: str,
-            log=print, vegeta: Optional[str] = None, conditions: Conditions = DEFAULT_CONDITIONS) -> Optional[float]:
+def warm_up(
+    path: Path,
+    n: int,
+    point: int,
+    settings: Settings,
+    services: List[Service],
+    raw_dir: str,
+    log=print,
+    vegeta: Optional[str] = None,
+    conditions: Conditions = DEFAULT_CONDITIONS,
+) -> Optional[float]:
     """WARMUP_SECONDS of the measured load (concurrency, or rate), discarded: time, not a count of requests, because
     the JIT needs seconds of steady load whatever a path's pace. Then waits until the aggregator is idle. Returns the
     closed loop's pace at its end (requests a second; lab.bench.requests_for), or None."""
@@ -95,8 +115,9 @@ def warm_up(path: Path, n: int, point: int, settings: Settings, services: List[S
     slug = run_slug(path.name, n, point, settings.open_loop, conditions) + "-warmup"
     if settings.open_loop:
         log("  warm-up: %gs at %d requests a second (discarded)" % (settings.warmup_s, point))
-        outcome = open_loop.run(vegeta, url, path.expected_body(n), point, settings.warmup_s, settings.ab_timeout_s,
-                                raw_dir, slug)
+        outcome = open_loop.run(
+            vegeta, url, path.expected_body(n), point, settings.warmup_s, settings.ab_timeout_s, raw_dir, slug
+        )
         if "error" in outcome:
             log("  warning: the warm-up failed: %s" % outcome["error"])
         pace = None
@@ -129,9 +150,19 @@ def _warm_in_rounds(url: str, point: int, settings: Settings, report_path: str, 
         requests = requests_for(pace, point, min(left, settings.warmup_s / 4))
 
 
-def measure(path: Path, n: int, point: int, settings: Settings, services: List[Service], raw_dir: str,
-            repeat: int = 1, log=print, vegeta: Optional[str] = None,
-            conditions: Conditions = DEFAULT_CONDITIONS, pace: Optional[float] = None) -> Dict:
+def measure(
+    path: Path,
+    n: int,
+    point: int,
+    settings: Settings,
+    services: List[Service],
+    raw_dir: str,
+    repeat: int = 1,
+    log=print,
+    vegeta: Optional[str] = None,
+    conditions: Conditions = DEFAULT_CONDITIONS,
+    pace: Optional[float] = None,
+) -> Dict:
     """Measures one repeat of a combination (warm already) and returns its full record.
 
     point is the concurrency of a closed loop (ab) or the rate of an open one (Vegeta, settings.open_loop); pace, the
@@ -152,9 +183,17 @@ def measure(path: Path, n: int, point: int, settings: Settings, services: List[S
     if settings.open_loop:
         log("  measuring: %d requests a second for %gs (repeat %d)" % (point, settings.duration_s, repeat))
     else:
-        log("  measuring: %d requests, %d at a time (repeat %d)%s" % (
-            requests, point, repeat, "" if settings.requests else ", then more to fill %gs (%.1f a second lately)"
-            % (settings.duration_s, pace or 0.0)))
+        log(
+            "  measuring: %d requests, %d at a time (repeat %d)%s"
+            % (
+                requests,
+                point,
+                repeat,
+                ""
+                if settings.requests
+                else ", then more to fill %gs (%.1f a second lately)" % (settings.duration_s, pace or 0.0),
+            )
+        )
     # The square service's connections are read right beside the CPU samples, just outside them: ss is a child of
     # this process, and its CPU would otherwise count as the load generator's.
     wire = _Wire(path, services)
@@ -174,10 +213,19 @@ def measure(path: Path, n: int, point: int, settings: Settings, services: List[S
         if sampler:
             sampler.start()
         try:
-            outcome = open_loop.run(vegeta, url, path.expected_body(n), point, settings.duration_s,
-                                    settings.ab_timeout_s, raw_dir, slug, after_attack=after_attack,
-                                    minute_s=soak.MINUTE_S if sampler else None,
-                                    stop_when=lambda: any_exited(services))
+            outcome = open_loop.run(
+                vegeta,
+                url,
+                path.expected_body(n),
+                point,
+                settings.duration_s,
+                settings.ab_timeout_s,
+                raw_dir,
+                slug,
+                after_attack=after_attack,
+                minute_s=soak.MINUTE_S if sampler else None,
+                stop_when=lambda: any_exited(services),
+            )
         finally:
             if sampler:
                 sampler.stop()
@@ -200,17 +248,26 @@ def measure(path: Path, n: int, point: int, settings: Settings, services: List[S
     server_side = _server_side(path, metrics_urls, metrics_before, metrics_error)
 
     # The lab measures only after every path passed the pre-check against the exact expected answer.
-    record = {"path": path.name, "payload": conditions.payload, "network": conditions.network, "n": n,
-              "concurrency": None if settings.open_loop else point,
-              "requests": None if settings.open_loop else requests, "url": url, "services": path.services,
-              "started_at": started_at, "verified": {"pre_check": "exact body"},
-              "raw": {"report": "raw/%s.txt" % slug}, "load_average_before": load_before, "rss_scope": rss_scope,
-              "server_side": server_side}
+    record = {
+        "path": path.name,
+        "payload": conditions.payload,
+        "network": conditions.network,
+        "n": n,
+        "concurrency": None if settings.open_loop else point,
+        "requests": None if settings.open_loop else requests,
+        "url": url,
+        "services": path.services,
+        "started_at": started_at,
+        "verified": {"pre_check": "exact body"},
+        "raw": {"report": "raw/%s.txt" % slug},
+        "load_average_before": load_before,
+        "rss_scope": rss_scope,
+        "server_side": server_side,
+    }
     if settings.open_loop:
         record.update(outcome, verified=dict(record["verified"], **outcome.get("verified", {})))
         if "error" not in outcome:
-            record.update(resources(path, n, outcome["ok"], cpu.cpu_between(before, after, generator="vegeta"),
-                                    rss_mb))
+            record.update(resources(path, n, outcome["ok"], cpu.cpu_between(before, after, generator="vegeta"), rss_mb))
             record["bytes_per_call"] = wire.per_call(before, after, _square_calls(record))
         return record
     record["raw"]["csv"] = "raw/%s.csv" % slug
@@ -241,8 +298,9 @@ class _ClosedLoop:
     error: Optional[str] = None
 
 
-def _closed_loop(url: str, point: int, requests: int, settings: Settings, report_path: str,
-                 csv_path: str) -> _ClosedLoop:
+def _closed_loop(
+    url: str, point: int, requests: int, settings: Settings, report_path: str, csv_path: str
+) -> _ClosedLoop:
     """REQUESTS requests in one ab run; or, by time, ab runs of whole rounds one after another until DURATION is
     filled to within half a round, read as one run: ab cannot stop at a time without cutting a round in two (ab -t
     counts only the requests done by then and wastes the rest, on rest/unary up to 12 % of 20 s)."""
@@ -250,8 +308,10 @@ def _closed_loop(url: str, point: int, requests: int, settings: Settings, report
     reports, curves, texts = [], [], []
     while True:
         done = _run_ab(ab_output.ab_command(url, requests, point, settings.ab_timeout_s, csv_path), report_path)
-        texts.append("--- ab run %d: %d requests, %d at a time ---\n%s" % (len(texts) + 1, requests, point,
-                                                                          _report_text(report_path)))
+        texts.append(
+            "--- ab run %d: %d requests, %d at a time ---\n%s"
+            % (len(texts) + 1, requests, point, _report_text(report_path))
+        )
         outcome.requests += requests
         outcome.runs += 1
         if done.returncode != 0:
@@ -319,8 +379,9 @@ class _Wire:
 
     def per_call(self, before: cpu.Sample, after: cpu.Sample, calls: int) -> Dict:
         if not self.by_sockets:
-            return traffic.from_syscalls(self.service, before.process_io[self.service],
-                                         after.process_io[self.service], calls)
+            return traffic.from_syscalls(
+                self.service, before.process_io[self.service], after.process_io[self.service], calls
+            )
         if self.error:
             return {"error": "no bytes per call: %s" % self.error}
         return traffic.by_sockets(self.service, self.ports, self.before, self.after, calls)
@@ -342,11 +403,16 @@ def repeat_summary(record: Dict) -> Dict:
         values = [(cpu_usage.get(name) or {}).get(field) for name in services]
         return round(sum(values), 3) if values and None not in values else None
 
-    summary = {"started_at": record.get("started_at"), "rps": record.get("rps"),
-               "latency_ms": record.get("latency_ms"), "cpu_us_per_call": path_cpu("us_per_call"),
-               "cpu_ms_per_request": path_cpu("ms_per_request"),
-               "steal_percent": (cpu_usage.get("steal") or {}).get("percent"),
-               "load_average_1m": (record.get("load_average_before") or [None])[0], "raw": record.get("raw")}
+    summary = {
+        "started_at": record.get("started_at"),
+        "rps": record.get("rps"),
+        "latency_ms": record.get("latency_ms"),
+        "cpu_us_per_call": path_cpu("us_per_call"),
+        "cpu_ms_per_request": path_cpu("ms_per_request"),
+        "steal_percent": (cpu_usage.get("steal") or {}).get("percent"),
+        "load_average_1m": (record.get("load_average_before") or [None])[0],
+        "raw": record.get("raw"),
+    }
     wire = record.get("bytes_per_call") or {}
     if "request" in wire:
         summary["bytes_per_call"] = {"request": wire["request"], "response": wire["response"]}
@@ -380,8 +446,9 @@ def _scrape(urls: Dict[str, List[str]], path: Path):
         return None, "no metrics URL for %s" % ", ".join(missing)
     try:
         # Settled too: the warm-up's last calls may still be being recorded, and they are not the run's.
-        return server_metrics.settle(path, server_metrics.scrape_all(urls),
-                                     lambda: server_metrics.scrape_all(urls))[0], None
+        return server_metrics.settle(path, server_metrics.scrape_all(urls), lambda: server_metrics.scrape_all(urls))[
+            0
+        ], None
     except server_metrics.MetricsError as error:
         return None, str(error)
 
@@ -396,29 +463,46 @@ def _server_side(path: Path, urls: Dict[str, List[str]], before, error: Optional
         return {"error": "no server-side figures: %s" % error}
 
 
-def figures(path: Path, n: int, report: ab_output.AbReport, curve: Optional[List[float]],
-            usage: Dict[str, Dict], rss_mb: Dict[str, float]) -> Dict:
+def figures(
+    path: Path,
+    n: int,
+    report: ab_output.AbReport,
+    curve: Optional[List[float]],
+    usage: Dict[str, Dict],
+    rss_mb: Dict[str, float],
+) -> Dict:
     """The measured part of a run's record: counts, throughput, latency, CPU and memory."""
     expected_bytes = len(path.expected_body(n).encode())
     # The pre-check compared one answer with the exact expected body; during the run ab compares every
     # response's length with the first one's (a mismatch is a failed request), and the first one's with the
     # expected body's here, so every counted response had the expected answer's length.
-    verified = {"pre_check": "exact body", "expected_bytes": expected_bytes, "response_bytes": report.document_length,
-                "length_checked": report.completed, "length_mismatches": report.failed_breakdown["length"],
-                "passed": (report.completed - report.failed_breakdown["length"] - report.non2xx
-                           if report.document_length == expected_bytes else 0)}
-    return dict(resources(path, n, report.completed, usage, rss_mb), **{
-        "verified": verified,
-        "completed": report.completed,
-        "failed": report.failed,
-        "failed_breakdown": report.failed_breakdown,
-        "non2xx": report.non2xx,
-        "rps": report.rps,
-        "time_taken_s": report.time_taken_s,
-        "latency_ms": latency(report, curve),
-        "latency_table_ms": {str(k): v for k, v in report.percentile_table_ms.items()},
-        "latency_curve_ms": curve,
-    })
+    verified = {
+        "pre_check": "exact body",
+        "expected_bytes": expected_bytes,
+        "response_bytes": report.document_length,
+        "length_checked": report.completed,
+        "length_mismatches": report.failed_breakdown["length"],
+        "passed": (
+            report.completed - report.failed_breakdown["length"] - report.non2xx
+            if report.document_length == expected_bytes
+            else 0
+        ),
+    }
+    return dict(
+        resources(path, n, report.completed, usage, rss_mb),
+        **{
+            "verified": verified,
+            "completed": report.completed,
+            "failed": report.failed,
+            "failed_breakdown": report.failed_breakdown,
+            "non2xx": report.non2xx,
+            "rps": report.rps,
+            "time_taken_s": report.time_taken_s,
+            "latency_ms": latency(report, curve),
+            "latency_table_ms": {str(k): v for k, v in report.percentile_table_ms.items()},
+            "latency_curve_ms": curve,
+        },
+    )
 
 
 def resources(path: Path, n: int, requests: int, usage: Dict[str, Dict], rss_mb: Dict[str, float]) -> Dict:
@@ -442,8 +526,13 @@ def latency(report: ab_output.AbReport, curve: Optional[List[float]]) -> Dict[st
     if curve:
         return {"mean": report.mean_ms, "p50": curve[50], "p90": curve[90], "p99": curve[99], "max": curve[100]}
     table = report.percentile_table_ms
-    return {"mean": report.mean_ms, "p50": table.get(50), "p90": table.get(90), "p99": table.get(99),
-            "max": table.get(100)}
+    return {
+        "mean": report.mean_ms,
+        "p50": table.get(50),
+        "p90": table.get(90),
+        "p99": table.get(99),
+        "max": table.get(100),
+    }
 
 
 def _run_ab(command: List[str], report_path: str) -> subprocess.CompletedProcess:
@@ -492,5 +581,7 @@ def _soak_sampler(path: Path, services: List[Service], settings: Settings) -> Op
     """A soak's per-minute sampler of the path's services (lab.soak), or None for a run that is no soak."""
     if not soak.wanted(settings):
         return None
-    return soak.MinuteSampler({s.name: {"pids": s.pids, "metrics_urls": s.metrics_urls} for s in services
-                               if s.name in path.services}, settings.duration_s)
+    return soak.MinuteSampler(
+        {s.name: {"pids": s.pids, "metrics_urls": s.metrics_urls} for s in services if s.name in path.services},
+        settings.duration_s,
+    )

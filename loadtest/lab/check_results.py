@@ -33,23 +33,43 @@ def problems(data: Dict) -> List[str]:
     settings = data["settings"]
     open_loop = settings.get("load") == "open"
     points = settings["rate"] if open_loop else settings["concurrency"]
-    expected = {(stack, net, p, shape, n, point) for stack, chosen in results.stack_paths(settings).items()
-                for net in results.listed(settings, "network") for p in chosen
-                for shape in results.listed(settings, "payload") for n in settings["n"] for point in points}
+    expected = {
+        (stack, net, p, shape, n, point)
+        for stack, chosen in results.stack_paths(settings).items()
+        for net in results.listed(settings, "network")
+        for p in chosen
+        for shape in results.listed(settings, "payload")
+        for n in settings["n"]
+        for point in points
+    }
     present = {results.key(run) for run in data["runs"]}
     for stack, net, path, shape, n, point in sorted(expected - present):
-        found.append("no run for path %s n=%d %s=%d%s%s%s" % (
-            path, n, "rate" if open_loop else "concurrency", point,
-            "" if shape == paths.SMALL else " payload=" + shape, "" if net == results.LOOPBACK else " network=" + net,
-            " on " + stack if stack else ""))
+        found.append(
+            "no run for path %s n=%d %s=%d%s%s%s"
+            % (
+                path,
+                n,
+                "rate" if open_loop else "concurrency",
+                point,
+                "" if shape == paths.SMALL else " payload=" + shape,
+                "" if net == results.LOOPBACK else " network=" + net,
+                " on " + stack if stack else "",
+            )
+        )
     if not data.get("finished_at"):
         found.append("the lab did not finish (finished_at is empty)")
     for run in data["runs"]:
-        found += ["%s: %s" % (results.run_name(run), problem)
-                  for problem in run_problems(run, settings.get("repeats", 1)) + network_problems(run, settings)]
+        found += [
+            "%s: %s" % (results.run_name(run), problem)
+            for problem in run_problems(run, settings.get("repeats", 1)) + network_problems(run, settings)
+        ]
         if open_loop and settings.get("duration_s", 0) >= soak.SOAK_MIN_S and "error" not in run:
-            found += ["%s: %s" % (results.run_name(run), problem) for problem in (
-                soak.problems(run) if run.get("per_minute") else ["a soak run without its per-minute series"])]
+            found += [
+                "%s: %s" % (results.run_name(run), problem)
+                for problem in (
+                    soak.problems(run) if run.get("per_minute") else ["a soak run without its per-minute series"]
+                )
+            ]
     found += shape_bytes_problems(data["runs"])
     found += mix.problems(data)
     found += floor_check(data)
@@ -68,9 +88,11 @@ def shape_bytes_problems(runs: List[Dict]) -> List[str]:
         if shape == paths.SMALL or None in (small.get("request"), own.get("request")):
             continue
         if own["request"] <= small["request"] or own["response"] <= small["response"]:
-            found.append("%s: %s request and %s response bytes per call, no more than the small call's %s and %s: the "
-                         "shape was not carried" % (results.run_name(run), own["request"], own["response"],
-                                                    small["request"], small["response"]))
+            found.append(
+                "%s: %s request and %s response bytes per call, no more than the small call's %s and %s: the "
+                "shape was not carried"
+                % (results.run_name(run), own["request"], own["response"], small["request"], small["response"])
+            )
     return found
 
 
@@ -89,8 +111,7 @@ def run_problems(run: Dict, repeats: int = 1) -> List[str]:
         if run["completed"] != sent:
             found.append("completed %d of %d requests" % (run["completed"], sent))
         if isinstance(verified, dict) and verified.get("passed", run["completed"]) != run["completed"]:
-            found.append("%s of %d responses had the expected answer's length"
-                         % (verified["passed"], run["completed"]))
+            found.append("%s of %d responses had the expected answer's length" % (verified["passed"], run["completed"]))
     latency = run["latency_ms"]
     order = [latency.get(key) for key in ("p50", "p90", "p99", "p99_9", "max") if key in latency]
     if None in order or order != sorted(order):
@@ -130,13 +151,21 @@ def bytes_problems(run: Dict) -> List[str]:
         return ["no bytes per call (bytes_per_call is missing)"]
     if "error" in record:
         return [record["error"]]
-    found = ["%s bytes per call is %s" % (side, record.get(side)) for side in ("request", "response")
-             if not (record.get(side) or 0) > 0]
+    found = [
+        "%s bytes per call is %s" % (side, record.get(side))
+        for side in ("request", "response")
+        if not (record.get(side) or 0) > 0
+    ]
     low, high = REST_GET_BYTES
-    if run["path"] == "rest/unary" and results.payload(run) == paths.SMALL and not found \
-            and not low <= record["request"] <= high:
-        found.append("%s request bytes per call, but a GET with its headers has %d to %d"
-                     % (record["request"], low, high))
+    if (
+        run["path"] == "rest/unary"
+        and results.payload(run) == paths.SMALL
+        and not found
+        and not low <= record["request"] <= high
+    ):
+        found.append(
+            "%s request bytes per call, but a GET with its headers has %d to %d" % (record["request"], low, high)
+        )
     return found
 
 
@@ -147,13 +176,16 @@ def network_problems(run: Dict, settings: Dict) -> List[str]:
     profile = (settings.get("networks") or {}).get(results.network(run)) or {}
     if "error" in run or not profile.get("rtt_ms"):
         return []
-    bound = round_trips(run["path"], run["n"], (settings.get("aggregator") or {}).get("in_flight", 1)) \
-        * profile["rtt_ms"]
+    bound = (
+        round_trips(run["path"], run["n"], (settings.get("aggregator") or {}).get("in_flight", 1)) * profile["rtt_ms"]
+    )
     p50 = run["latency_ms"].get("p50")
     if p50 is None or p50 >= bound:
         return []
-    return ["p50 %s ms, below the %g ms that its round trips of %g ms take at least on network %s: the network's "
-            "latency did not apply" % (p50, bound, profile["rtt_ms"], results.network(run))]
+    return [
+        "p50 %s ms, below the %g ms that its round trips of %g ms take at least on network %s: the network's "
+        "latency did not apply" % (p50, bound, profile["rtt_ms"], results.network(run))
+    ]
 
 
 def round_trips(path: str, n: int, in_flight: int) -> int:
@@ -178,9 +210,10 @@ def round_trip_problems(data: Dict) -> List[str]:
         if stream is None:
             found.append("%s: no grpc/stream run beside it to compare" % results.run_name(unary))
         elif not stream["latency_ms"]["p50"] < unary["latency_ms"]["p50"]:
-            found.append("%s: grpc/stream's p50 %s ms is not below rest/unary's %s ms, though its messages share one "
-                         "round trip" % (results.run_name(unary), stream["latency_ms"]["p50"],
-                                         unary["latency_ms"]["p50"]))
+            found.append(
+                "%s: grpc/stream's p50 %s ms is not below rest/unary's %s ms, though its messages share one "
+                "round trip" % (results.run_name(unary), stream["latency_ms"]["p50"], unary["latency_ms"]["p50"])
+            )
     if not any(path == "rest/unary" and (networks.get(net) or {}).get("rtt_ms") for _, net, path, *_ in runs):
         found.append("--round-trips: no rest/unary run on a network with a round trip")
     return found
@@ -196,8 +229,10 @@ def _open_loop_problems(run: Dict, repeats: int) -> List[str]:
     errors = run.get("errors") or {}
     verified = run.get("verified") or {}
     if verified.get("checked") != run["ok"] + errors.get("wrong_answer", 0):
-        found.append("%s 200 answers had their body checked, but %d were right and %d wrong"
-                     % (verified.get("checked"), run["ok"], errors.get("wrong_answer", 0)))
+        found.append(
+            "%s 200 answers had their body checked, but %d were right and %d wrong"
+            % (verified.get("checked"), run["ok"], errors.get("wrong_answer", 0))
+        )
     # Shedding (503) and timing out past saturation are what a rate sweep shows; anything else is a broken run.
     broken = {kind: count for kind, count in errors.items() if kind not in ("shed_503", "timeout")}
     if broken:
@@ -222,22 +257,35 @@ def server_side_check(run: Dict) -> Tuple[List[str], Optional[str]]:
         return [side["error"]], None
     if run["failed"] or run["non2xx"]:
         return [], "%d failed and %d non-2xx requests: square calls not compared with requests x n" % (
-            run["failed"], run["non2xx"])
+            run["failed"],
+            run["non2xx"],
+        )
     path = paths.ALL[run["path"]]
     completed = run["completed"]
     expected = completed * path.calls_per_request(run["n"])
     found = []
     if path.target == paths.AGGREGATOR:
         if side.get("aggregator_requests") != completed:
-            found.append("the aggregator counted %s successful requests, ab completed %d"
-                         % (side.get("aggregator_requests"), completed))
+            found.append(
+                "the aggregator counted %s successful requests, ab completed %d"
+                % (side.get("aggregator_requests"), completed)
+            )
         if side.get("downstream_calls") != expected:
-            found.append("the aggregator made %s downstream calls, expected %d (%d requests x n=%d)"
-                         % (side.get("downstream_calls"), expected, completed, run["n"]))
+            found.append(
+                "the aggregator made %s downstream calls, expected %d (%d requests x n=%d)"
+                % (side.get("downstream_calls"), expected, completed, run["n"])
+            )
     if side.get("square_calls") != expected:
-        found.append("%s served %s square calls, expected %d (%d requests x %d)"
-                     % (side.get("square_service", "the square service"), side.get("square_calls"), expected,
-                        completed, path.calls_per_request(run["n"])))
+        found.append(
+            "%s served %s square calls, expected %d (%d requests x %d)"
+            % (
+                side.get("square_service", "the square service"),
+                side.get("square_calls"),
+                expected,
+                completed,
+                path.calls_per_request(run["n"]),
+            )
+        )
     return found, None
 
 
@@ -253,8 +301,10 @@ def floor_check(data: Dict) -> List[str]:
         return []
     found = []
     if section.get("aggregator") != settings.get("aggregator"):
-        found.append("floor: made for the aggregator settings %s, but the aggregator ran with %s"
-                     % (section.get("aggregator"), settings.get("aggregator")))
+        found.append(
+            "floor: made for the aggregator settings %s, but the aggregator ran with %s"
+            % (section.get("aggregator"), settings.get("aggregator"))
+        )
     try:
         windows, by_combination = floor.plan(settings)
     except FloorError as error:
@@ -275,8 +325,9 @@ def floor_check(data: Dict) -> List[str]:
             found.append("%s: %d repeats, REPEATS=%d" % (label, measured, settings.get("repeats", 1)))
         java_opts = (record.get("floor_settings") or {}).get("java_opts")
         if java_opts != settings.get("java_opts"):
-            found.append("%s: ran with JAVA_OPTS %r, the services with %r"
-                         % (label, java_opts, settings.get("java_opts")))
+            found.append(
+                "%s: ran with JAVA_OPTS %r, the services with %r" % (label, java_opts, settings.get("java_opts"))
+            )
     for window in windows:
         if window not in by_window:
             found.append("no floor run for %s, %s" % (window.transport, window.describe()))
@@ -284,11 +335,15 @@ def floor_check(data: Dict) -> List[str]:
         window = by_combination.get((run["path"], run["n"], run["concurrency"]))
         if window is None or "error" in run or not floor.compared_with_floor(run):
             if run.get("floor") and not floor.compared_with_floor(run):
-                found.append("%s: a fraction of floor, but the floor is for the small payload on loopback only"
-                             % results.run_name(run))
+                found.append(
+                    "%s: a fraction of floor, but the floor is for the small payload on loopback only"
+                    % results.run_name(run)
+                )
             continue
-        found += ["%s: %s" % (results.run_name(run), problem)
-                  for problem in _path_floor_problems(run, window, by_window.get(window))]
+        found += [
+            "%s: %s" % (results.run_name(run), problem)
+            for problem in _path_floor_problems(run, window, by_window.get(window))
+        ]
     return found
 
 
@@ -297,8 +352,10 @@ def _path_floor_problems(run: Dict, window: "floor.Window", floor_run: Optional[
     if not record:
         return ["no floor object, though its transport's floor ran"]
     if (record.get("transport"), record.get("window")) != (window.transport, window.as_dict()):
-        return ["compared with the floor of %s %s, but the aggregator's window was %s %s"
-                % (record.get("transport"), record.get("window"), window.transport, window.as_dict())]
+        return [
+            "compared with the floor of %s %s, but the aggregator's window was %s %s"
+            % (record.get("transport"), record.get("window"), window.transport, window.as_dict())
+        ]
     if "error" in record:
         # A failed floor run is reported once, as the floor's problem.
         return [] if floor_run is not None and "error" in floor_run else [record["error"]]
@@ -306,19 +363,25 @@ def _path_floor_problems(run: Dict, window: "floor.Window", floor_run: Optional[
         return ["a fraction of floor without a successful floor run for its window"]
     found = []
     if record["floor_calls_per_second"] != floor_run["calls_per_second"]:
-        found.append("floor calls/s %s, but its floor run made %s" % (record["floor_calls_per_second"],
-                                                                      floor_run["calls_per_second"]))
+        found.append(
+            "floor calls/s %s, but its floor run made %s"
+            % (record["floor_calls_per_second"], floor_run["calls_per_second"])
+        )
     downstream = run["rps"] * run["n"]
     if not math.isclose(record["path_calls_per_second"], downstream, rel_tol=1e-6, abs_tol=0.01):
         found.append("downstream calls/s %s, but req/s x n = %s" % (record["path_calls_per_second"], downstream))
     fraction = record["path_calls_per_second"] / record["floor_calls_per_second"]
     # Kept to 4 decimals.
     if abs(record["fraction"] - fraction) > 0.0000501:
-        found.append("fraction %s, but %s / %s = %.6f" % (record["fraction"], record["path_calls_per_second"],
-                                                          record["floor_calls_per_second"], fraction))
+        found.append(
+            "fraction %s, but %s / %s = %.6f"
+            % (record["fraction"], record["path_calls_per_second"], record["floor_calls_per_second"], fraction)
+        )
     if record.get("goal") != floor.GOAL or record.get("met") != (record["fraction"] >= floor.GOAL):
-        found.append("goal %s met %s does not follow from the fraction %s and the goal %s"
-                     % (record.get("goal"), record.get("met"), record["fraction"], floor.GOAL))
+        found.append(
+            "goal %s met %s does not follow from the fraction %s and the goal %s"
+            % (record.get("goal"), record.get("met"), record["fraction"], floor.GOAL)
+        )
     return found
 
 
@@ -330,9 +393,11 @@ def notes(data: Dict) -> List[str]:
         if record.get("fraction", 0) > 1:
             # A path cannot beat its bare transport on the same machine: the floor was not warm or not alone
             # (the Maven build's two-second floor runs are a check of the chain, not of the numbers).
-            found.append("%s: %.0f %% of its floor, more than the bare transport did: that floor is "
-                         "not a floor (too short a warm-up, or a busy machine)"
-                         % (results.run_name(run), 100 * record["fraction"]))
+            found.append(
+                "%s: %.0f %% of its floor, more than the bare transport did: that floor is "
+                "not a floor (too short a warm-up, or a busy machine)"
+                % (results.run_name(run), 100 * record["fraction"])
+            )
         skipped = server_side_check(run)[1]
         if skipped:
             found.append("%s: server-side count check skipped: %s" % (results.run_name(run), skipped))
@@ -340,9 +405,11 @@ def notes(data: Dict) -> List[str]:
         if closed:
             # Mostly the aggregator's pool letting go of connections idle for longer than its max idle time, which
             # carried nothing in the run; a busy one that closed would take its bytes of the run with it.
-            found.append("%s: %d of the square service's connections closed during the run: idle ones carried "
-                         "nothing, but any bytes a busy one carried in the run are not in its bytes per call"
-                         % (results.run_name(run), closed))
+            found.append(
+                "%s: %d of the square service's connections closed during the run: idle ones carried "
+                "nothing, but any bytes a busy one carried in the run are not in its bytes per call"
+                % (results.run_name(run), closed)
+            )
     return found
 
 
@@ -363,13 +430,22 @@ def main(argv=None) -> int:
     if found:
         return 1
     floor_runs = len((data.get("floor") or {}).get("runs", []))
-    print("[check] OK: %d runs in %s, all verified, 0 failed, 0 non-2xx, percentiles in order, CPU recorded, "
-          "square calls served == downstream calls == requests x n, bytes per call recorded%s%s"
-          % (len(data["runs"]), argv[0], (
-              "; %d floor runs, each with the aggregator's window, fractions consistent" % floor_runs
-              if "floor" in data else ""),
-             "; on each network with a round trip, grpc/stream's p50 below rest/unary's" if "--round-trips" in options
-             else ""))
+    print(
+        "[check] OK: %d runs in %s, all verified, 0 failed, 0 non-2xx, percentiles in order, CPU recorded, "
+        "square calls served == downstream calls == requests x n, bytes per call recorded%s%s"
+        % (
+            len(data["runs"]),
+            argv[0],
+            (
+                "; %d floor runs, each with the aggregator's window, fractions consistent" % floor_runs
+                if "floor" in data
+                else ""
+            ),
+            "; on each network with a round trip, grpc/stream's p50 below rest/unary's"
+            if "--round-trips" in options
+            else "",
+        )
+    )
     return 0
 
 

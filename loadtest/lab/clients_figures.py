@@ -28,8 +28,11 @@ class Counts:
     admission_shed: float = 0.0
 
     def minus(self, before: "Counts") -> "Counts":
-        return Counts(_minus(self.statuses, before.statuses), _minus(self.elsewhere, before.elsewhere),
-                      self.admission_shed - before.admission_shed)
+        return Counts(
+            _minus(self.statuses, before.statuses),
+            _minus(self.elsewhere, before.elsewhere),
+            self.admission_shed - before.admission_shed,
+        )
 
     def answered(self) -> float:
         return sum(self.statuses.values()) + sum(self.elsewhere.values())
@@ -57,30 +60,44 @@ def work_held(samples: List[server_metrics.Sample]) -> float:
 
 
 def _minus(after: Dict[str, float], before: Dict[str, float]) -> Dict[str, float]:
-    return {key: after.get(key, 0.0) - before.get(key, 0.0) for key in sorted(set(after) | set(before))
-            if after.get(key, 0.0) - before.get(key, 0.0)}
+    return {
+        key: after.get(key, 0.0) - before.get(key, 0.0)
+        for key in sorted(set(after) | set(before))
+        if after.get(key, 0.0) - before.get(key, 0.0)
+    }
 
 
 def whole(values: Dict[str, float]) -> Dict[str, int]:
     return {key: int(round(value)) for key, value in values.items()}
 
 
-def ab_figures(report: Optional[ab_output.AbReport], exit_code: int, error: Optional[str],
-               expected_bytes: int) -> Dict:
+def ab_figures(report: Optional[ab_output.AbReport], exit_code: int, error: Optional[str], expected_bytes: int) -> Dict:
     """ab's side of a row: what it completed, its failures by kind, and its error when it did not finish a report.
 
     ab compares every answer's length with its first answer's. When that first one had the expected body's length,
     a length failure is either a non-2xx answer (a problem body, whose length is not the answer's) or a 200 of the
     wrong length: wrong_bodies counts those; when the first answer was a 503, it cannot be told (None)."""
     if report is None:
-        return {"exit_code": exit_code, "error": error or "ab printed no report", "completed": None, "errors": {},
-                "wrong_bodies": None}
+        return {
+            "exit_code": exit_code,
+            "error": error or "ab printed no report",
+            "completed": None,
+            "errors": {},
+            "wrong_bodies": None,
+        }
     failed = report.failed_breakdown
     checked = report.document_length == expected_bytes
-    return {"exit_code": exit_code, "error": error, "completed": report.completed, "non2xx": report.non2xx,
-            "rps": report.rps, "seconds": report.time_taken_s, "length_failures": failed["length"],
-            "wrong_bodies": max(0, failed["length"] - report.non2xx) if checked else None,
-            "errors": {kind: failed[kind] for kind in AB_ERRORS if failed[kind]}}
+    return {
+        "exit_code": exit_code,
+        "error": error,
+        "completed": report.completed,
+        "non2xx": report.non2xx,
+        "rps": report.rps,
+        "seconds": report.time_taken_s,
+        "length_failures": failed["length"],
+        "wrong_bodies": max(0, failed["length"] - report.non2xx) if checked else None,
+        "errors": {kind: failed[kind] for kind in AB_ERRORS if failed[kind]},
+    }
 
 
 @dataclass(frozen=True)
@@ -94,8 +111,17 @@ class Run:
     seconds: float
 
 
-def row(path: Path, n: int, clients: int, run: Run, ab: Dict, health: Dict, main_health: Optional[Dict],
-        peak_rss_mib: Dict[str, float], out_of_memory: List[str]) -> Dict:
+def row(
+    path: Path,
+    n: int,
+    clients: int,
+    run: Run,
+    ab: Dict,
+    health: Dict,
+    main_health: Optional[Dict],
+    peak_rss_mib: Dict[str, float],
+    out_of_memory: List[str],
+) -> Dict:
     """A row of the table. Goodput: 200s counted by the aggregator from just before ab started to when it exited, over
     ab's wall seconds; the statuses (and so shed/s and "other"): up to when the aggregator settled, so that the
     answers to requests ab gave up on at its time limit count too."""
@@ -104,11 +130,23 @@ def row(path: Path, n: int, clients: int, run: Run, ab: Dict, health: Dict, main
     statuses, elsewhere = whole(settled.statuses), whole(settled.elsewhere)
     shed = statuses.get(SHED, 0) + elsewhere.get(SHED, 0)
     other = {status: count for status, count in _added(statuses, elsewhere).items() if status not in (OK, SHED)}
-    return {"path": path.name, "n": n, "clients": clients, "seconds": round(run.seconds, 2),
-            "goodput": _rate(ok, run.seconds), "shed_per_s": _rate(shed, run.seconds),
-            "statuses": statuses, "statuses_elsewhere": elsewhere, "other": other,
-            "admission_shed": int(round(settled.admission_shed)), "ab": ab, "health": health,
-            "main_health": main_health, "peak_rss_mib": peak_rss_mib, "out_of_memory": out_of_memory}
+    return {
+        "path": path.name,
+        "n": n,
+        "clients": clients,
+        "seconds": round(run.seconds, 2),
+        "goodput": _rate(ok, run.seconds),
+        "shed_per_s": _rate(shed, run.seconds),
+        "statuses": statuses,
+        "statuses_elsewhere": elsewhere,
+        "other": other,
+        "admission_shed": int(round(settled.admission_shed)),
+        "ab": ab,
+        "health": health,
+        "main_health": main_health,
+        "peak_rss_mib": peak_rss_mib,
+        "out_of_memory": out_of_memory,
+    }
 
 
 def _added(one: Dict[str, int], two: Dict[str, int]) -> Dict[str, int]:
@@ -123,12 +161,19 @@ def compare_lower(rows: List[Dict]) -> None:
     """Sets each row's best_lower (the best goodput among the lower client counts of its path and n, None for the
     lowest) and goodput_vs_best_lower (its goodput as a percentage of that; None without one)."""
     for current in rows:
-        lower = [other["goodput"] for other in rows if other["path"] == current["path"] and other["n"] == current["n"]
-                 and other["clients"] < current["clients"] and other.get("goodput") is not None]
+        lower = [
+            other["goodput"]
+            for other in rows
+            if other["path"] == current["path"]
+            and other["n"] == current["n"]
+            and other["clients"] < current["clients"]
+            and other.get("goodput") is not None
+        ]
         best = max(lower, default=None)
         current["best_lower"] = best
-        current["goodput_vs_best_lower"] = (round(100 * current["goodput"] / best, 1)
-                                            if best and current.get("goodput") is not None else None)
+        current["goodput_vs_best_lower"] = (
+            round(100 * current["goodput"] / best, 1) if best and current.get("goodput") is not None else None
+        )
 
 
 @dataclass(frozen=True)
@@ -158,50 +203,82 @@ def checks(rows: List[Dict], limits: Limits, stopped: Optional[str]) -> Dict[str
         if found["other"]:
             statuses.append("%s: answers other than 200 or 503: %s" % (where, counts_text(found["other"])))
         if found["ab"].get("wrong_bodies"):
-            statuses.append("%s: %d answers of 200 with a body of the wrong length"
-                            % (where, found["ab"]["wrong_bodies"]))
+            statuses.append(
+                "%s: %d answers of 200 with a body of the wrong length" % (where, found["ab"]["wrong_bodies"])
+            )
         if found["ab"].get("error"):
             statuses.append("%s: ab: %s" % (where, found["ab"]["error"]))
         share = found.get("goodput_vs_best_lower")
         if not found["goodput"]:
             goodput.append("%s: no 200 at all" % where)
         elif share is not None and share < 100 * limits.goodput_share:
-            goodput.append("%s: goodput %.1f/s is %.0f %% of the best lower count's %.1f/s (below %.0f %%)"
-                           % (where, found["goodput"], share, found["best_lower"], 100 * limits.goodput_share))
-    return {"alive_no_out_of_memory": alive, "health_within_limit": health, "only_200_or_503": statuses,
-            "goodput_holds": goodput}
+            goodput.append(
+                "%s: goodput %.1f/s is %.0f %% of the best lower count's %.1f/s (below %.0f %%)"
+                % (where, found["goodput"], share, found["best_lower"], 100 * limits.goodput_share)
+            )
+    return {
+        "alive_no_out_of_memory": alive,
+        "health_within_limit": health,
+        "only_200_or_503": statuses,
+        "goodput_holds": goodput,
+    }
 
 
 def health_text(probe: Dict) -> str:
     if not probe["checks"]:
         return "no health check was made at %s" % probe["url"]
     text = "health at %s took up to %.0f ms, %d of %d checks over %.0f ms" % (
-        probe["url"], probe["max_ms"], probe["over_limit"], probe["checks"], probe["limit_ms"])
+        probe["url"],
+        probe["max_ms"],
+        probe["over_limit"],
+        probe["checks"],
+        probe["limit_ms"],
+    )
     if probe["failures"]:
-        text += ", %d failed: %s" % (probe["failures"], "; ".join(
-            "%s (%d, first at %.1f s)" % (reason, seen["count"], seen["first_s"])
-            for reason, seen in probe["failure_reasons"].items()))
+        text += ", %d failed: %s" % (
+            probe["failures"],
+            "; ".join(
+                "%s (%d, first at %.1f s)" % (reason, seen["count"], seen["first_s"])
+                for reason, seen in probe["failure_reasons"].items()
+            ),
+        )
     return text
 
 
 def counts_text(values: Dict[str, int]) -> str:
-    """"500 3, connect 2", or "0"."""
+    """ "500 3, connect 2", or "0"."""
     return ", ".join("%s %d" % item for item in values.items() if item[1]) or "0"
 
 
 def table(rows: List[Dict], limits: Limits) -> str:
     """clients.md's table: a row per path, n and client count."""
     with_main = any(found.get("main_health") for found in rows)
-    heads = ["path", "n", "clients", "goodput/s", "shed/s", "other", "ab errors", "health max ms", "health p99 ms",
-             "health > %g s" % (limits.health_limit_ms / 1000)]
+    heads = [
+        "path",
+        "n",
+        "clients",
+        "goodput/s",
+        "shed/s",
+        "other",
+        "ab errors",
+        "health max ms",
+        "health p99 ms",
+        "health > %g s" % (limits.health_limit_ms / 1000),
+    ]
     if with_main:
         heads += ["main-port health max ms", "main-port p99 ms", "main-port > %g s" % (limits.health_limit_ms / 1000)]
     heads += ["aggregator peak RSS MiB", "goodput vs best lower"]
     lines = ["| " + " | ".join(heads) + " |", "|" + " --- |" * len(heads)]
     for found in rows:
-        cells = [found["path"], str(found["n"]), str(found["clients"]), "%.1f" % found["goodput"],
-                 "%.1f" % found["shed_per_s"], counts_text(found["other"]), counts_text(found["ab"]["errors"])
-                 if not found["ab"].get("error") else "ab failed"]
+        cells = [
+            found["path"],
+            str(found["n"]),
+            str(found["clients"]),
+            "%.1f" % found["goodput"],
+            "%.1f" % found["shed_per_s"],
+            counts_text(found["other"]),
+            counts_text(found["ab"]["errors"]) if not found["ab"].get("error") else "ab failed",
+        ]
         cells += _health_cells(found["health"])
         if with_main:
             cells += _health_cells(found.get("main_health"))
@@ -215,12 +292,15 @@ def _health_cells(probe: Optional[Dict]) -> List[str]:
     if not probe:
         return ["–"] * 3
     over = str(probe["over_limit"]) + (" (+%d failed)" % probe["failures"] if probe["failures"] else "")
-    return ["–" if probe["max_ms"] is None else "%.0f" % probe["max_ms"],
-            "–" if probe["p99_ms"] is None else "%.0f" % probe["p99_ms"], over]
+    return [
+        "–" if probe["max_ms"] is None else "%.0f" % probe["max_ms"],
+        "–" if probe["p99_ms"] is None else "%.0f" % probe["p99_ms"],
+        over,
+    ]
 
 
 def verdict(share: Optional[float], limits: Limits) -> str:
-    """"93 % pass", "52 % FAIL", or "–" for the lowest client count."""
+    """ "93 % pass", "52 % FAIL", or "–" for the lowest client count."""
     if share is None:
         return "–"
     return "%.0f %% %s" % (share, "pass" if share >= 100 * limits.goodput_share else "FAIL")
@@ -234,7 +314,8 @@ def open_files_soft_limit(soft: int, hard: int, needed: int, infinity: int) -> i
             "the open-files hard limit is %d, below the %d this run needs (its most clients + 100): ab opens a socket "
             "per client. Raise it before starting the lab, e.g. `ulimit -Hn %d` as root in the shell that starts it "
             "(then `ulimit -n %d`), `--ulimit nofile=%d:%d` for a container, or a nofile line in "
-            "/etc/security/limits.conf" % (hard, needed, needed, needed, needed, needed))
+            "/etc/security/limits.conf" % (hard, needed, needed, needed, needed, needed)
+        )
     if hard == infinity:
         return max(soft, needed) if soft != infinity else soft
     return hard

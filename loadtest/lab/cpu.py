@@ -18,7 +18,7 @@ CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 def process_cpu_ticks(stat_text: str) -> int:
     """utime + stime of a process (all its threads) from the text of /proc/<pid>/stat."""
     # The command name (field 2) is in parentheses and may contain spaces: split after the last ')'.
-    fields = stat_text[stat_text.rindex(")") + 2:].split()
+    fields = stat_text[stat_text.rindex(")") + 2 :].split()
     # fields[0] is field 3 (state), so utime (field 14) and stime (field 15) are at 11 and 12.
     return int(fields[11]) + int(fields[12])
 
@@ -88,13 +88,17 @@ def take_sample(pids: Dict[str, Union[int, List[int]]]) -> Sample:
     machine = _read("/proc/stat")
     return Sample(
         wall_s=time.monotonic(),
-        process_ticks={name: sum(process_cpu_ticks(_read(f"/proc/{pid}/stat")) for pid in _listed(some))
-                       for name, some in pids.items()},
+        process_ticks={
+            name: sum(process_cpu_ticks(_read(f"/proc/{pid}/stat")) for pid in _listed(some))
+            for name, some in pids.items()
+        },
         machine_busy_ticks=machine_cpu_ticks(machine)[0],
         children_cpu_s=_children_cpu_seconds(),
         machine_steal_ticks=machine_steal_ticks(machine),
-        process_io={name: _added(process_io_chars(_read(f"/proc/{pid}/io")) for pid in _listed(some))
-                    for name, some in pids.items()},
+        process_io={
+            name: _added(process_io_chars(_read(f"/proc/{pid}/io")) for pid in _listed(some))
+            for name, some in pids.items()
+        },
     )
 
 
@@ -103,8 +107,9 @@ def _added(pairs) -> Tuple[int, int]:
     return sum(pair[0] for pair in pairs), sum(pair[1] for pair in pairs)
 
 
-def cpu_between(before: Sample, after: Sample, ticks_per_second: int = CLOCK_TICKS,
-                generator: str = "ab") -> Dict[str, Dict]:
+def cpu_between(
+    before: Sample, after: Sample, ticks_per_second: int = CLOCK_TICKS, generator: str = "ab"
+) -> Dict[str, Dict]:
     """CPU seconds and percent (of one core: 200 % = two cores busy) of each process over the window.
 
     Besides the named processes: "ab" (the load generator, on the same box; `generator` names it), "machine" (all

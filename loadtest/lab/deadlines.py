@@ -30,8 +30,16 @@ from .settings import Settings
 
 # The aggregator's defaults are read from its own application.yml: these deadlines are arguments the aggregator is
 # started with, so no aggregator runs yet whose /actuator/info could say them.
-AGGREGATOR_YML = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, paths.AGGREGATOR,
-                              "src", "main", "resources", "application.yml")
+AGGREGATOR_YML = os.path.join(
+    os.path.dirname(os.path.abspath(__file__)),
+    os.pardir,
+    os.pardir,
+    paths.AGGREGATOR,
+    "src",
+    "main",
+    "resources",
+    "application.yml",
+)
 # A generous bound of the bytes one call of each payload shape carries in one direction, as JSON (protobuf's are
 # fewer): the article's call with its headers, a tree of 61 objects, 8 nested ones, a list of 100.
 PAYLOAD_BYTES = {"small": 200, "wide": 4500, "deep": 700, "collection": 6500}
@@ -52,11 +60,15 @@ def aggregator_defaults(path: str = AGGREGATOR_YML) -> AggregatorDefaults:
     try:
         with open(path, encoding="utf-8") as yml:
             values = yaml_scalars(yml.read())
-        return AggregatorDefaults(int(values["aggregator.in-flight"]), int(values["aggregator.rest.max-connections"]),
-                                  duration_s(values["aggregator.call-deadline"]))
+        return AggregatorDefaults(
+            int(values["aggregator.in-flight"]),
+            int(values["aggregator.rest.max-connections"]),
+            duration_s(values["aggregator.call-deadline"]),
+        )
     except (OSError, KeyError, ValueError) as e:
-        raise LabError("cannot read the aggregator's in-flight, rest.max-connections and call-deadline from %s: %s"
-                       % (path, e)) from None
+        raise LabError(
+            "cannot read the aggregator's in-flight, rest.max-connections and call-deadline from %s: %s" % (path, e)
+        ) from None
 
 
 def yaml_scalars(text: str) -> Dict[str, str]:
@@ -104,34 +116,45 @@ class Deadlines:
 def for_network(profile: Profile, settings: Settings) -> Deadlines:
     """The deadlines and timeout of one network's runs."""
     if not profile.rtt_ms and not profile.rate_mbit_s:
-        return Deadlines(settings.ab_timeout_s, None, settings.ab_timeout_s,
-                         "AB_TIMEOUT for the request and the load generator; the aggregator's own call deadline")
+        return Deadlines(
+            settings.ab_timeout_s,
+            None,
+            settings.ab_timeout_s,
+            "AB_TIMEOUT for the request and the load generator; the aggregator's own call deadline",
+        )
     request_bound, call_bound = slowest(profile, settings)
     extra_request, extra_call = math.ceil(2 * request_bound), math.ceil(2 * call_bound)
     call_deadline_s = aggregator_defaults().call_deadline_s
-    return Deadlines(settings.ab_timeout_s + extra_request, call_deadline_s + extra_call,
-                     settings.ab_timeout_s + extra_request,
-                     "AB_TIMEOUT + %d s for the request and the load generator, %d s + %d s for a call: twice the "
-                     "slowest request (%.2f s) and call (%.2f s) the measured combinations could need on %s"
-                     % (extra_request, call_deadline_s, extra_call, request_bound, call_bound, profile.name))
+    return Deadlines(
+        settings.ab_timeout_s + extra_request,
+        call_deadline_s + extra_call,
+        settings.ab_timeout_s + extra_request,
+        "AB_TIMEOUT + %d s for the request and the load generator, %d s + %d s for a call: twice the "
+        "slowest request (%.2f s) and call (%.2f s) the measured combinations could need on %s"
+        % (extra_request, call_deadline_s, extra_call, request_bound, call_bound, profile.name),
+    )
 
 
 def slowest(profile: Profile, settings: Settings) -> Tuple[float, float]:
     """(request, call) seconds the network could add at most, over every combination measured on it."""
     defaults = aggregator_defaults()
     in_flight = aggregator_option(settings.aggregator_args, "aggregator.in-flight", defaults.in_flight)
-    connections = aggregator_option(settings.aggregator_args, "aggregator.rest.max-connections",
-                                    defaults.rest_max_connections) * settings.replicas
+    connections = (
+        aggregator_option(settings.aggregator_args, "aggregator.rest.max-connections", defaults.rest_max_connections)
+        * settings.replicas
+    )
     rtt_s = profile.rtt_ms / 1000
     request = call = 0.0
     for _, shape, n, point in settings.combinations():
         # An open loop's rate: about one second of requests in flight at once.
         clients = point
         waiting = clients * min(n, in_flight)
-        request = max(request, rtt_s * n * max(1.0, clients / connections)
-                      + transfer_s(clients * n, shape, profile.rate_mbit_s))
-        call = max(call, rtt_s * (math.ceil(waiting / connections) + 1)
-                   + transfer_s(waiting, shape, profile.rate_mbit_s))
+        request = max(
+            request, rtt_s * n * max(1.0, clients / connections) + transfer_s(clients * n, shape, profile.rate_mbit_s)
+        )
+        call = max(
+            call, rtt_s * (math.ceil(waiting / connections) + 1) + transfer_s(waiting, shape, profile.rate_mbit_s)
+        )
     return request, call
 
 

@@ -48,8 +48,15 @@ def goodput(ok_times: Sequence[float], start: float, end: float) -> float:
     return (bisect.bisect_left(ok_times, end) - bisect.bisect_left(ok_times, start)) / (end - start)
 
 
-def recovery_s(ok_times: Sequence[float], cleared: float, before_rps: float, horizon_s: float,
-               window_s: float = 1.0, step_s: float = 0.1, share: float = RECOVERED_SHARE) -> Optional[float]:
+def recovery_s(
+    ok_times: Sequence[float],
+    cleared: float,
+    before_rps: float,
+    horizon_s: float,
+    window_s: float = 1.0,
+    step_s: float = 0.1,
+    share: float = RECOVERED_SHARE,
+) -> Optional[float]:
     """Seconds from the fault clearing to the start of the first window of window_s whose goodput is at least
     share (RECOVERED_SHARE unless told) of before_rps (0.0: the first window after it already was); None when no
     window that ends within horizon_s is, or when there was no goodput before the fault to recover to. ok_times
@@ -76,9 +83,14 @@ def row(phase: Phase, path: str, answers: Sequence[Answer], limits: Limits) -> D
         if answer.kind in (OTHER, WRONG):
             why[answer.detail] = why.get(answer.detail, 0) + 1
     ok_times = sorted(a.answered for a in mine if a.kind == OK)
-    record = {"phase": phase.name, "path": path, "answers": counts, "why": why,
-              "longest_s": round(max((a.seconds for a in came), default=0.0), 3),
-              "late": sum(1 for a in came if a.seconds > limits.deadline_s + limits.grace_s)}
+    record = {
+        "phase": phase.name,
+        "path": path,
+        "answers": counts,
+        "why": why,
+        "longest_s": round(max((a.seconds for a in came), default=0.0), 3),
+        "late": sum(1 for a in came if a.seconds > limits.deadline_s + limits.grace_s),
+    }
     if phase.cleared is None:
         record["goodput_rps"] = round(goodput(ok_times, phase.started, phase.ends), 1)
         return record
@@ -87,8 +99,10 @@ def row(phase: Phase, path: str, answers: Sequence[Answer], limits: Limits) -> D
         open_at_clear=sum(1 for a in mine if a.sent < phase.cleared < a.answered),
         goodput_before_rps=round(before, 1),
         goodput_during_rps=round(goodput(ok_times, phase.started, phase.cleared), 1),
-        recovered_s=recovery_s(ok_times, phase.cleared, before, phase.ends - phase.cleared, limits.window_s,
-                               share=limits.recovered_share))
+        recovered_s=recovery_s(
+            ok_times, phase.cleared, before, phase.ends - phase.cleared, limits.window_s, share=limits.recovered_share
+        ),
+    )
     return record
 
 
@@ -103,28 +117,51 @@ def failures(figures: Sequence[Dict], limits: Limits) -> List[str]:
         where = "%s, %s" % (record["phase"], record["path"])
         answers = record["answers"]
         if answers[OTHER] or answers[WRONG]:
-            found.append("%s: %d answers neither an exact 200 nor a 503 or 504 with a problem body (%s)" % (
-                where, answers[OTHER] + answers[WRONG],
-                "; ".join("%d x %s" % (count, why) for why, count in sorted(record["why"].items()))))
+            found.append(
+                "%s: %d answers neither an exact 200 nor a 503 or 504 with a problem body (%s)"
+                % (
+                    where,
+                    answers[OTHER] + answers[WRONG],
+                    "; ".join("%d x %s" % (count, why) for why, count in sorted(record["why"].items())),
+                )
+            )
         if record["late"]:
-            found.append("%s: %d answers took longer than the deadline of %g s (+ %g s), the longest %.2f s"
-                         % (where, record["late"], limits.deadline_s, limits.grace_s, record["longest_s"]))
+            found.append(
+                "%s: %d answers took longer than the deadline of %g s (+ %g s), the longest %.2f s"
+                % (where, record["late"], limits.deadline_s, limits.grace_s, record["longest_s"])
+            )
         if record["phase"] == STEADY:
             if not answers[OK]:
                 found.append("%s: no correct answer before any fault, so nothing to recover to" % where)
             continue
         recovered = record["recovered_s"]
         if recovered is None:
-            found.append("%s: goodput never came back to %d %% of its %.1f/s before the fault" % (
-                where, round(limits.recovered_share * 100), record["goodput_before_rps"]))
+            found.append(
+                "%s: goodput never came back to %d %% of its %.1f/s before the fault"
+                % (where, round(limits.recovered_share * 100), record["goodput_before_rps"])
+            )
         elif recovered > limits.recovery_s:
-            found.append("%s: goodput took %.1f s to come back to %d %% of before, more than %g s" % (
-                where, recovered, round(limits.recovered_share * 100), limits.recovery_s))
+            found.append(
+                "%s: goodput took %.1f s to come back to %d %% of before, more than %g s"
+                % (where, recovered, round(limits.recovered_share * 100), limits.recovery_s)
+            )
     return found
 
 
-HEADS = ["fault", "path", "200 exact", "503", "504", "other", "wrong body", "longest (s)", "open at clear",
-         "goodput before (/s)", "during (/s)", "back to 90 % after (s)"]
+HEADS = [
+    "fault",
+    "path",
+    "200 exact",
+    "503",
+    "504",
+    "other",
+    "wrong body",
+    "longest (s)",
+    "open at clear",
+    "goodput before (/s)",
+    "during (/s)",
+    "back to 90 % after (s)",
+]
 
 
 def table(figures: Sequence[Dict]) -> str:
@@ -134,10 +171,20 @@ def table(figures: Sequence[Dict]) -> str:
         answers = record["answers"]
         steady = record["phase"] == STEADY
         recovered = record.get("recovered_s")
-        lines.append([record["phase"], record["path"], str(answers[OK]), str(answers["503"]), str(answers["504"]),
-                      str(answers[OTHER]), str(answers[WRONG]), "%.2f" % record["longest_s"],
-                      "-" if steady else str(record["open_at_clear"]),
-                      "%.1f" % (record["goodput_rps"] if steady else record["goodput_before_rps"]),
-                      "-" if steady else "%.1f" % record["goodput_during_rps"],
-                      "-" if steady else ("never" if recovered is None else "%.1f" % recovered)])
+        lines.append(
+            [
+                record["phase"],
+                record["path"],
+                str(answers[OK]),
+                str(answers["503"]),
+                str(answers["504"]),
+                str(answers[OTHER]),
+                str(answers[WRONG]),
+                "%.2f" % record["longest_s"],
+                "-" if steady else str(record["open_at_clear"]),
+                "%.1f" % (record["goodput_rps"] if steady else record["goodput_before_rps"]),
+                "-" if steady else "%.1f" % record["goodput_during_rps"],
+                "-" if steady else ("never" if recovered is None else "%.1f" % recovered),
+            ]
+        )
     return markdown_table(HEADS, lines)

@@ -85,8 +85,9 @@ class Load:
     """clients clients on each path, from start() to stop(), together sending rate requests a second on it (0: each
     as fast as its answers come); their answers in answers."""
 
-    def __init__(self, base_url: str, path_names: List[str], n: int, clients: int, timeout_s: float,
-                 rate: float = 0.0) -> None:
+    def __init__(
+        self, base_url: str, path_names: List[str], n: int, clients: int, timeout_s: float, rate: float = 0.0
+    ) -> None:
         self.base_url = urllib.parse.urlsplit(base_url)
         self.path_names = path_names
         self.n = n
@@ -101,9 +102,11 @@ class Load:
 
     def start(self) -> None:
         self._stop.clear()
-        self._threads = [threading.Thread(target=self._client, args=(name, i), daemon=True,
-                                          name="fault-load-%s-%d" % (name, i))
-                         for name in self.path_names for i in range(self.clients)]
+        self._threads = [
+            threading.Thread(target=self._client, args=(name, i), daemon=True, name="fault-load-%s-%d" % (name, i))
+            for name in self.path_names
+            for i in range(self.clients)
+        ]
         for thread in self._threads:
             thread.start()
 
@@ -129,16 +132,18 @@ class Load:
                     break
                 turn = max(turn, time.monotonic()) + self.interval_s
             if connection is None:
-                connection = http.client.HTTPConnection(self.base_url.hostname, self.base_url.port,
-                                                        timeout=self.timeout_s)
+                connection = http.client.HTTPConnection(
+                    self.base_url.hostname, self.base_url.port, timeout=self.timeout_s
+                )
             sent = time.monotonic()
             try:
                 connection.request("GET", url_path)
                 response = connection.getresponse()
                 body = response.read()
             except (OSError, http.client.HTTPException) as error:
-                self.answers.append(Answer(name, sent, time.monotonic(), OTHER,
-                                           "no answer: %s" % (type(error).__name__)))
+                self.answers.append(
+                    Answer(name, sent, time.monotonic(), OTHER, "no answer: %s" % (type(error).__name__))
+                )
                 connection.close()
                 connection = None
                 self._stop.wait(ERROR_PAUSE_S)

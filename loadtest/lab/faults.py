@@ -62,13 +62,19 @@ class Fault:
     description: str
 
 
-FAULTS = {fault.name: fault for fault in (
-    Fault("reset", "reset_peer", "every connection reset (TCP RST) as soon as a byte arrives, new ones too"),
-    Fault("blackhole", "timeout",
-          "every byte dropped both ways, connections left open until it clears (timeout toxic, timeout 0)"),
-    Fault("latency", "latency", "every answer from the square services delayed (latency toxic, downstream)"),
-    Fault("bandwidth", "bandwidth", "every connection slowed to a trickle both ways (bandwidth toxic)"),
-)}
+FAULTS = {
+    fault.name: fault
+    for fault in (
+        Fault("reset", "reset_peer", "every connection reset (TCP RST) as soon as a byte arrives, new ones too"),
+        Fault(
+            "blackhole",
+            "timeout",
+            "every byte dropped both ways, connections left open until it clears (timeout toxic, timeout 0)",
+        ),
+        Fault("latency", "latency", "every answer from the square services delayed (latency toxic, downstream)"),
+        Fault("bandwidth", "bandwidth", "every connection slowed to a trickle both ways (bandwidth toxic)"),
+    )
+}
 
 
 def toxics(fault: Fault, latency_ms: int, rate_kb_s: int) -> List[Dict]:
@@ -81,44 +87,76 @@ def toxics(fault: Fault, latency_ms: int, rate_kb_s: int) -> List[Dict]:
 
 
 def _toxic(fault: Fault, direction: str, **attributes) -> Dict:
-    return {"name": "%s_%s" % (fault.name, direction), "type": fault.toxic, "stream": direction, "toxicity": 1.0,
-            "attributes": attributes}
+    return {
+        "name": "%s_%s" % (fault.name, direction),
+        "type": fault.toxic,
+        "stream": direction,
+        "toxicity": 1.0,
+        "attributes": attributes,
+    }
 
 
 def parser() -> argparse.ArgumentParser:
     found = argparse.ArgumentParser(
         prog="loadtest/run.sh --faults",
         description="Network faults under load: Toxiproxy between the aggregator and the square services, a steady "
-                    "load on every path, and each fault in turn; exits 1 when an answer was not a 200, 503 or 504 "
-                    "with a problem body within the deadline, goodput did not come back in time, or something "
-                    "leaked. The lab's environment knobs (ports, JAVA_OPTS, AGGREGATOR_ARGS, REST_SERVER, "
-                    "REST_CLIENT, REPLICAS, HEALTH_TIMEOUT, LAB_SKIP_BUILD, RESULTS_DIR) hold here too.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+        "load on every path, and each fault in turn; exits 1 when an answer was not a 200, 503 or 504 "
+        "with a problem body within the deadline, goodput did not come back in time, or something "
+        "leaked. The lab's environment knobs (ports, JAVA_OPTS, AGGREGATOR_ARGS, REST_SERVER, "
+        "REST_CLIENT, REPLICAS, HEALTH_TIMEOUT, LAB_SKIP_BUILD, RESULTS_DIR) hold here too.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
     found.add_argument("--paths", default=paths.DEFAULT, help="the paths loaded, all at once")
     found.add_argument("--n", type=int, default=50, help="squares per request")
     found.add_argument("--clients", type=int, default=3, help="clients per path")
-    found.add_argument("--rate", type=float, default=DEFAULT_RATE,
-                       help="requests a second on each path, shared by its clients, well below what each path serves "
-                            "beside the others, so that a healthy path's goodput is its rate; 0: each client as fast "
-                            "as its answers come (a closed loop, whose paths trade their shares of the CPU)")
-    found.add_argument("--faults", default=" ".join(FAULTS), help="the faults, in this order: " + ", ".join(
-        "%s (%s)" % (fault.name, fault.description) for fault in FAULTS.values()))
+    found.add_argument(
+        "--rate",
+        type=float,
+        default=DEFAULT_RATE,
+        help="requests a second on each path, shared by its clients, well below what each path serves "
+        "beside the others, so that a healthy path's goodput is its rate; 0: each client as fast "
+        "as its answers come (a closed loop, whose paths trade their shares of the CPU)",
+    )
+    found.add_argument(
+        "--faults",
+        default=" ".join(FAULTS),
+        help="the faults, in this order: "
+        + ", ".join("%s (%s)" % (fault.name, fault.description) for fault in FAULTS.values()),
+    )
     found.add_argument("--fault-seconds", type=float, default=5.0, help="how long each fault lasts")
-    found.add_argument("--settle-seconds", type=float, default=10.0,
-                       help="load without a fault before the first fault and after each")
-    found.add_argument("--warmup-seconds", type=float, default=5.0,
-                       help="load before the heap is measured and the steady load begins")
-    found.add_argument("--deadline", type=int, default=5,
-                       help="the aggregator's aggregator.deadline for the run, in seconds (unless AGGREGATOR_ARGS "
-                            "sets it). A request caught by a black hole answers 504 at its deadline, so goodput "
-                            "can only be back within the recovery limit when deadline <= fault + limit")
-    found.add_argument("--grace", type=float, default=1.0,
-                       help="seconds an answer may take beyond the deadline (the trip to the client and back)")
-    found.add_argument("--recovery-limit", type=float, default=5.0,
-                       help="seconds after a fault clears within which goodput must be back to 90 %% of before")
-    found.add_argument("--recovered-share", type=float, default=fault_figures.RECOVERED_SHARE,
-                       help="the share of the goodput before a fault that counts as back (CI's small run, whose "
-                            "goodput still climbs with the JIT, asks less)")
+    found.add_argument(
+        "--settle-seconds", type=float, default=10.0, help="load without a fault before the first fault and after each"
+    )
+    found.add_argument(
+        "--warmup-seconds", type=float, default=5.0, help="load before the heap is measured and the steady load begins"
+    )
+    found.add_argument(
+        "--deadline",
+        type=int,
+        default=5,
+        help="the aggregator's aggregator.deadline for the run, in seconds (unless AGGREGATOR_ARGS "
+        "sets it). A request caught by a black hole answers 504 at its deadline, so goodput "
+        "can only be back within the recovery limit when deadline <= fault + limit",
+    )
+    found.add_argument(
+        "--grace",
+        type=float,
+        default=1.0,
+        help="seconds an answer may take beyond the deadline (the trip to the client and back)",
+    )
+    found.add_argument(
+        "--recovery-limit",
+        type=float,
+        default=5.0,
+        help="seconds after a fault clears within which goodput must be back to 90 %% of before",
+    )
+    found.add_argument(
+        "--recovered-share",
+        type=float,
+        default=fault_figures.RECOVERED_SHARE,
+        help="the share of the goodput before a fault that counts as back (CI's small run, whose "
+        "goodput still climbs with the JIT, asks less)",
+    )
     found.add_argument("--latency-ms", type=int, default=2000, help="the latency fault's delay")
     found.add_argument("--rate-kb", type=int, default=1, help="the bandwidth fault's rate, KB/s each way")
     return found
@@ -136,8 +174,7 @@ def parse(argv: Optional[List[str]]) -> argparse.Namespace:
     options.fault_names = options.faults.split()
     unknown = [name for name in options.fault_names if name not in FAULTS]
     if unknown or not options.fault_names:
-        given.error("--faults: unknown fault %s; known: %s" % (" ".join(unknown) or "(none given)",
-                                                               " ".join(FAULTS)))
+        given.error("--faults: unknown fault %s; known: %s" % (" ".join(unknown) or "(none given)", " ".join(FAULTS)))
     for name in ("n", "clients", "deadline", "latency_ms", "rate_kb"):
         if getattr(options, name) < 1:
             given.error("--%s must be at least 1" % name.replace("_", "-"))
@@ -161,8 +198,10 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 def run(options: argparse.Namespace) -> int:
     settings = Settings.from_env(dict(os.environ, NETWORK="proxy", FLOOR="0", PATHS=" ".join(options.path_names)))
-    results_dir = os.path.abspath(settings.results_dir or os.path.join(
-        LAB_DIR, "results", "faults-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S")))
+    results_dir = os.path.abspath(
+        settings.results_dir
+        or os.path.join(LAB_DIR, "results", "faults-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
+    )
     if os.path.exists(os.path.join(results_dir, "faults.json")):
         raise LabError("%s already holds a fault run: choose another RESULTS_DIR" % results_dir)
     stack = stacks.resolve(settings, tools.java())[0]
@@ -172,11 +211,15 @@ def run(options: argparse.Namespace) -> int:
     toxiproxy = tools.ensure_toxiproxy()
     instances = services.layout(settings, modules)
     from .run import check_ports
+
     check_ports(instances, settings)
     os.makedirs(os.path.join(results_dir, "logs"), exist_ok=True)
     limits = Deadlines(options.deadline, None, options.deadline, "--deadline of the fault run")
-    record = {"environment": environment.describe(REPO, stack.jdk.java, settings.java_opts),
-              "settings": settings_record(options, settings, stack), "started_at": results.now()}
+    record = {
+        "environment": environment.describe(REPO, stack.jdk.java, settings.java_opts),
+        "settings": settings_record(options, settings, stack),
+        "started_at": results.now(),
+    }
     with Processes() as processes:
         lab_stage = stage.Stage(processes, settings, instances, jars, results_dir)
         lab_stage.start_proxy(toxiproxy)
@@ -190,19 +233,35 @@ def run(options: argparse.Namespace) -> int:
 
 
 def settings_record(options: argparse.Namespace, settings: Settings, stack: stacks.Stack) -> Dict:
-    return {"paths": options.path_names, "n": options.n, "clients_per_path": options.clients,
-            "rate_per_path": options.rate or None,
-            "faults": {name: {"description": FAULTS[name].description,
-                              "toxics": toxics(FAULTS[name], options.latency_ms, options.rate_kb)}
-                       for name in options.fault_names},
-            "fault_s": options.fault_seconds, "settle_s": options.settle_seconds, "warmup_s": options.warmup_seconds,
-            "deadline_s": options.deadline, "grace_s": options.grace, "recovery_limit_s": options.recovery_limit,
-            "recovered_share": options.recovered_share, "heap_growth_limit": HEAP_GROWTH,
-            "java_opts": settings.java_opts, "aggregator_args": settings.aggregator_args, "stack": stack.label}
+    return {
+        "paths": options.path_names,
+        "n": options.n,
+        "clients_per_path": options.clients,
+        "rate_per_path": options.rate or None,
+        "faults": {
+            name: {
+                "description": FAULTS[name].description,
+                "toxics": toxics(FAULTS[name], options.latency_ms, options.rate_kb),
+            }
+            for name in options.fault_names
+        },
+        "fault_s": options.fault_seconds,
+        "settle_s": options.settle_seconds,
+        "warmup_s": options.warmup_seconds,
+        "deadline_s": options.deadline,
+        "grace_s": options.grace,
+        "recovery_limit_s": options.recovery_limit,
+        "recovered_share": options.recovered_share,
+        "heap_growth_limit": HEAP_GROWTH,
+        "java_opts": settings.java_opts,
+        "aggregator_args": settings.aggregator_args,
+        "stack": stack.label,
+    }
 
 
-def exercise(options: argparse.Namespace, lab_stage: stage.Stage, aggregator, jcmd: str,
-             watched: List[Watched]) -> Dict:
+def exercise(
+    options: argparse.Namespace, lab_stage: stage.Stage, aggregator, jcmd: str, watched: List[Watched]
+) -> Dict:
     """The run itself, with the services up: checks, warm-up, heap, steady load, the faults, drain, heap again."""
     base_url = aggregator.base_url
     metrics_url = aggregator.metrics_urls[0]
@@ -213,28 +272,37 @@ def exercise(options: argparse.Namespace, lab_stage: stage.Stage, aggregator, jc
     for name in options.path_names:
         path = paths.ALL[name]
         print("[lab] checking %s n=%d answers correctly" % (name, options.n), flush=True)
-        problem = http_check.answer_mismatch(path, path.url({paths.AGGREGATOR: base_url}, options.n), options.n,
-                                             timeout_s)
+        problem = http_check.answer_mismatch(
+            path, path.url({paths.AGGREGATOR: base_url}, options.n), options.n, timeout_s
+        )
         if problem:
             raise LabError("a path answers wrongly before any fault, so the lab measures nothing:\n  " + problem)
     if options.warmup_seconds:
-        print("[lab] warming up: %d clients on each path for %g s" % (options.clients, options.warmup_seconds),
-              flush=True)
+        print(
+            "[lab] warming up: %d clients on each path for %g s" % (options.clients, options.warmup_seconds), flush=True
+        )
         warm = Load(base_url, options.path_names, options.n, options.clients, timeout_s)
         warm.start()
         time.sleep(options.warmup_seconds)
         warm.stop()
     histogram = os.path.join(lab_stage.results_dir, "heap-histogram-%s.txt")
-    before = {"gauges": drained(metrics_url, timeout_s),
-              "heap": heap_after_gc(jcmd, pid, metrics_url, histogram % "before")}
-    print("[lab] heap after a full GC before the faults: %.1f MiB" % (before["heap"]["used_bytes"] / 2 ** 20),
-          flush=True)
+    before = {
+        "gauges": drained(metrics_url, timeout_s),
+        "heap": heap_after_gc(jcmd, pid, metrics_url, histogram % "before"),
+    }
+    print("[lab] heap after a full GC before the faults: %.1f MiB" % (before["heap"]["used_bytes"] / 2**20), flush=True)
 
     load = Load(base_url, options.path_names, options.n, options.clients, timeout_s, options.rate)
-    print("[lab] steady load: %d clients on each of %s, n=%d, %s" % (
-        options.clients, " ".join(options.path_names), options.n,
-        "%g requests a second each" % options.rate if options.rate else "each as fast as its answers come"),
-        flush=True)
+    print(
+        "[lab] steady load: %d clients on each of %s, n=%d, %s"
+        % (
+            options.clients,
+            " ".join(options.path_names),
+            options.n,
+            "%g requests a second each" % options.rate if options.rate else "each as fast as its answers come",
+        ),
+        flush=True,
+    )
     load.start()
     origin = time.monotonic()
     try:
@@ -247,10 +315,11 @@ def exercise(options: argparse.Namespace, lab_stage: stage.Stage, aggregator, jc
     hung = load.stop()
     stopped = time.monotonic()
     check_alive(watched, "the fault run")
-    after = {"gauges": drained(metrics_url, timeout_s),
-             "heap": heap_after_gc(jcmd, pid, metrics_url, histogram % "after")}
-    print("[lab] heap after a full GC after the faults: %.1f MiB" % (after["heap"]["used_bytes"] / 2 ** 20),
-          flush=True)
+    after = {
+        "gauges": drained(metrics_url, timeout_s),
+        "heap": heap_after_gc(jcmd, pid, metrics_url, histogram % "after"),
+    }
+    print("[lab] heap after a full GC after the faults: %.1f MiB" % (after["heap"]["used_bytes"] / 2**20), flush=True)
 
     phases = [Phase(fault_figures.STEADY, origin, None, marks[0][1])]
     for index, (name, started, cleared) in enumerate(marks):
@@ -259,12 +328,24 @@ def exercise(options: argparse.Namespace, lab_stage: stage.Stage, aggregator, jc
     limits = Limits(deadline_s, options.grace, options.recovery_limit, recovered_share=options.recovered_share)
     figures = fault_figures.rows(phases, options.path_names, load.answers, limits)
     write_answers(os.path.join(lab_stage.results_dir, "answers.csv"), load.answers, origin)
-    return {"aggregator_deadline_s": deadline_s, "limits": asdict(limits),
-            "timeline": [{"phase": p.name, "started_s": _since(origin, p.started),
-                          "cleared_s": None if p.cleared is None else _since(origin, p.cleared),
-                          "ends_s": _since(origin, p.ends)} for p in phases],
-            "rows": figures, "hung_clients": hung, "before": before, "after": after,
-            "answers": len(load.answers)}
+    return {
+        "aggregator_deadline_s": deadline_s,
+        "limits": asdict(limits),
+        "timeline": [
+            {
+                "phase": p.name,
+                "started_s": _since(origin, p.started),
+                "cleared_s": None if p.cleared is None else _since(origin, p.cleared),
+                "ends_s": _since(origin, p.ends),
+            }
+            for p in phases
+        ],
+        "rows": figures,
+        "hung_clients": hung,
+        "before": before,
+        "after": after,
+        "answers": len(load.answers),
+    }
 
 
 def apply_faults(options: argparse.Namespace, toxiproxy: network.Toxiproxy, watched: List[Watched]) -> List:
@@ -291,8 +372,15 @@ def write_answers(target: str, answers: List[Answer], origin: float) -> None:
         out = csv.writer(handle)
         out.writerow(["path", "sent_s", "answered_s", "kind", "detail"])
         for answer in sorted(answers, key=lambda a: a.answered):
-            out.writerow([answer.path, "%.3f" % (answer.sent - origin), "%.3f" % (answer.answered - origin),
-                          answer.kind, answer.detail])
+            out.writerow(
+                [
+                    answer.path,
+                    "%.3f" % (answer.sent - origin),
+                    "%.3f" % (answer.answered - origin),
+                    answer.kind,
+                    answer.detail,
+                ]
+            )
 
 
 def drained(metrics_url: str, wait_s: float) -> Dict:
@@ -313,9 +401,10 @@ def work_gauges(samples: List[server_metrics.Sample]) -> Dict[str, float]:
     transports); a LabError when it exposes no in-flight gauge or none of the admission ones."""
     found = server_metrics.work_gauges(samples)
     if server_metrics.IN_FLIGHT_GAUGE not in found or not set(found) & set(server_metrics.ADMISSION_WORK_GAUGES):
-        raise LabError("the aggregator's /actuator/prometheus has no %s, or none of %s: the lab cannot tell whether "
-                       "work is left over" % (server_metrics.IN_FLIGHT_GAUGE,
-                                              ", ".join(server_metrics.ADMISSION_WORK_GAUGES)))
+        raise LabError(
+            "the aggregator's /actuator/prometheus has no %s, or none of %s: the lab cannot tell whether "
+            "work is left over" % (server_metrics.IN_FLIGHT_GAUGE, ", ".join(server_metrics.ADMISSION_WORK_GAUGES))
+        )
     return found
 
 
@@ -328,13 +417,17 @@ def heap_after_gc(jcmd: str, pid: int, metrics_url: str, histogram_path: str) ->
     used = server_metrics.total(_scrape(metrics_url), "jvm_memory_used_bytes", area="heap")
     with open(histogram_path, "w") as handle:
         handle.write(_jcmd(jcmd, pid, "GC.class_histogram"))
-    return {"used_bytes": int(used), "how": "jcmd GC.run twice, then jvm_memory_used_bytes{area=\"heap\"}",
-            "class_histogram": os.path.basename(histogram_path)}
+    return {
+        "used_bytes": int(used),
+        "how": 'jcmd GC.run twice, then jvm_memory_used_bytes{area="heap"}',
+        "class_histogram": os.path.basename(histogram_path),
+    }
 
 
 def _jcmd(jcmd: str, pid: int, command: str) -> str:
-    done = subprocess.run([jcmd, str(pid), command], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                          timeout=120)
+    done = subprocess.run(
+        [jcmd, str(pid), command], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120
+    )
     if done.returncode != 0:
         raise LabError("jcmd %d %s failed: %s" % (pid, command, done.stdout.strip()))
     return done.stdout
@@ -345,8 +438,10 @@ def find_jcmd(java: str) -> str:
     beside = os.path.join(os.path.dirname(java), "jcmd") if os.path.dirname(java) else None
     found = beside if beside and os.access(beside, os.X_OK) else shutil.which("jcmd")
     if not found:
-        raise LabError("jcmd is missing beside %s: the fault run reads the aggregator's heap after a full GC with it; "
-                       "install the full JDK (Debian: openjdk-17-jdk-headless)" % java)
+        raise LabError(
+            "jcmd is missing beside %s: the fault run reads the aggregator's heap after a full GC with it; "
+            "install the full JDK (Debian: openjdk-17-jdk-headless)" % java
+        )
     return found
 
 
@@ -356,18 +451,27 @@ def checks(record: Dict) -> Dict[str, List[str]]:
     per_row = fault_figures.failures(record["rows"], limits)
     answers = [f for f in per_row if "goodput" not in f]
     if record["hung_clients"]:
-        answers.append("%d clients were still waiting for an answer %g s after the load stopped: %s" % (
-            len(record["hung_clients"]), limits.deadline_s + limits.grace_s, " ".join(record["hung_clients"])))
-    leaks = ["after the load stopped, %s stayed at %s (not 0) for %g s" % (name, value, record["after"]["gauges"]
-                                                                          ["waited_s"])
-             for name, value in record["after"]["gauges"]["values"].items() if value]
+        answers.append(
+            "%d clients were still waiting for an answer %g s after the load stopped: %s"
+            % (len(record["hung_clients"]), limits.deadline_s + limits.grace_s, " ".join(record["hung_clients"]))
+        )
+    leaks = [
+        "after the load stopped, %s stayed at %s (not 0) for %g s"
+        % (name, value, record["after"]["gauges"]["waited_s"])
+        for name, value in record["after"]["gauges"]["values"].items()
+        if value
+    ]
     before, after = record["before"]["heap"]["used_bytes"], record["after"]["heap"]["used_bytes"]
     if after > before * (1 + HEAP_GROWTH):
-        leaks.append("the heap after a full GC grew from %.1f MiB before the faults to %.1f MiB after (+%.0f %%, "
-                     "more than %d %%)" % (before / 2 ** 20, after / 2 ** 20, 100 * (after / before - 1),
-                                           round(HEAP_GROWTH * 100)))
-    return {"answers_within_deadline": answers, "goodput_recovers": [f for f in per_row if "goodput" in f],
-            "nothing_leaks": leaks}
+        leaks.append(
+            "the heap after a full GC grew from %.1f MiB before the faults to %.1f MiB after (+%.0f %%, "
+            "more than %d %%)" % (before / 2**20, after / 2**20, 100 * (after / before - 1), round(HEAP_GROWTH * 100))
+        )
+    return {
+        "answers_within_deadline": answers,
+        "goodput_recovers": [f for f in per_row if "goodput" in f],
+        "nothing_leaks": leaks,
+    }
 
 
 def report(results_dir: str, record: Dict) -> int:
@@ -385,8 +489,11 @@ def report(results_dir: str, record: Dict) -> int:
     print(text)
     print("[lab] results: %s (faults.json, faults.md, answers.csv, heap-histogram-*.txt, logs/)" % results_dir)
     if not record["passed"]:
-        print("[lab] ERROR: the faults broke a requirement:\n  %s" % "\n  ".join(
-            failure for missed in found.values() for failure in missed), file=sys.stderr)
+        print(
+            "[lab] ERROR: the faults broke a requirement:\n  %s"
+            % "\n  ".join(failure for missed in found.values() for failure in missed),
+            file=sys.stderr,
+        )
         return 1
     return 0
 
@@ -400,22 +507,38 @@ def summary(record: Dict) -> str:
     """faults.md: what ran, the table, the leak figures and each requirement's verdict."""
     settings = record["settings"]
     before, after = record["before"], record["after"]
-    lines = ["# Network faults under load", "",
-             "%d clients on each of %s at n=%d, all at once, %s; each fault for %g s on every proxy between the "
-             "aggregator and the square services, %g s of load without a fault before the first and after each; "
-             "the aggregator's deadline %g s." % (settings["clients_per_path"], ", ".join(settings["paths"]),
-                                                  settings["n"], _pace(settings), settings["fault_s"],
-                                                  settings["settle_s"], record["aggregator_deadline_s"]), "",
-             fault_figures.table(record["rows"]),
-             "Answers count in the phase in which they came; *open at clear*: requests sent before the fault cleared "
-             "and answered after; *back to 90 %% after*: seconds from the fault clearing to the first %g s window "
-             "whose goodput was at least 90 %% of the %g s before the fault." % (
-                 record["limits"]["window_s"], record["limits"]["before_s"]), "",
-             "Heap after a full GC: %.1f MiB before the faults, %.1f MiB after. Gauges of work under way after the "
-             "load stopped: %s (after %g s)." % (
-                 before["heap"]["used_bytes"] / 2 ** 20, after["heap"]["used_bytes"] / 2 ** 20,
-                 ", ".join("%s %g" % item for item in after["gauges"]["values"].items()), after["gauges"]["waited_s"]),
-             ""]
+    lines = [
+        "# Network faults under load",
+        "",
+        "%d clients on each of %s at n=%d, all at once, %s; each fault for %g s on every proxy between the "
+        "aggregator and the square services, %g s of load without a fault before the first and after each; "
+        "the aggregator's deadline %g s."
+        % (
+            settings["clients_per_path"],
+            ", ".join(settings["paths"]),
+            settings["n"],
+            _pace(settings),
+            settings["fault_s"],
+            settings["settle_s"],
+            record["aggregator_deadline_s"],
+        ),
+        "",
+        fault_figures.table(record["rows"]),
+        "Answers count in the phase in which they came; *open at clear*: requests sent before the fault cleared "
+        "and answered after; *back to 90 %% after*: seconds from the fault clearing to the first %g s window "
+        "whose goodput was at least 90 %% of the %g s before the fault."
+        % (record["limits"]["window_s"], record["limits"]["before_s"]),
+        "",
+        "Heap after a full GC: %.1f MiB before the faults, %.1f MiB after. Gauges of work under way after the "
+        "load stopped: %s (after %g s)."
+        % (
+            before["heap"]["used_bytes"] / 2**20,
+            after["heap"]["used_bytes"] / 2**20,
+            ", ".join("%s %g" % item for item in after["gauges"]["values"].items()),
+            after["gauges"]["waited_s"],
+        ),
+        "",
+    ]
     for name, verdict in record["checks"].items():
         lines.append("- %s: %s" % (name.replace("_", " "), "passed" if verdict["passed"] else "FAILED"))
         lines += ["  - " + failure for failure in verdict["failures"]]

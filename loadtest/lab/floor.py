@@ -42,27 +42,41 @@ SERVER_START_S = 60.0
 CLIENT_ALLOWANCE_S = 90.0
 # The floor's servers answer no request after the client is done: a short grace is enough to stop them.
 SERVER_STOP_GRACE_S = 5.0
-SERVER_KIND = {"rest_unary": "http", "rest_h2c": "http", "grpc_unary": "grpc", "grpc_stream": "grpc",
-               "grpc_pingpong": "grpc"}
+SERVER_KIND = {
+    "rest_unary": "http",
+    "rest_h2c": "http",
+    "grpc_unary": "grpc",
+    "grpc_stream": "grpc",
+    "grpc_pingpong": "grpc",
+}
 # The window's fields each transport's client takes, and reports back in its settings.
-WINDOW_FIELDS = {"rest_unary": ("connections",), "rest_h2c": ("connections", "streams"), "grpc_unary": ("in_flight",),
-                 "grpc_stream": ("streams", "messages_per_stream"),
-                 "grpc_pingpong": ("streams", "messages_per_stream")}
+WINDOW_FIELDS = {
+    "rest_unary": ("connections",),
+    "rest_h2c": ("connections", "streams"),
+    "grpc_unary": ("in_flight",),
+    "grpc_stream": ("streams", "messages_per_stream"),
+    "grpc_pingpong": ("streams", "messages_per_stream"),
+}
 
 
 def aggregator_settings(info: Dict) -> Dict[str, int]:
     """What shapes the aggregator's windows, from its /actuator/info document."""
     try:
         settings = info["aggregator"]
-        found = {"in_flight": int(settings["in-flight"]), "rest_max_connections": int(settings["rest-max-connections"]),
-                 "rest_replicas": int(settings["rest-replicas"])}
+        found = {
+            "in_flight": int(settings["in-flight"]),
+            "rest_max_connections": int(settings["rest-max-connections"]),
+            "rest_replicas": int(settings["rest-replicas"]),
+        }
         for key in ("rest-h2c-connections", "rest-h2c-max-streams"):
             if key in settings:
                 found[key.replace("-", "_")] = int(settings[key])
         return found
     except (KeyError, TypeError, ValueError):
-        raise FloorError("the aggregator's /actuator/info has no aggregator in-flight, rest-max-connections and "
-                         "rest-replicas (an aggregator jar from before it said them?): %r" % (info,)) from None
+        raise FloorError(
+            "the aggregator's /actuator/info has no aggregator in-flight, rest-max-connections and "
+            "rest-replicas (an aggregator jar from before it said them?): %r" % (info,)
+        ) from None
 
 
 @dataclass(frozen=True)
@@ -70,9 +84,9 @@ class Window:
     """What the floor keeps in flight for one transport: the aggregator's window in one combination."""
 
     transport: str
-    in_flight: Optional[int] = None            # grpc_unary: calls in flight on the one channel
-    connections: Optional[int] = None          # rest_unary: keep-alive connections, one call on each; rest_h2c: HTTP/2
-    streams: Optional[int] = None              # grpc_stream, grpc_pingpong: bidi streams; rest_h2c: calls in flight
+    in_flight: Optional[int] = None  # grpc_unary: calls in flight on the one channel
+    connections: Optional[int] = None  # rest_unary: keep-alive connections, one call on each; rest_h2c: HTTP/2
+    streams: Optional[int] = None  # grpc_stream, grpc_pingpong: bidi streams; rest_h2c: calls in flight
     messages_per_stream: Optional[int] = None  # grpc_stream, grpc_pingpong: messages on each stream before a new one
 
     def as_dict(self) -> Dict:
@@ -89,8 +103,10 @@ class Window:
 
     def __post_init__(self) -> None:
         if self.transport not in SERVER_KIND:
-            raise FloorError("a floor run of transport %r: results from before the transports were named "
-                             "rest_unary, grpc_unary and grpc_stream; measure again" % self.transport)
+            raise FloorError(
+                "a floor run of transport %r: results from before the transports were named "
+                "rest_unary, grpc_unary and grpc_stream; measure again" % self.transport
+            )
 
     def describe(self) -> str:
         if self.transport == "grpc_unary":
@@ -99,21 +115,30 @@ class Window:
             return "%d connections" % self.connections
         if self.transport == "rest_h2c":
             return "%d calls in flight on %d connections" % (self.streams, self.connections)
-        return "%d streams × %d messages%s" % (self.streams, self.messages_per_stream,
-                                               ", one at a time" if self.transport == "grpc_pingpong" else "")
+        return "%d streams × %d messages%s" % (
+            self.streams,
+            self.messages_per_stream,
+            ", one at a time" if self.transport == "grpc_pingpong" else "",
+        )
 
     def client_arguments(self) -> List[str]:
         """The floor client's options for this window: --in-flight, --connections, --streams, --messages."""
-        options = {"in_flight": "--in-flight", "connections": "--connections", "streams": "--streams",
-                   "messages_per_stream": "--messages"}
+        options = {
+            "in_flight": "--in-flight",
+            "connections": "--connections",
+            "streams": "--streams",
+            "messages_per_stream": "--messages",
+        }
         return [item for key in WINDOW_FIELDS[self.transport] for item in (options[key], str(getattr(self, key)))]
 
     def check(self, run_settings: Dict) -> List[str]:
         """The differences between this window and the settings a floor run says it used."""
         reported = WINDOW_FIELDS[self.transport]
-        return ["the floor ran with %s=%s, the aggregator's window is %s" % (key, run_settings.get(key),
-                                                                           getattr(self, key))
-                for key in reported if run_settings.get(key) != getattr(self, key)]
+        return [
+            "the floor ran with %s=%s, the aggregator's window is %s" % (key, run_settings.get(key), getattr(self, key))
+            for key in reported
+            if run_settings.get(key) != getattr(self, key)
+        ]
 
 
 def window_for(path_name: str, n: int, concurrency: int, aggregator: Dict[str, int]) -> Optional[Window]:
@@ -130,8 +155,10 @@ def window_for(path_name: str, n: int, concurrency: int, aggregator: Dict[str, i
         return Window(transport, connections=min(pool, calls))
     if transport == "rest_h2c":
         if aggregator.get("rest_h2c_connections") is None:
-            raise FloorError("the aggregator's settings have no rest-h2c-connections (an aggregator jar from before "
-                             "rest/h2c?), so the rest_h2c floor's window is unknown")
+            raise FloorError(
+                "the aggregator's settings have no rest-h2c-connections (an aggregator jar from before "
+                "rest/h2c?), so the rest_h2c floor's window is unknown"
+            )
         connections = aggregator["rest_h2c_connections"] * aggregator["rest_replicas"]
         # Calls beyond what the connections may carry at once wait in the aggregator's pool.
         streams = min(calls, connections * aggregator.get("rest_h2c_max_streams", calls))
@@ -146,15 +173,18 @@ def plan(settings: Dict) -> Tuple[List[Window], Dict[Tuple[str, int, int], Windo
     (compared_with_floor) have a floor, and without such runs there is none."""
     aggregator = settings.get("aggregator")
     windows, by_combination = [], {}
-    if "small" not in (settings.get("payload") or ["small"]) or "loopback" not in (settings.get("network")
-                                                                                   or ["loopback"]):
+    if "small" not in (settings.get("payload") or ["small"]) or "loopback" not in (
+        settings.get("network") or ["loopback"]
+    ):
         return windows, by_combination
     for path_name in settings["paths"]:
         for n in settings["n"]:
             for concurrency in settings["concurrency"]:
                 if aggregator is None and paths.ALL[path_name].transport is not None:
-                    raise FloorError("results.json records no aggregator settings (settings.aggregator), so the "
-                                     "floor's windows are unknown")
+                    raise FloorError(
+                        "results.json records no aggregator settings (settings.aggregator), so the "
+                        "floor's windows are unknown"
+                    )
                 window = window_for(path_name, n, concurrency, aggregator)
                 if window is None:
                     continue
@@ -176,12 +206,14 @@ class Jvm:
         return java_command(self.java, self.java_opts, self.jar, arguments)
 
 
-def run_window(window: Window, folder: str, jvm: Jvm, warmup_s: float, duration_s: float,
-               processes: Processes) -> Dict:
+def run_window(window: Window, folder: str, jvm: Jvm, warmup_s: float, duration_s: float, processes: Processes) -> Dict:
     """Runs the floor for one window (its logs into folder); the run's record."""
     os.makedirs(folder, exist_ok=True)
-    record = {"transport": window.transport, "window": window.as_dict(),
-              "folder": os.path.join("floor", os.path.basename(folder))}
+    record = {
+        "transport": window.transport,
+        "window": window.as_dict(),
+        "folder": os.path.join("floor", os.path.basename(folder)),
+    }
     started = time.monotonic()
     try:
         record.update(_measure(window, folder, jvm, warmup_s, duration_s, processes))
@@ -194,16 +226,22 @@ def run_window(window: Window, folder: str, jvm: Jvm, warmup_s: float, duration_
             record["error"] = "; ".join(problems)
         elif not record.get("calls_per_second"):
             record["error"] = "the %s floor made no calls" % window.transport
-    record["floor_settings"] = {"warmup_s": warmup_s, "duration_s": duration_s,
-                                "java_opts": jvm.java_opts, "processors": os.cpu_count()}
+    record["floor_settings"] = {
+        "warmup_s": warmup_s,
+        "duration_s": duration_s,
+        "java_opts": jvm.java_opts,
+        "processors": os.cpu_count(),
+    }
     return record
 
 
-def _measure(window: Window, folder: str, jvm: Jvm, warmup_s: float, duration_s: float,
-             processes: Processes) -> Dict:
+def _measure(window: Window, folder: str, jvm: Jvm, warmup_s: float, duration_s: float, processes: Processes) -> Dict:
     server_log = os.path.join(folder, "server.log")
-    server = processes.start(jvm.command("server", SERVER_KIND[window.transport], "--host", "127.0.0.1",
-                                         "--port", "0"), log_path=server_log, stdout=subprocess.PIPE)
+    server = processes.start(
+        jvm.command("server", SERVER_KIND[window.transport], "--host", "127.0.0.1", "--port", "0"),
+        log_path=server_log,
+        stdout=subprocess.PIPE,
+    )
     try:
         port = _await_port(server, server_log)
         return _run_client(window, folder, jvm, port, server.pid, warmup_s, duration_s, processes)
@@ -237,13 +275,32 @@ def _lines_into(stream, lines: List[Optional[str]]) -> None:
     lines.append(None)
 
 
-def _run_client(window: Window, folder: str, jvm: Jvm, port: int, server_pid: int, warmup_s: float,
-                duration_s: float, processes: Processes) -> Dict:
+def _run_client(
+    window: Window,
+    folder: str,
+    jvm: Jvm,
+    port: int,
+    server_pid: int,
+    warmup_s: float,
+    duration_s: float,
+    processes: Processes,
+) -> Dict:
     """Runs the client; the server's CPU is read the moment the client opens and closes its measured window."""
-    client = processes.start(jvm.command("client", window.transport, "--target", "127.0.0.1:%d" % port,
-                                         *window.client_arguments(), "--warmup", "%g" % warmup_s,
-                                         "--duration", "%g" % duration_s),
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    client = processes.start(
+        jvm.command(
+            "client",
+            window.transport,
+            "--target",
+            "127.0.0.1:%d" % port,
+            *window.client_arguments(),
+            "--warmup",
+            "%g" % warmup_s,
+            "--duration",
+            "%g" % duration_s,
+        ),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     limit_s = warmup_s + duration_s + CLIENT_ALLOWANCE_S
     timed_out = threading.Event()
 
@@ -263,8 +320,11 @@ def _run_client(window: Window, folder: str, jvm: Jvm, port: int, server_pid: in
                 log.write(line)
                 for mark in ("floor: measuring", "floor: measured"):
                     if line.startswith(mark) and mark not in marks:
-                        marks[mark] = (cpu.process_ticks(server_pid), (cpu.load_average() or (None,))[0],
-                                       cpu.take_sample({}))
+                        marks[mark] = (
+                            cpu.process_ticks(server_pid),
+                            (cpu.load_average() or (None,))[0],
+                            cpu.take_sample({}),
+                        )
         status = client.wait()
     finally:
         timer.cancel()
@@ -272,26 +332,40 @@ def _run_client(window: Window, folder: str, jvm: Jvm, port: int, server_pid: in
     client.stdout.close()
     client.stderr.close()
     if timed_out.is_set():
-        raise FloorError("the %s client had not finished after %.0f s (its warm-up, its measured window and %.0f s "
-                         "more) and was stopped; its log: %s" % (window.transport, limit_s, CLIENT_ALLOWANCE_S,
-                                                                 os.path.join("floor", os.path.basename(folder),
-                                                                              "client.log")))
+        raise FloorError(
+            "the %s client had not finished after %.0f s (its warm-up, its measured window and %.0f s "
+            "more) and was stopped; its log: %s"
+            % (
+                window.transport,
+                limit_s,
+                CLIENT_ALLOWANCE_S,
+                os.path.join("floor", os.path.basename(folder), "client.log"),
+            )
+        )
     if status != 0:
-        raise FloorError("the %s client failed (exit status %d): %s (%s)" % (
-            window.transport, status, why_failed(os.path.join(folder, "client.log")),
-            os.path.join("floor", os.path.basename(folder), "client.log")))
+        raise FloorError(
+            "the %s client failed (exit status %d): %s (%s)"
+            % (
+                window.transport,
+                status,
+                why_failed(os.path.join(folder, "client.log")),
+                os.path.join("floor", os.path.basename(folder), "client.log"),
+            )
+        )
     if len(marks) != 2:
         raise FloorError("the %s client did not mark its measured window" % window.transport)
     try:
         run = json.loads("".join(output))
     except ValueError:
-        raise FloorError("the %s client printed no JSON object: %r"
-                         % (window.transport, "".join(output)[:200])) from None
+        raise FloorError(
+            "the %s client printed no JSON object: %r" % (window.transport, "".join(output)[:200])
+        ) from None
     (opened, load, machine_before), (closed, _, machine_after) = marks["floor: measuring"], marks["floor: measured"]
     run["server_cpu_seconds"] = round((closed - opened) / cpu.CLOCK_TICKS, 3)
     run["load_average_1m"] = load
-    run["machine_cpu"] = machine_cpu(machine_before, machine_after, run.get("client_cpu_seconds"),
-                                     run["server_cpu_seconds"])
+    run["machine_cpu"] = machine_cpu(
+        machine_before, machine_after, run.get("client_cpu_seconds"), run["server_cpu_seconds"]
+    )
     return run
 
 
@@ -301,8 +375,11 @@ def machine_cpu(before: cpu.Sample, after: cpu.Sample, client_s: Optional[float]
     usage = cpu.cpu_between(before, after, generator="floor client")
     other = usage["machine"]["seconds"] - usage["steal"]["seconds"] - (client_s or 0) - server_s
     wall = after.wall_s - before.wall_s
-    return {"machine_percent": usage["machine"]["percent"], "steal_percent": usage["steal"]["percent"],
-            "other_percent": round(max(0.0, other) / wall * 100, 1) if wall > 0 else None}
+    return {
+        "machine_percent": usage["machine"]["percent"],
+        "steal_percent": usage["steal"]["percent"],
+        "other_percent": round(max(0.0, other) / wall * 100, 1) if wall > 0 else None,
+    }
 
 
 # The figures whose spread a floor run records, read from one repeat's summary.
@@ -314,9 +391,17 @@ SPREAD_OF = {
 }
 
 
-def measure(results_dir: str, data: Dict, jvm: Jvm, warmup_s: float, duration_s: float, processes: Processes,
-            repeats: int = 1, log: Callable[[str], None] = print,
-            on_window: Callable[[int, int], None] = lambda index, repeat: None) -> List[Dict]:
+def measure(
+    results_dir: str,
+    data: Dict,
+    jvm: Jvm,
+    warmup_s: float,
+    duration_s: float,
+    processes: Processes,
+    repeats: int = 1,
+    log: Callable[[str], None] = print,
+    on_window: Callable[[int, int], None] = lambda index, repeat: None,
+) -> List[Dict]:
     """Runs the floor for every distinct window of the measured paths, REPEATS times interleaved as the paths are;
     each window's record is the median of its repeats (lab.repeats). on_window(index, repeat) is told as each
     starts."""
@@ -326,26 +411,34 @@ def measure(results_dir: str, data: Dict, jvm: Jvm, warmup_s: float, duration_s:
         for index, window in enumerate(windows, 1):
             slug = "%s-%d" % (window.slug(), repeat)
             on_window(index, repeat)
-            log("[lab] floor round %d/%d, %d/%d: %s, %s (logs: floor/%s/)" % (
-                repeat, repeats, index, len(windows), window.transport, window.describe(), slug))
+            log(
+                "[lab] floor round %d/%d, %d/%d: %s, %s (logs: floor/%s/)"
+                % (repeat, repeats, index, len(windows), window.transport, window.describe(), slug)
+            )
             log("  measuring: %gs after %gs of warm-up (repeat %d)" % (duration_s, warmup_s, repeat))
-            record = run_window(window, os.path.join(results_dir, "floor", slug), jvm, warmup_s, duration_s,
-                                processes)
+            record = run_window(window, os.path.join(results_dir, "floor", slug), jvm, warmup_s, duration_s, processes)
             measured[window].append(record)
             if "error" in record:
                 log("  ERROR: " + record["error"])
             else:
-                log("  %.0f calls/s, p50 %.0f µs; CPU client %.2f s, server %.2f s; load average %s"
-                    % (record["calls_per_second"], (record.get("latency_us") or {}).get("p50") or 0,
-                       record.get("client_cpu_seconds") or 0, record.get("server_cpu_seconds") or 0,
-                       record.get("load_average_1m")))
+                log(
+                    "  %.0f calls/s, p50 %.0f µs; CPU client %.2f s, server %.2f s; load average %s"
+                    % (
+                        record["calls_per_second"],
+                        (record.get("latency_us") or {}).get("p50") or 0,
+                        record.get("client_cpu_seconds") or 0,
+                        record.get("server_cpu_seconds") or 0,
+                        record.get("load_average_1m"),
+                    )
+                )
     return [repeats_of.combine(records, repeat_summary, SPREAD_OF) for records in measured.values()]
 
 
 def repeat_summary(record: Dict) -> Dict:
     """What results.json keeps of one floor repeat beside the window's medians."""
-    summary = {key: record.get(key) for key in ("calls_per_second", "latency_us", "load_average_1m",
-                                                "machine_cpu", "folder")}
+    summary = {
+        key: record.get(key) for key in ("calls_per_second", "latency_us", "load_average_1m", "machine_cpu", "folder")
+    }
     summary["cpu_us_per_call"] = cpu_us_per_call(record)
     if "error" in record:
         summary["error"] = record["error"]
@@ -370,15 +463,17 @@ def path_floor(run: Dict, window: Window, floor_run: Optional[Dict]) -> Dict:
     path_cps = round(run["rps"] * run["n"], 2)
     fraction = round(path_cps / floor_cps, 4)
     services_us = [(run.get("cpu", {}).get(name) or {}).get("us_per_call") for name in run.get("services", [])]
-    record.update({
-        "floor_calls_per_second": floor_cps,
-        "path_calls_per_second": path_cps,
-        "fraction": fraction,
-        "met": fraction >= GOAL,
-        "path_cpu_us_per_call": round(sum(services_us), 2) if services_us and None not in services_us else None,
-        "floor_cpu_us_per_call": cpu_us_per_call(floor_run),
-        "floor_load_average_1m": floor_run.get("load_average_1m"),
-    })
+    record.update(
+        {
+            "floor_calls_per_second": floor_cps,
+            "path_calls_per_second": path_cps,
+            "fraction": fraction,
+            "met": fraction >= GOAL,
+            "path_cpu_us_per_call": round(sum(services_us), 2) if services_us and None not in services_us else None,
+            "floor_cpu_us_per_call": cpu_us_per_call(floor_run),
+            "floor_load_average_1m": floor_run.get("load_average_1m"),
+        }
+    )
     return record
 
 

@@ -54,8 +54,9 @@ class HealthProbe:
         while not self._stop.is_set():
             started = time.monotonic()
             failure = check(self.url, self.timeout_s)
-            self.checks.append(Check(round(started - origin, 3), round((time.monotonic() - started) * 1000, 1),
-                                     failure))
+            self.checks.append(
+                Check(round(started - origin, 3), round((time.monotonic() - started) * 1000, 1), failure)
+            )
             # Every interval_s, or at once after a check that took longer: never two at a time.
             due = max(due + self.interval_s, time.monotonic())
             self._stop.wait(due - time.monotonic())
@@ -88,9 +89,16 @@ def figures(url: str, checks: List[Check], limit_ms: float) -> Dict:
     reasons: Dict[str, Dict] = {}
     for failed in failures:
         reasons.setdefault(failed.failure, {"count": 0, "first_s": failed.sent_s})["count"] += 1
-    return {"url": url, "checks": len(checks), "failures": len(failures), "failure_reasons": reasons,
-            "max_ms": max(times) if times else None, "p99_ms": percentile(times, 99),
-            "over_limit": sum(1 for ms in times if ms > limit_ms), "limit_ms": limit_ms}
+    return {
+        "url": url,
+        "checks": len(checks),
+        "failures": len(failures),
+        "failure_reasons": reasons,
+        "max_ms": max(times) if times else None,
+        "p99_ms": percentile(times, 99),
+        "over_limit": sum(1 for ms in times if ms > limit_ms),
+        "limit_ms": limit_ms,
+    }
 
 
 def percentile(values: List[float], percent: float) -> Optional[float]:

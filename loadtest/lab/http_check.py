@@ -29,8 +29,9 @@ def port_taken(port: int, host: str = "127.0.0.1") -> bool:
 def holder(port: int) -> str:
     """Which process holds a port, when ss can tell."""
     try:
-        out = subprocess.run(["ss", "-Hltnp", "sport = :%d" % port], capture_output=True, text=True,
-                             timeout=5).stdout.strip()
+        out = subprocess.run(
+            ["ss", "-Hltnp", "sport = :%d" % port], capture_output=True, text=True, timeout=5
+        ).stdout.strip()
     except (OSError, subprocess.TimeoutExpired):
         return ""
     return " Held by: %s" % out.split("users:", 1)[-1] if "users:" in out else ""
@@ -58,8 +59,7 @@ class Unhealthy(NamedTuple):
     message: str
 
 
-def wait_healthy(services: Iterable[Tuple[str, int, str]], timeout_s: float,
-                 alive=cpu.alive) -> Optional[Unhealthy]:
+def wait_healthy(services: Iterable[Tuple[str, int, str]], timeout_s: float, alive=cpu.alive) -> Optional[Unhealthy]:
     """Waits until every (name, pid, health URL) answers UP; returns None, or the first that did not."""
     pending = list(services)
     exited: List[Unhealthy] = []
@@ -93,8 +93,10 @@ def answer_mismatch(path: Path, url: str, n: int, timeout_s: float) -> Optional[
         problems.append("Content-Type %r, expected application/json" % content_type)
     expected = path.expected_body(n)
     if body != expected:
-        problems.append("body differs from the expected one at character %d: got %r, expected %r"
-                        % _first_difference(body, expected))
+        problems.append(
+            "body differs from the expected one at character %d: got %r, expected %r"
+            % _first_difference(body, expected)
+        )
     return "GET %s: %s" % (url, "; ".join(problems)) if problems else None
 
 
@@ -108,11 +110,13 @@ def payload_shapes_unknown(url: str, timeout_s: float) -> Optional[str]:
         return "GET %s failed: %s" % (url, error)
     if status == 400 and "payload" in body:
         return None
-    return ("GET %s answered %d, not 400 naming the payload shapes: this aggregator does not know them (a jar from "
-            "before PAYLOAD?), so every shape would be measured as the small call; rebuild it" % (url, status))
+    return (
+        "GET %s answered %d, not 400 naming the payload shapes: this aggregator does not know them (a jar from "
+        "before PAYLOAD?), so every shape would be measured as the small call; rebuild it" % (url, status)
+    )
 
 
 def _first_difference(got: str, expected: str) -> Tuple[int, str, str]:
     index = next((i for i, (a, b) in enumerate(zip(got, expected)) if a != b), min(len(got), len(expected)))
     start = max(0, index - 20)
-    return index, got[start:index + 40], expected[start:index + 40]
+    return index, got[start : index + 40], expected[start : index + 40]

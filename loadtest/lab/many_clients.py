@@ -64,37 +64,54 @@ def parser() -> argparse.ArgumentParser:
     found = argparse.ArgumentParser(
         prog="loadtest/run.sh --clients",
         description="Many clients on each aggregator path, one after the other: real ab (no keep-alive) at each "
-                    "client count for --duration seconds; reports goodput, sheds, other statuses, ab's failures, "
-                    "health-check times and each service's peak RSS, and exits 1 when a service died or ran out of "
-                    "memory, health took over --health-limit-ms, an answer was not a 200 or 503, or goodput fell "
-                    "below --goodput-share of the best lower client count's. The lab's environment knobs (ports, "
-                    "JAVA_OPTS, AGGREGATOR_ARGS, REST_SERVER, REST_CLIENT, REPLICAS, HEALTH_TIMEOUT, LAB_SKIP_BUILD, "
-                    "RESULTS_DIR) hold here too.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+        "client count for --duration seconds; reports goodput, sheds, other statuses, ab's failures, "
+        "health-check times and each service's peak RSS, and exits 1 when a service died or ran out of "
+        "memory, health took over --health-limit-ms, an answer was not a 200 or 503, or goodput fell "
+        "below --goodput-share of the best lower client count's. The lab's environment knobs (ports, "
+        "JAVA_OPTS, AGGREGATOR_ARGS, REST_SERVER, REST_CLIENT, REPLICAS, HEALTH_TIMEOUT, LAB_SKIP_BUILD, "
+        "RESULTS_DIR) hold here too.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
     found.add_argument("--paths", default=paths.DEFAULT, help="the aggregator paths, measured one after the other")
     found.add_argument("--n", default="1", help="squares per request; a space-separated list measures each")
-    found.add_argument("--clients", default="100 1000 5000",
-                       help="concurrent ab clients, a run at each, lowest first")
+    found.add_argument("--clients", default="100 1000 5000", help="concurrent ab clients, a run at each, lowest first")
     found.add_argument("--duration", type=int, default=20, help="seconds of each run (ab -t, whole seconds)")
-    found.add_argument("--warmup-seconds", type=int, default=5,
-                       help="seconds of ab at the lowest client count before each path and n's runs (0: none)")
-    found.add_argument("--goodput-share", type=float, default=0.7,
-                       help="the least share of the best lower client count's goodput a row must keep; CI runs a "
-                            "lenient 0.2, because a busy 2-core machine moves goodput more than the issue's 0.7 allows")
-    found.add_argument("--health-limit-ms", type=float, default=1000,
-                       help="the longest a health check may take")
-    found.add_argument("--health-url", default=None,
-                       help="the health URL checked against --health-limit-ms (default: the aggregator's own "
-                            "/actuator/health); when it is another, the aggregator's own is polled and reported "
-                            "beside it")
-    found.add_argument("--aggregator-args", default="",
-                       help="Spring arguments for the aggregator in this command, after AGGREGATOR_ARGS; with an "
-                            "equals sign, as they start with --, e.g. "
-                            "--aggregator-args=--aggregator.admission.max-requests=200")
-    found.add_argument("--deadline", type=int, default=30,
-                       help="the aggregator's aggregator.deadline in seconds, its own default (unless "
-                            "AGGREGATOR_ARGS or --aggregator-args set it): admission judges what it can answer "
-                            "within it")
+    found.add_argument(
+        "--warmup-seconds",
+        type=int,
+        default=5,
+        help="seconds of ab at the lowest client count before each path and n's runs (0: none)",
+    )
+    found.add_argument(
+        "--goodput-share",
+        type=float,
+        default=0.7,
+        help="the least share of the best lower client count's goodput a row must keep; CI runs a "
+        "lenient 0.2, because a busy 2-core machine moves goodput more than the issue's 0.7 allows",
+    )
+    found.add_argument("--health-limit-ms", type=float, default=1000, help="the longest a health check may take")
+    found.add_argument(
+        "--health-url",
+        default=None,
+        help="the health URL checked against --health-limit-ms (default: the aggregator's own "
+        "/actuator/health); when it is another, the aggregator's own is polled and reported "
+        "beside it",
+    )
+    found.add_argument(
+        "--aggregator-args",
+        default="",
+        help="Spring arguments for the aggregator in this command, after AGGREGATOR_ARGS; with an "
+        "equals sign, as they start with --, e.g. "
+        "--aggregator-args=--aggregator.admission.max-requests=200",
+    )
+    found.add_argument(
+        "--deadline",
+        type=int,
+        default=30,
+        help="the aggregator's aggregator.deadline in seconds, its own default (unless "
+        "AGGREGATOR_ARGS or --aggregator-args set it): admission judges what it can answer "
+        "within it",
+    )
     return found
 
 
@@ -125,8 +142,9 @@ def parse(argv: Optional[List[str]]) -> argparse.Namespace:
 def _whole_numbers(given: argparse.ArgumentParser, option: str, text: str) -> List[int]:
     values = text.split()
     if not values or not all(value.isdigit() and int(value) >= 1 for value in values):
-        given.error("%s must be whole numbers of at least 1, space-separated, e.g. \"100 1000\" (got %r)"
-                    % (option, text))
+        given.error(
+            '%s must be whole numbers of at least 1, space-separated, e.g. "100 1000" (got %r)' % (option, text)
+        )
     return list(dict.fromkeys(int(value) for value in values))
 
 
@@ -160,8 +178,10 @@ def run(options: argparse.Namespace) -> int:
     env = dict(os.environ, NETWORK="loopback", FLOOR="0", PATHS=" ".join(options.path_names))
     env["AGGREGATOR_ARGS"] = aggregator_args(options, os.environ.get("AGGREGATOR_ARGS", ""))
     settings = Settings.from_env(env)
-    results_dir = os.path.abspath(settings.results_dir or os.path.join(
-        LAB_DIR, "results", "clients-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S")))
+    results_dir = os.path.abspath(
+        settings.results_dir
+        or os.path.join(LAB_DIR, "results", "clients-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
+    )
     if os.path.exists(os.path.join(results_dir, "clients.json")):
         raise LabError("%s already holds a many-clients run: choose another RESULTS_DIR" % results_dir)
     stack = stacks.resolve(settings, tools.java())[0]
@@ -172,9 +192,12 @@ def run(options: argparse.Namespace) -> int:
     os.makedirs(os.path.join(results_dir, "logs"), exist_ok=True)
     os.makedirs(os.path.join(results_dir, "raw"), exist_ok=True)
     limits = Limits(options.goodput_share, options.health_limit_ms)
-    record = {"environment": environment.describe(REPO, stack.jdk.java, settings.java_opts),
-              "settings": settings_record(options, settings, stack, open_files), "limits": limits.as_dict(),
-              "started_at": results.now()}
+    record = {
+        "environment": environment.describe(REPO, stack.jdk.java, settings.java_opts),
+        "settings": settings_record(options, settings, stack, open_files),
+        "limits": limits.as_dict(),
+        "started_at": results.now(),
+    }
     deadlines = Deadlines(options.deadline, None, AB_TIMEOUT_S, "--deadline of the many-clients run")
     with Processes() as processes:
         lab_stage = stage.Stage(processes, settings, instances, jars, results_dir)
@@ -187,14 +210,23 @@ def run(options: argparse.Namespace) -> int:
     return report(results_dir, record, limits)
 
 
-def settings_record(options: argparse.Namespace, settings: Settings, stack: stacks.Stack,
-                    open_files: Dict[str, int]) -> Dict:
-    return {"paths": options.path_names, "n": options.n_values, "clients": options.client_counts,
-            "duration_s": options.duration, "warmup_s": options.warmup_seconds,
-            "ab": " ".join(ab_command("URL", "CLIENTS", options.duration)),
-            "health_url": options.health_url,
-            "java_opts": settings.java_opts, "aggregator_args": settings.aggregator_args, "stack": stack.label,
-            "deadline_s": options.deadline, "open_files": open_files}
+def settings_record(
+    options: argparse.Namespace, settings: Settings, stack: stacks.Stack, open_files: Dict[str, int]
+) -> Dict:
+    return {
+        "paths": options.path_names,
+        "n": options.n_values,
+        "clients": options.client_counts,
+        "duration_s": options.duration,
+        "warmup_s": options.warmup_seconds,
+        "ab": " ".join(ab_command("URL", "CLIENTS", options.duration)),
+        "health_url": options.health_url,
+        "java_opts": settings.java_opts,
+        "aggregator_args": settings.aggregator_args,
+        "stack": stack.label,
+        "deadline_s": options.deadline,
+        "open_files": open_files,
+    }
 
 
 def ab_command(url: str, clients, seconds: int) -> List[str]:
@@ -229,30 +261,49 @@ def exercise(options: argparse.Namespace, started: List, results_dir: str, limit
                 if options.warmup_seconds:
                     warm_up(options, path, n, url, aggregator, watched, results_dir, timeout_s)
                 for clients in options.client_counts:
-                    rows.append(measure(options, path, n, clients, url, started, watched, results_dir, urls,
-                                        limits))
+                    rows.append(measure(options, path, n, clients, url, started, watched, results_dir, urls, limits))
                     clients_figures.compare_lower(rows)
                     print("[lab] %s" % row_line(rows[-1]), flush=True)
             except ServiceExited as error:
                 found = out_of_memory(watched)
-                return rows, str(error) + ("\n[lab] OutOfMemoryError in the log of %s" % " ".join(found)
-                                           if found else "")
+                return rows, str(error) + (
+                    "\n[lab] OutOfMemoryError in the log of %s" % " ".join(found) if found else ""
+                )
     return rows, None
 
 
-def warm_up(options: argparse.Namespace, path: paths.Path, n: int, url: str, aggregator, watched: List[Watched],
-            results_dir: str, timeout_s: float) -> None:
+def warm_up(
+    options: argparse.Namespace,
+    path: paths.Path,
+    n: int,
+    url: str,
+    aggregator,
+    watched: List[Watched],
+    results_dir: str,
+    timeout_s: float,
+) -> None:
     clients = options.client_counts[0]
-    print("[lab] warming up %s n=%d: %d clients for %d s" % (path.name, n, clients, options.warmup_seconds),
-          flush=True)
-    _run_ab(ab_command(url, clients, options.warmup_seconds),
-            os.path.join(results_dir, "raw", "%s_n%d_warmup.txt" % (path.name.replace("/", "-"), n)))
+    print("[lab] warming up %s n=%d: %d clients for %d s" % (path.name, n, clients, options.warmup_seconds), flush=True)
+    _run_ab(
+        ab_command(url, clients, options.warmup_seconds),
+        os.path.join(results_dir, "raw", "%s_n%d_warmup.txt" % (path.name.replace("/", "-"), n)),
+    )
     check_alive(watched, "the warm-up of %s n=%d" % (path.name, n))
     settle(aggregator.metrics_urls[0], path, timeout_s, watched, "the warm-up of %s n=%d" % (path.name, n))
 
 
-def measure(options: argparse.Namespace, path: paths.Path, n: int, clients: int, url: str, started: List,
-            watched: List[Watched], results_dir: str, urls: List[str], limits: Limits) -> Dict:
+def measure(
+    options: argparse.Namespace,
+    path: paths.Path,
+    n: int,
+    clients: int,
+    url: str,
+    started: List,
+    watched: List[Watched],
+    results_dir: str,
+    urls: List[str],
+    limits: Limits,
+) -> Dict:
     """One row: the counters before, ab with health polled beside it, the counters when it exited and once the
     aggregator settled, the services' state after."""
     during = "%s n=%d with %d clients" % (path.name, n, clients)
@@ -264,8 +315,10 @@ def measure(options: argparse.Namespace, path: paths.Path, n: int, clients: int,
     probes = [HealthProbe(health_url).start() for health_url in urls]
     began = time.monotonic()
     try:
-        done = _run_ab(ab_command(url, clients, options.duration), os.path.join(
-            results_dir, "raw", "%s_n%d_c%d.txt" % (path.name.replace("/", "-"), n, clients)))
+        done = _run_ab(
+            ab_command(url, clients, options.duration),
+            os.path.join(results_dir, "raw", "%s_n%d_c%d.txt" % (path.name.replace("/", "-"), n, clients)),
+        )
         seconds = time.monotonic() - began
         at_end = read_counts(metrics_url, path, watched, during)
     finally:
@@ -273,12 +326,20 @@ def measure(options: argparse.Namespace, path: paths.Path, n: int, clients: int,
     settled = settle(metrics_url, path, options.deadline + SETTLE_GRACE_S, watched, during)
     found_oom = out_of_memory(watched)
     check_alive(watched, during)
-    health = [health_probe.figures(health_url, found, limits.health_limit_ms)
-              for health_url, found in zip(urls, checks)]
-    row = clients_figures.row(path, n, clients, Run(before, at_end, settled, seconds),
-                              ab_result(done, len(path.expected_body(n).encode())), health[0],
-                              health[1] if len(health) > 1 else None,
-                              {service.name: cpu.peak_rss_mib(service.pids) for service in started}, found_oom)
+    health = [
+        health_probe.figures(health_url, found, limits.health_limit_ms) for health_url, found in zip(urls, checks)
+    ]
+    row = clients_figures.row(
+        path,
+        n,
+        clients,
+        Run(before, at_end, settled, seconds),
+        ab_result(done, len(path.expected_body(n).encode())),
+        health[0],
+        health[1] if len(health) > 1 else None,
+        {service.name: cpu.peak_rss_mib(service.pids) for service in started},
+        found_oom,
+    )
     row["peak_rss_of"] = "this run" if reset else "the process's life (clear_refs refused)"
     return row
 
@@ -341,11 +402,22 @@ def row_line(row: Dict) -> str:
     """A row as the lab prints it as it goes."""
     health, ab = row["health"], row["ab"]
     share = row["goodput_vs_best_lower"]
-    return ("%s n=%d c=%d: %.1f 200/s, %.1f shed/s, other %s, ab errors %s, health max %s ms (%d over), goodput vs "
-            "best lower %s" % (row["path"], row["n"], row["clients"], row["goodput"], row["shed_per_s"],
-                               clients_figures.counts_text(row["other"]),
-                               ab["error"] or clients_figures.counts_text(ab["errors"]), health["max_ms"],
-                               health["over_limit"], "–" if share is None else "%.0f %%" % share))
+    return (
+        "%s n=%d c=%d: %.1f 200/s, %.1f shed/s, other %s, ab errors %s, health max %s ms (%d over), goodput vs "
+        "best lower %s"
+        % (
+            row["path"],
+            row["n"],
+            row["clients"],
+            row["goodput"],
+            row["shed_per_s"],
+            clients_figures.counts_text(row["other"]),
+            ab["error"] or clients_figures.counts_text(ab["errors"]),
+            health["max_ms"],
+            health["over_limit"],
+            "–" if share is None else "%.0f %%" % share,
+        )
+    )
 
 
 def report(results_dir: str, record: Dict, limits: Limits) -> int:
@@ -363,8 +435,11 @@ def report(results_dir: str, record: Dict, limits: Limits) -> int:
     print(text)
     print("[lab] results: %s (clients.json, clients.md, raw/ ab's reports, logs/)" % results_dir)
     if not record["passed"]:
-        print("[lab] ERROR: the many-clients run failed a check:\n  %s" % "\n  ".join(
-            failure for missed in found.values() for failure in missed), file=sys.stderr)
+        print(
+            "[lab] ERROR: the many-clients run failed a check:\n  %s"
+            % "\n  ".join(failure for missed in found.values() for failure in missed),
+            file=sys.stderr,
+        )
         return 1
     return 0
 
@@ -372,14 +447,26 @@ def report(results_dir: str, record: Dict, limits: Limits) -> int:
 def summary(record: Dict, limits: Limits) -> str:
     """clients.md: what ran, the table, what its columns mean, and each check's verdict."""
     settings = record["settings"]
-    lines = ["# Many clients", "",
-             "ab (`%s`, no keep-alive) on each of %s, at n=%s, with %s clients, %d s each after %d s at the lowest "
-             "count; the aggregator's deadline %g s, its arguments `%s`." % (
-                 settings["ab"], ", ".join(settings["paths"]), " ".join(map(str, settings["n"])),
-                 " ".join(map(str, settings["clients"])), settings["duration_s"], settings["warmup_s"],
-                 record.get("aggregator_deadline_s", settings["deadline_s"]), settings["aggregator_args"] or "none"),
-             "", clients_figures.table(record["rows"], limits), COLUMNS % {
-                 "limit": limits.health_limit_ms / 1000, "share": 100 * limits.goodput_share}, ""]
+    lines = [
+        "# Many clients",
+        "",
+        "ab (`%s`, no keep-alive) on each of %s, at n=%s, with %s clients, %d s each after %d s at the lowest "
+        "count; the aggregator's deadline %g s, its arguments `%s`."
+        % (
+            settings["ab"],
+            ", ".join(settings["paths"]),
+            " ".join(map(str, settings["n"])),
+            " ".join(map(str, settings["clients"])),
+            settings["duration_s"],
+            settings["warmup_s"],
+            record.get("aggregator_deadline_s", settings["deadline_s"]),
+            settings["aggregator_args"] or "none",
+        ),
+        "",
+        clients_figures.table(record["rows"], limits),
+        COLUMNS % {"limit": limits.health_limit_ms / 1000, "share": 100 * limits.goodput_share},
+        "",
+    ]
     if record["stopped"]:
         lines += ["The run stopped early: " + record["stopped"], ""]
     for name, verdict in record["checks"].items():
@@ -388,13 +475,15 @@ def summary(record: Dict, limits: Limits) -> str:
     return "\n".join(lines) + "\n"
 
 
-COLUMNS = ("*goodput/s*: the aggregator's 200 answers on the path (its `http_server_requests` counter) from just "
-           "before ab started to when it exited, over ab's wall time; *shed/s*: its 503s, counted until it settled; "
-           "*other*: any other status; *ab errors*: ab's failed requests by kind (connect, receive, exceptions); "
-           "*health*: a new connection to /actuator/health every 250 ms during the run, its slowest and p99 answer "
-           "and how many took over %(limit)g s (or failed); *main-port*: the aggregator's own /actuator/health when "
-           "--health-url is another; *peak RSS*: the aggregator's VmHWM over the run; *goodput vs best lower*: this "
-           "row's goodput against the best of the lower client counts of its path and n, passing at %(share).0f %%.")
+COLUMNS = (
+    "*goodput/s*: the aggregator's 200 answers on the path (its `http_server_requests` counter) from just "
+    "before ab started to when it exited, over ab's wall time; *shed/s*: its 503s, counted until it settled; "
+    "*other*: any other status; *ab errors*: ab's failed requests by kind (connect, receive, exceptions); "
+    "*health*: a new connection to /actuator/health every 250 ms during the run, its slowest and p99 answer "
+    "and how many took over %(limit)g s (or failed); *main-port*: the aggregator's own /actuator/health when "
+    "--health-url is another; *peak RSS*: the aggregator's VmHWM over the run; *goodput vs best lower*: this "
+    "row's goodput against the best of the lower client counts of its path and n, passing at %(share).0f %%."
+)
 
 
 def _run_ab(command: List[str], report_path: str) -> subprocess.CompletedProcess:

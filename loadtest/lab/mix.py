@@ -25,14 +25,24 @@ MAX_REQUESTS = 10_000_000
 _NOT_2XX = re.compile(r"^WARNING: Response code not 2xx \((\d{3})\)")
 # The line after which ab -v 2 prints its report.
 _REPORT_START = "..done"
-HOW = ("Mixed traffic (MIX): after the run's measurements, the listed paths were loaded at the same time, on the "
-       "first stack and network, each by its own load generator started together: %s. Goodput is exact 200 "
-       "answers a second; alone is the same path's median from this run's measurements. 503: shed by the "
-       "aggregator's admission; 504: no answer within its deadline.")
+HOW = (
+    "Mixed traffic (MIX): after the run's measurements, the listed paths were loaded at the same time, on the "
+    "first stack and network, each by its own load generator started together: %s. Goodput is exact 200 "
+    "answers a second; alone is the same path's median from this run's measurements. 503: shed by the "
+    "aggregator's admission; 504: no answer within its deadline."
+)
 
 
-def measure(settings: Settings, services: List[bench.Service], raw_dir: str, vegeta: Optional[str],
-            alone_runs: List[Dict], stack: str, network: str, log: Callable[[str], None]) -> Dict:
+def measure(
+    settings: Settings,
+    services: List[bench.Service],
+    raw_dir: str,
+    vegeta: Optional[str],
+    alone_runs: List[Dict],
+    stack: str,
+    network: str,
+    log: Callable[[str], None],
+) -> Dict:
     """results.json's "mix": every N and CONCURRENCY (RATE) with the MIX paths loaded together, each beside alone."""
     shape = settings.payload[0]
     points = settings.rate if settings.open_loop else settings.concurrency
@@ -42,22 +52,46 @@ def measure(settings: Settings, services: List[bench.Service], raw_dir: str, veg
         for point in points:
             alone = {name: alone_by_key.get((stack, network, name, shape, n, point)) for name in settings.mix}
             seconds = settings.duration_s if settings.open_loop else window_s(alone.values())
-            print("[lab] mixed traffic: %s together, n=%d %s=%d, %g s" % (
-                " ".join(settings.mix), n, "rate" if settings.open_loop else "concurrency", point, seconds),
-                flush=True)
+            print(
+                "[lab] mixed traffic: %s together, n=%d %s=%d, %g s"
+                % (" ".join(settings.mix), n, "rate" if settings.open_loop else "concurrency", point, seconds),
+                flush=True,
+            )
             measured = together(settings, services, raw_dir, vegeta, n, point, shape, seconds)
-            bench.ensure_alive(services, "mixed traffic (%s) at n=%d, payload %s, network %s, stack %s"
-                               % (" ".join(settings.mix), n, shape, network, stack))
+            bench.ensure_alive(
+                services,
+                "mixed traffic (%s) at n=%d, payload %s, network %s, stack %s"
+                % (" ".join(settings.mix), n, shape, network, stack),
+            )
             for name in settings.mix:
                 measured[name]["alone"] = alone_figures(alone[name])
-                log("%s: %s req/s exact (alone %s), p99 %s ms (alone %s), non-200 %s" % (
-                    name, measured[name].get("goodput"), measured[name]["alone"].get("goodput"),
-                    measured[name].get("p99_ms"), measured[name]["alone"].get("p99_ms"),
-                    measured[name].get("non200") or 0))
-            entries.append({"n": n, "point": point, "seconds": seconds,
-                            "paths": [dict(measured[name], path=name) for name in settings.mix]})
-    return {"paths": list(settings.mix), "payload": shape, "network": network, "stack": stack,
-            "load": settings.load, "runs": entries}
+                log(
+                    "%s: %s req/s exact (alone %s), p99 %s ms (alone %s), non-200 %s"
+                    % (
+                        name,
+                        measured[name].get("goodput"),
+                        measured[name]["alone"].get("goodput"),
+                        measured[name].get("p99_ms"),
+                        measured[name]["alone"].get("p99_ms"),
+                        measured[name].get("non200") or 0,
+                    )
+                )
+            entries.append(
+                {
+                    "n": n,
+                    "point": point,
+                    "seconds": seconds,
+                    "paths": [dict(measured[name], path=name) for name in settings.mix],
+                }
+            )
+    return {
+        "paths": list(settings.mix),
+        "payload": shape,
+        "network": network,
+        "stack": stack,
+        "load": settings.load,
+        "runs": entries,
+    }
 
 
 def window_s(alone: List[Optional[Dict]]) -> int:
@@ -66,8 +100,16 @@ def window_s(alone: List[Optional[Dict]]) -> int:
     return max(1, math.ceil(max(taken, default=1)))
 
 
-def together(settings: Settings, services: List[bench.Service], raw_dir: str, vegeta: Optional[str], n: int,
-             point: int, shape: str, seconds: float) -> Dict[str, Dict]:
+def together(
+    settings: Settings,
+    services: List[bench.Service],
+    raw_dir: str,
+    vegeta: Optional[str],
+    n: int,
+    point: int,
+    shape: str,
+    seconds: float,
+) -> Dict[str, Dict]:
     """Each MIX path's figures, their load generators started together, each in a thread of its own."""
     base_urls = {s.name: s.base_url for s in services if s.base_url}
     found: Dict[str, Dict] = {}
@@ -78,11 +120,15 @@ def together(settings: Settings, services: List[bench.Service], raw_dir: str, ve
         slug = "mix_" + bench.run_slug(name, n, point, settings.open_loop, bench.Conditions(payload=shape))
         try:
             if settings.open_loop:
-                found[name] = open_figures(open_loop.run(vegeta, url, path.expected_body(n), point, seconds,
-                                                         settings.ab_timeout_s, raw_dir, slug))
+                found[name] = open_figures(
+                    open_loop.run(
+                        vegeta, url, path.expected_body(n), point, seconds, settings.ab_timeout_s, raw_dir, slug
+                    )
+                )
             else:
-                found[name] = ab_figures(url, path.expected_body(n), point, seconds, settings.ab_timeout_s,
-                                         raw_dir, slug)
+                found[name] = ab_figures(
+                    url, path.expected_body(n), point, seconds, settings.ab_timeout_s, raw_dir, slug
+                )
         except Exception as error:  # noqa: BLE001 - a thread's error becomes the path's record, never lost
             found[name] = {"error": "%s: %s" % (type(error).__name__, error)}
 
@@ -100,15 +146,17 @@ def ab_command(url: str, concurrency: int, seconds: int, timeout_s: int, csv_pat
     return command[:1] + ["-v", "2"] + command[1:]
 
 
-def ab_figures(url: str, expected_body: str, concurrency: int, seconds: int, timeout_s: int, raw_dir: str,
-               slug: str) -> Dict:
+def ab_figures(
+    url: str, expected_body: str, concurrency: int, seconds: int, timeout_s: int, raw_dir: str, slug: str
+) -> Dict:
     """A mixed path's figures from one ab run of seconds (raw/<slug>.txt keeps its report and statuses)."""
     csv_path = os.path.join(raw_dir, slug + ".csv")
     verbose_path = os.path.join(raw_dir, slug + ".v2.txt")
     with open(verbose_path, "w") as output:
         # -v 2 prints every answer's headers too: to a file, read a line at a time, not held in memory.
-        done = subprocess.run(ab_command(url, concurrency, seconds, timeout_s, csv_path), stdout=output,
-                              stderr=subprocess.STDOUT)
+        done = subprocess.run(
+            ab_command(url, concurrency, seconds, timeout_s, csv_path), stdout=output, stderr=subprocess.STDOUT
+        )
     statuses, report_text = read_verbose(verbose_path)
     os.remove(verbose_path)
     with open(os.path.join(raw_dir, slug + ".txt"), "w") as kept:
@@ -139,8 +187,9 @@ def read_verbose(path: str):
     return dict(sorted(statuses.items())), "".join(report)
 
 
-def closed_figures(report: ab_output.AbReport, curve: Optional[List[float]], statuses: Dict[str, int],
-                   expected_bytes: int) -> Dict:
+def closed_figures(
+    report: ab_output.AbReport, curve: Optional[List[float]], statuses: Dict[str, int], expected_bytes: int
+) -> Dict:
     """A mixed path's figures from ab. When ab's first answer had the expected body's length, every other length is
     a length failure, the non-2xx problem bodies among them, so the exact answers are the completed less those; when
     the first answer was something else (a 503), ab compared lengths against it, and only the status is known."""
@@ -149,11 +198,17 @@ def closed_figures(report: ab_output.AbReport, curve: Optional[List[float]], sta
     exact = report.completed - report.failed_breakdown["length"] if length_checked else answered_2xx
     exact = max(0, min(exact, answered_2xx))
     transport = {kind: count for kind, count in report.failed_breakdown.items() if kind != "length" and count}
-    return {"seconds": report.time_taken_s, "completed": report.completed, "ok": exact,
-            "goodput": round(exact / report.time_taken_s, 2) if report.time_taken_s else None,
-            "p99_ms": curve[99] if curve else report.percentile_table_ms.get(99),
-            "non200": report.non2xx, "statuses": statuses, "transport_errors": transport,
-            "length_checked": length_checked}
+    return {
+        "seconds": report.time_taken_s,
+        "completed": report.completed,
+        "ok": exact,
+        "goodput": round(exact / report.time_taken_s, 2) if report.time_taken_s else None,
+        "p99_ms": curve[99] if curve else report.percentile_table_ms.get(99),
+        "non200": report.non2xx,
+        "statuses": statuses,
+        "transport_errors": transport,
+        "length_checked": length_checked,
+    }
 
 
 def open_figures(outcome: Dict) -> Dict:
@@ -161,13 +216,23 @@ def open_figures(outcome: Dict) -> Dict:
     if "error" in outcome:
         return {"error": outcome["error"]}
     errors = outcome.get("errors") or {}
-    statuses = {("503" if kind == "shed_503" else kind[len("http_"):]): count for kind, count in errors.items()
-                if kind == "shed_503" or kind.startswith("http_")}
+    statuses = {
+        ("503" if kind == "shed_503" else kind[len("http_") :]): count
+        for kind, count in errors.items()
+        if kind == "shed_503" or kind.startswith("http_")
+    }
     transport = {kind: count for kind, count in errors.items() if kind in ("timeout", "connection", "other")}
-    return {"seconds": outcome["duration_s"], "completed": outcome["completed"], "ok": outcome["ok"],
-            "goodput": outcome["rps"], "p99_ms": outcome["latency_ms"]["p99"], "non200": outcome["non2xx"],
-            "statuses": dict(sorted(statuses.items())), "transport_errors": transport,
-            "wrong_answers": errors.get("wrong_answer", 0)}
+    return {
+        "seconds": outcome["duration_s"],
+        "completed": outcome["completed"],
+        "ok": outcome["ok"],
+        "goodput": outcome["rps"],
+        "p99_ms": outcome["latency_ms"]["p99"],
+        "non200": outcome["non2xx"],
+        "statuses": dict(sorted(statuses.items())),
+        "transport_errors": transport,
+        "wrong_answers": errors.get("wrong_answer", 0),
+    }
 
 
 def alone_figures(run: Optional[Dict]) -> Dict:
@@ -182,8 +247,13 @@ def alone_figures(run: Optional[Dict]) -> Dict:
         passed = (run.get("verified") or {}).get("passed") or 0
         goodput = round(run["rps"] * passed / run["completed"], 2) if run["completed"] else 0.0
         non200 = {"non-2xx": run["non2xx"]} if run["non2xx"] else {}
-    return {"goodput": goodput, "p99_ms": (run.get("latency_ms") or {}).get("p99"), "non200": non200,
-            "answered": run.get("completed"), "repeats": len(run.get("repeats") or [None])}
+    return {
+        "goodput": goodput,
+        "p99_ms": (run.get("latency_ms") or {}).get("p99"),
+        "non200": non200,
+        "answered": run.get("completed"),
+        "repeats": len(run.get("repeats") or [None]),
+    }
 
 
 def table(data: Dict, number: Callable) -> Optional[Dict]:
@@ -198,36 +268,74 @@ def table(data: Dict, number: Callable) -> Optional[Dict]:
             alone = figures.get("alone") or {}
             head = [figures["path"], str(entry["n"]), str(entry["point"])]
             if "error" in figures:
-                rows.append({"cells": head + ["error: " + figures["error"]] + [""] * 6, "class": "bad",
-                             "swatch": figures["path"]})
+                rows.append(
+                    {
+                        "cells": head + ["error: " + figures["error"]] + [""] * 6,
+                        "class": "bad",
+                        "swatch": figures["path"],
+                    }
+                )
                 continue
-            fraction = (figures["goodput"] / alone["goodput"] * 100
-                        if figures.get("goodput") is not None and alone.get("goodput") else None)
-            rows.append({"cells": head + [
-                number(figures["goodput"], 2), number(alone.get("goodput"), 2), number(fraction, 0),
-                number(figures["p99_ms"], 3), number(alone.get("p99_ms"), 3),
-                "%s (of %d)" % (status_text(figures["statuses"], figures["transport_errors"]), figures["completed"]),
-                "%s (of %s)" % (status_text(alone.get("non200") or {}, {}), alone.get("answered", "–"))],
-                "swatch": figures["path"]})
-    how = HOW % ("Vegeta at the rate for DURATION" if open_loop_mix
-                 else "ab with CONCURRENCY clients, for as long as the slowest of them took alone")
-    return {"how": how, "table": {"heads": ["path", "n", "rate (/s)" if open_loop_mix else "concurrency",
-                                            "goodput mixed (/s)", "goodput alone (/s)", "% of alone",
-                                            "p99 mixed (ms)", "p99 alone (ms)", "non-200 mixed", "non-200 alone"],
-                                  "rows": rows}}
+            fraction = (
+                figures["goodput"] / alone["goodput"] * 100
+                if figures.get("goodput") is not None and alone.get("goodput")
+                else None
+            )
+            rows.append(
+                {
+                    "cells": head
+                    + [
+                        number(figures["goodput"], 2),
+                        number(alone.get("goodput"), 2),
+                        number(fraction, 0),
+                        number(figures["p99_ms"], 3),
+                        number(alone.get("p99_ms"), 3),
+                        "%s (of %d)"
+                        % (status_text(figures["statuses"], figures["transport_errors"]), figures["completed"]),
+                        "%s (of %s)" % (status_text(alone.get("non200") or {}, {}), alone.get("answered", "–")),
+                    ],
+                    "swatch": figures["path"],
+                }
+            )
+    how = HOW % (
+        "Vegeta at the rate for DURATION"
+        if open_loop_mix
+        else "ab with CONCURRENCY clients, for as long as the slowest of them took alone"
+    )
+    return {
+        "how": how,
+        "table": {
+            "heads": [
+                "path",
+                "n",
+                "rate (/s)" if open_loop_mix else "concurrency",
+                "goodput mixed (/s)",
+                "goodput alone (/s)",
+                "% of alone",
+                "p99 mixed (ms)",
+                "p99 alone (ms)",
+                "non-200 mixed",
+                "non-200 alone",
+            ],
+            "rows": rows,
+        },
+    }
 
 
 def status_text(statuses: Dict[str, int], transport: Dict[str, int]) -> str:
     """503 12, 504 3, connect 2; or 0."""
-    shown = {("503" if kind == "shed_503" else kind.replace("http_", "")): count
-             for kind, count in list(statuses.items()) + list(transport.items()) if count}
+    shown = {
+        ("503" if kind == "shed_503" else kind.replace("http_", "")): count
+        for kind, count in list(statuses.items()) + list(transport.items())
+        if count
+    }
     return ", ".join("%s %d" % item for item in shown.items()) or "0"
 
 
 def problems(data: Dict) -> List[str]:
     """Why a run's mix is missing or incomplete: every N and setting, every MIX path, each with its figures and its
     figures alone, no wrong answer. How much goodput a path keeps is a finding, not a check."""
-    wanted = (data["settings"].get("mix") or [])
+    wanted = data["settings"].get("mix") or []
     if not wanted:
         return []
     section = data.get("mix")
@@ -256,4 +364,3 @@ def problems(data: Dict) -> List[str]:
                 elif not figures["completed"]:
                     found.append("%s: no answer at all" % where)
     return found
-

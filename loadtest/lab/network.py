@@ -47,20 +47,37 @@ class Profile:
         toxics = []
         for direction in DIRECTIONS:
             if self.one_way_us:
-                toxics.append({"name": "latency_" + direction, "type": "latency_us", "stream": direction,
-                               "toxicity": 1.0, "attributes": {"latency": self.one_way_us}})
+                toxics.append(
+                    {
+                        "name": "latency_" + direction,
+                        "type": "latency_us",
+                        "stream": direction,
+                        "toxicity": 1.0,
+                        "attributes": {"latency": self.one_way_us},
+                    }
+                )
             if self.rate_mbit_s:
-                toxics.append({"name": "bandwidth_" + direction, "type": "bandwidth", "stream": direction,
-                               "toxicity": 1.0, "attributes": {"rate": self.rate_mbit_s * KB_PER_S_PER_MBIT}})
+                toxics.append(
+                    {
+                        "name": "bandwidth_" + direction,
+                        "type": "bandwidth",
+                        "stream": direction,
+                        "toxicity": 1.0,
+                        "attributes": {"rate": self.rate_mbit_s * KB_PER_S_PER_MBIT},
+                    }
+                )
         return toxics
 
 
-PROFILES = {profile.name: profile for profile in (
-    Profile("loopback", False, 0.0, None, "loopback, direct: no proxy"),
-    Profile("proxy", True, 0.0, None, "loopback through Toxiproxy with no toxics: what the proxy itself costs"),
-    Profile("lan", True, 0.5, 1000, "LAN: 0.5 ms round trip, 1 Gbit/s each way"),
-    Profile("wan", True, 20.0, 100, "WAN: 20 ms round trip, 100 Mbit/s each way"),
-)}
+PROFILES = {
+    profile.name: profile
+    for profile in (
+        Profile("loopback", False, 0.0, None, "loopback, direct: no proxy"),
+        Profile("proxy", True, 0.0, None, "loopback through Toxiproxy with no toxics: what the proxy itself costs"),
+        Profile("lan", True, 0.5, 1000, "LAN: 0.5 ms round trip, 1 Gbit/s each way"),
+        Profile("wan", True, 20.0, 100, "WAN: 20 ms round trip, 100 Mbit/s each way"),
+    )
+}
 NAMES = tuple(PROFILES)
 
 
@@ -77,13 +94,16 @@ class Toxiproxy:
 
     def start(self, processes: Processes, timeout_s: float = 30.0) -> None:
         """Starts the server and waits until its API answers."""
-        self._process = processes.start([self.binary, "-host", "127.0.0.1", "-port", str(self.api_port)],
-                                        log_path=self.log_path)
+        self._process = processes.start(
+            [self.binary, "-host", "127.0.0.1", "-port", str(self.api_port)], log_path=self.log_path
+        )
 
         def answers() -> bool:
             if self._process.poll() is not None:
-                raise LabError("Toxiproxy exited with code %d before its API answered: see %s"
-                               % (self._process.returncode, self.log_path))
+                raise LabError(
+                    "Toxiproxy exited with code %d before its API answered: see %s"
+                    % (self._process.returncode, self.log_path)
+                )
             try:
                 self._call("GET", "/version")
                 return True
@@ -91,8 +111,9 @@ class Toxiproxy:
                 return False
 
         if not wait_until(answers, timeout_s, 0.1):
-            raise LabError("Toxiproxy's API did not answer on %s within %d s: see %s"
-                           % (self.api, timeout_s, self.log_path))
+            raise LabError(
+                "Toxiproxy's API did not answer on %s within %d s: see %s" % (self.api, timeout_s, self.log_path)
+            )
 
     @property
     def pid(self) -> int:
@@ -129,14 +150,17 @@ class Toxiproxy:
 
     def _call(self, method: str, path: str, body: Optional[Dict] = None):
         data = json.dumps(body).encode("utf-8") if body is not None else None
-        request = urllib.request.Request(self.api + path, data=data, method=method,
-                                         headers={"Content-Type": "application/json"} if data else {})
+        request = urllib.request.Request(
+            self.api + path, data=data, method=method, headers={"Content-Type": "application/json"} if data else {}
+        )
         try:
             with urllib.request.urlopen(request, timeout=10) as response:
                 text = response.read().decode("utf-8")
         except urllib.error.HTTPError as error:
-            raise LabError("Toxiproxy refused %s %s: HTTP %d %s"
-                           % (method, path, error.code, error.read().decode("utf-8", "replace").strip())) from None
+            raise LabError(
+                "Toxiproxy refused %s %s: HTTP %d %s"
+                % (method, path, error.code, error.read().decode("utf-8", "replace").strip())
+            ) from None
         return json.loads(text) if text.strip().startswith(("{", "[")) else text
 
 

@@ -47,9 +47,19 @@ CONNECTION_SIGNS = re.compile(r"connection refused|connection reset|broken pipe|
 _TIMESTAMP = re.compile(r"^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d)$")
 
 
-def run(vegeta: str, url: str, expected_body: str, rate: int, duration_s: float, timeout_s: int, raw_dir: str,
-        slug: str, after_attack: Optional[Callable[[], None]] = None, minute_s: Optional[float] = None,
-        stop_when: Optional[Callable[[], bool]] = None) -> Dict:
+def run(
+    vegeta: str,
+    url: str,
+    expected_body: str,
+    rate: int,
+    duration_s: float,
+    timeout_s: int,
+    raw_dir: str,
+    slug: str,
+    after_attack: Optional[Callable[[], None]] = None,
+    minute_s: Optional[float] = None,
+    stop_when: Optional[Callable[[], bool]] = None,
+) -> Dict:
     """Sends `GET url` rate times a second for duration_s seconds and returns the run's record (read_results).
 
     Vegeta keeps connections alive (its default, -keepalive=true, over HTTP/1.1 on plain http), so a request reuses
@@ -63,18 +73,21 @@ def run(vegeta: str, url: str, expected_body: str, rate: int, duration_s: float,
     results_path = os.path.join(raw_dir, slug + ".gob")
     report_path = os.path.join(raw_dir, slug + ".txt")
     try:
-        done = _attack(attack_command(vegeta, rate, duration_s, timeout_s, results_path), "GET %s\n" % url,
-                       stop_when)
+        done = _attack(attack_command(vegeta, rate, duration_s, timeout_s, results_path), "GET %s\n" % url, stop_when)
         if after_attack:
             after_attack()
         if done.returncode != 0:
             _write(report_path, "--- vegeta attack stderr ---\n" + done.stderr)
-            return _failed(rate, duration_s, "vegeta exited with code %d: %s"
-                           % (done.returncode, last_lines(done.stderr, 1)[0]))
-        report = subprocess.run([vegeta, "report", results_path], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                text=True)
-        _write(report_path, report.stdout + ("\n--- vegeta attack stderr ---\n" + done.stderr
-                                             if done.stderr.strip() else ""))
+            return _failed(
+                rate, duration_s, "vegeta exited with code %d: %s" % (done.returncode, last_lines(done.stderr, 1)[0])
+            )
+        report = subprocess.run(
+            [vegeta, "report", results_path], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
+        _write(
+            report_path,
+            report.stdout + ("\n--- vegeta attack stderr ---\n" + done.stderr if done.stderr.strip() else ""),
+        )
         return _read_file(vegeta, results_path, expected_body, rate, duration_s, minute_s)
     finally:
         # The binary results hold every response's body: with large answers a sweep's add up to hundreds of MB, and
@@ -86,8 +99,7 @@ def run(vegeta: str, url: str, expected_body: str, rate: int, duration_s: float,
 def _attack(command, targets: str, stop_when: Optional[Callable[[], bool]]) -> subprocess.CompletedProcess:
     """Runs `vegeta attack`; interrupted (SIGINT, on which Vegeta stops sending and writes what it has) as soon as
     stop_when says so. Killed if the lab is interrupted while it waits, so that no Vegeta outlives the lab."""
-    attack = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              text=True)
+    attack = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     watcher = None
     if stop_when:
         watcher = threading.Thread(target=_interrupt_when, args=(attack, stop_when), daemon=True)
@@ -118,12 +130,19 @@ def attack_command(vegeta: str, rate: int, duration_s: float, timeout_s: int, ou
     and all are waiting for answers. A capped pool would wait for answers before sending, which is the closed loop's
     coordinated omission again.
     """
-    return [vegeta, "attack", "-rate=%d/1s" % rate, "-duration=%gs" % duration_s, "-timeout=%ds" % timeout_s,
-            "-output=" + output]
+    return [
+        vegeta,
+        "attack",
+        "-rate=%d/1s" % rate,
+        "-duration=%gs" % duration_s,
+        "-timeout=%ds" % timeout_s,
+        "-output=" + output,
+    ]
 
 
-def read_results(lines: Iterable[str], expected_body: str, rate: int, duration_s: float,
-                 minute_s: Optional[float] = None) -> Dict:
+def read_results(
+    lines: Iterable[str], expected_body: str, rate: int, duration_s: float, minute_s: Optional[float] = None
+) -> Dict:
     """The record of a run from Vegeta's results as `vegeta encode --to json` writes them, one JSON object a line.
 
     The schedule: request seq was due at t0 + seq / rate, where t0 is the earliest on-time send, the smallest
@@ -236,8 +255,12 @@ class Minutes:
             self.latencies[minute].record(corrected_ns)
 
     def summary(self) -> Dict:
-        return {"minute_s": self.minute_s, "sent": self.sent_counts, "ok": self.ok_counts,
-                "p99_ms": [latencies.summary()["p99"] for latencies in self.latencies]}
+        return {
+            "minute_s": self.minute_s,
+            "sent": self.sent_counts,
+            "ok": self.ok_counts,
+            "p99_ms": [latencies.summary()["p99"] for latencies in self.latencies],
+        }
 
 
 def classify(code: int, body: bytes, error: str, expected: bytes) -> str:
@@ -301,19 +324,27 @@ def _fields(line: str, number: int):
     try:
         result = json.loads(line)
         body = result.get("body")
-        return (int(result["seq"]), int(result["code"]), timestamp_ns(result["timestamp"]), int(result["latency"]),
-                result.get("error") or "", base64.b64decode(body, validate=True) if body else b"")
+        return (
+            int(result["seq"]),
+            int(result["code"]),
+            timestamp_ns(result["timestamp"]),
+            int(result["latency"]),
+            result.get("error") or "",
+            base64.b64decode(body, validate=True) if body else b"",
+        )
     except (ValueError, KeyError, TypeError, binascii.Error) as error:
         raise VegetaOutputError("result %d: %s" % (number, error)) from None
 
 
-def _read_file(vegeta: str, results_path: str, expected_body: str, rate: int, duration_s: float,
-               minute_s: Optional[float] = None) -> Dict:
+def _read_file(
+    vegeta: str, results_path: str, expected_body: str, rate: int, duration_s: float, minute_s: Optional[float] = None
+) -> Dict:
     """read_results on `vegeta encode --to json` of a results file, read a line at a time: the lines carry the
     bodies, which can add up to more than the lab should hold at once."""
     with tempfile.TemporaryFile("w+") as stderr:
-        encode = subprocess.Popen([vegeta, "encode", "--to", "json", results_path], stdout=subprocess.PIPE,
-                                  stderr=stderr, text=True)
+        encode = subprocess.Popen(
+            [vegeta, "encode", "--to", "json", results_path], stdout=subprocess.PIPE, stderr=stderr, text=True
+        )
         try:
             record = read_results(encode.stdout, expected_body, rate, duration_s, minute_s)
         except BaseException as error:
@@ -327,8 +358,11 @@ def _read_file(vegeta: str, results_path: str, expected_body: str, rate: int, du
             encode.wait()
         if encode.returncode != 0:
             stderr.seek(0)
-            return _failed(rate, duration_s, "vegeta encode exited with code %d: %s"
-                           % (encode.returncode, last_lines(stderr.read(), 1)[0]))
+            return _failed(
+                rate,
+                duration_s,
+                "vegeta encode exited with code %d: %s" % (encode.returncode, last_lines(stderr.read(), 1)[0]),
+            )
     return record
 
 

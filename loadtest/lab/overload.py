@@ -38,8 +38,9 @@ class Tally:
         self.errors[kind] = self.errors.get(kind, 0) + 1
 
 
-def _client(url: urllib.parse.SplitResult, expected: bytes, stop_at: float, timeout_s: float,
-            tally: Tally, lock: threading.Lock) -> None:
+def _client(
+    url: urllib.parse.SplitResult, expected: bytes, stop_at: float, timeout_s: float, tally: Tally, lock: threading.Lock
+) -> None:
     connection: Optional[http.client.HTTPConnection] = None
     while time.monotonic() < stop_at:
         if connection is None:
@@ -105,8 +106,9 @@ def _scrape(base_url: str) -> Optional[List[server_metrics.Sample]]:
         return None
 
 
-def server_shed_ms(path: str, before: Optional[List[server_metrics.Sample]],
-                   after: Optional[List[server_metrics.Sample]]) -> Optional[Dict]:
+def server_shed_ms(
+    path: str, before: Optional[List[server_metrics.Sample]], after: Optional[List[server_metrics.Sample]]
+) -> Optional[Dict]:
     """The aggregator's 503 answers on the path between two scrapes: how many, and the histogram bucket
     bounds that hold half and 99 % of them (so 'p99_at_most' 50.3 means 99 % took 50.3 ms or less)."""
     if before is None or after is None:
@@ -114,15 +116,24 @@ def server_shed_ms(path: str, before: Optional[List[server_metrics.Sample]],
     labels = {"uri": "/%s/{n}" % path.strip("/"), "status": "503"}
 
     def delta(name: str, **more: str) -> float:
-        return (server_metrics.total(after, name, **labels, **more)
-                - server_metrics.total(before, name, **labels, **more))
+        return server_metrics.total(after, name, **labels, **more) - server_metrics.total(
+            before, name, **labels, **more
+        )
 
     count = delta("http_server_requests_seconds_count")
     if count <= 0:
         return {"count": 0, "p50_at_most": None, "p99_at_most": None}
-    bounds = sorted({s.labels["le"] for s in after
-                     if s.name == "http_server_requests_seconds_bucket" and s.labels.get("uri") == labels["uri"]
-                     and s.labels.get("status") == "503" and s.labels.get("le") != "+Inf"}, key=float)
+    bounds = sorted(
+        {
+            s.labels["le"]
+            for s in after
+            if s.name == "http_server_requests_seconds_bucket"
+            and s.labels.get("uri") == labels["uri"]
+            and s.labels.get("status") == "503"
+            and s.labels.get("le") != "+Inf"
+        },
+        key=float,
+    )
 
     def at_most(fraction: float) -> Optional[float]:
         for bound in bounds:
@@ -143,10 +154,17 @@ def run(base_url: str, path: str, n: int, clients: int, duration_s: float, timeo
     stop_at = started + duration_s
     health_ms: List[float] = []
     health_failures: List[str] = []
-    threads = [threading.Thread(target=_client, args=(url, expected, stop_at, timeout_s, tally, lock), daemon=True)
-               for _ in range(clients)]
-    threads.append(threading.Thread(target=_health, args=(base_url.rstrip("/") + "/actuator/health", stop_at,
-                                                          health_ms, health_failures), daemon=True))
+    threads = [
+        threading.Thread(target=_client, args=(url, expected, stop_at, timeout_s, tally, lock), daemon=True)
+        for _ in range(clients)
+    ]
+    threads.append(
+        threading.Thread(
+            target=_health,
+            args=(base_url.rstrip("/") + "/actuator/health", stop_at, health_ms, health_failures),
+            daemon=True,
+        )
+    )
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -154,24 +172,42 @@ def run(base_url: str, path: str, n: int, clients: int, duration_s: float, timeo
     elapsed = time.monotonic() - started
     server_shed = server_shed_ms(path, metrics_before, _scrape(base_url))
     return {
-        "path": path, "n": n, "clients": clients, "duration_s": round(elapsed, 1),
+        "path": path,
+        "n": n,
+        "clients": clients,
+        "duration_s": round(elapsed, 1),
         "goodput_rps": round(tally.correct / elapsed, 2),
-        "correct": tally.correct, "wrong": tally.wrong, "shed": tally.shed, "errors": tally.errors,
-        "answer_ms": {"p50": _percentile(tally.answer_ms, 0.5), "p99": _percentile(tally.answer_ms, 0.99),
-                      "max": _percentile(tally.answer_ms, 1.0)},
-        "shed_ms": {"p50": _percentile(tally.shed_ms, 0.5), "p99": _percentile(tally.shed_ms, 0.99),
-                    "max": _percentile(tally.shed_ms, 1.0)},
+        "correct": tally.correct,
+        "wrong": tally.wrong,
+        "shed": tally.shed,
+        "errors": tally.errors,
+        "answer_ms": {
+            "p50": _percentile(tally.answer_ms, 0.5),
+            "p99": _percentile(tally.answer_ms, 0.99),
+            "max": _percentile(tally.answer_ms, 1.0),
+        },
+        "shed_ms": {
+            "p50": _percentile(tally.shed_ms, 0.5),
+            "p99": _percentile(tally.shed_ms, 0.99),
+            "max": _percentile(tally.shed_ms, 1.0),
+        },
         "server_shed_ms": server_shed,
-        "health": {"checks": len(health_ms), "failures": len(health_failures),
-                   "p50_ms": _percentile(health_ms, 0.5), "max_ms": _percentile(health_ms, 1.0),
-                   "median_ms": round(statistics.median(health_ms), 1) if health_ms else None},
+        "health": {
+            "checks": len(health_ms),
+            "failures": len(health_failures),
+            "p50_ms": _percentile(health_ms, 0.5),
+            "max_ms": _percentile(health_ms, 1.0),
+            "median_ms": round(statistics.median(health_ms), 1) if health_ms else None,
+        },
     }
 
 
 def main(argv=None) -> int:
     import argparse
-    parser = argparse.ArgumentParser(prog="python3 -m lab.overload",
-                                     description="Goodput of one path under many clients that honour Retry-After")
+
+    parser = argparse.ArgumentParser(
+        prog="python3 -m lab.overload", description="Goodput of one path under many clients that honour Retry-After"
+    )
     parser.add_argument("--url", default="http://127.0.0.1:8080", help="the aggregator")
     parser.add_argument("--paths", default=paths.DEFAULT)
     parser.add_argument("--n", type=int, default=20000)

@@ -59,21 +59,56 @@ class Path:
 ALL = {
     path.name: path
     for path in (
-        Path("rest/unary", AGGREGATOR, "/rest/unary/{n}", SQUARE_REST,
-             "aggregator -> square-rest-service: n REST calls", "rest_unary"),
-        Path("rest/h2c", AGGREGATOR, "/rest/h2c/{n}", SQUARE_REST,
-             "aggregator -> square-rest-service: n REST calls over HTTP/2 cleartext, multiplexed", "rest_h2c"),
-        Path("grpc/unary", AGGREGATOR, "/grpc/unary/{n}", SQUARE_GRPC,
-             "aggregator -> square-grpc-service: n gRPC unary calls", "grpc_unary"),
-        Path("grpc/pingpong", AGGREGATOR, "/grpc/pingpong/{n}", SQUARE_GRPC,
-             "aggregator -> square-grpc-service: n messages on one bidi stream, one at a time", "grpc_pingpong"),
-        Path("grpc/stream", AGGREGATOR, "/grpc/stream/{n}", SQUARE_GRPC,
-             "aggregator -> square-grpc-service: n messages on one bidi stream, pipelined", "grpc_stream"),
+        Path(
+            "rest/unary",
+            AGGREGATOR,
+            "/rest/unary/{n}",
+            SQUARE_REST,
+            "aggregator -> square-rest-service: n REST calls",
+            "rest_unary",
+        ),
+        Path(
+            "rest/h2c",
+            AGGREGATOR,
+            "/rest/h2c/{n}",
+            SQUARE_REST,
+            "aggregator -> square-rest-service: n REST calls over HTTP/2 cleartext, multiplexed",
+            "rest_h2c",
+        ),
+        Path(
+            "grpc/unary",
+            AGGREGATOR,
+            "/grpc/unary/{n}",
+            SQUARE_GRPC,
+            "aggregator -> square-grpc-service: n gRPC unary calls",
+            "grpc_unary",
+        ),
+        Path(
+            "grpc/pingpong",
+            AGGREGATOR,
+            "/grpc/pingpong/{n}",
+            SQUARE_GRPC,
+            "aggregator -> square-grpc-service: n messages on one bidi stream, one at a time",
+            "grpc_pingpong",
+        ),
+        Path(
+            "grpc/stream",
+            AGGREGATOR,
+            "/grpc/stream/{n}",
+            SQUARE_GRPC,
+            "aggregator -> square-grpc-service: n messages on one bidi stream, pipelined",
+            "grpc_stream",
+        ),
         # A baseline beside the article's three: one REST call straight to the square service, no aggregator
         # (n is then the number squared). It needs only square-rest-service, and has no transport of the
         # aggregator's, so no floor.
-        Path("rest/square", SQUARE_REST, "/rest/square/unary/{n}", None,
-             "ab -> square-rest-service directly: one REST call per request (baseline)"),
+        Path(
+            "rest/square",
+            SQUARE_REST,
+            "/rest/square/unary/{n}",
+            None,
+            "ab -> square-rest-service directly: one REST call per request (baseline)",
+        ),
     )
 }
 

@@ -44,10 +44,17 @@ def check_alive(watched: Iterable[Watched], during: str) -> None:
         code = process.child.poll()
         if code is None:
             continue
-        raise ServiceExited("%s exited (%s) during %s, so the lab stops here: what it measured so far is kept.\n"
-                            "[lab] its log: %s\n[lab] the log's last lines:\n%s"
-                            % (process.name, exit_text(code), during, process.log_path,
-                               "\n".join("  " + line for line in log_tail(process.log_path, LOG_LINES_SHOWN))))
+        raise ServiceExited(
+            "%s exited (%s) during %s, so the lab stops here: what it measured so far is kept.\n"
+            "[lab] its log: %s\n[lab] the log's last lines:\n%s"
+            % (
+                process.name,
+                exit_text(code),
+                during,
+                process.log_path,
+                "\n".join("  " + line for line in log_tail(process.log_path, LOG_LINES_SHOWN)),
+            )
+        )
 
 
 def java_command(java: str, java_opts: str, jar: str, arguments: Sequence[str] = ()) -> List[str]:
@@ -93,17 +100,27 @@ class Processes:
     def __init__(self) -> None:
         self._children: List[subprocess.Popen] = []
 
-    def start(self, command: Sequence[str], log_path: Optional[str] = None, stdout: Output = None,
-              stderr: Output = None, env: Optional[Mapping[str, str]] = None) -> subprocess.Popen:
+    def start(
+        self,
+        command: Sequence[str],
+        log_path: Optional[str] = None,
+        stdout: Output = None,
+        stderr: Output = None,
+        env: Optional[Mapping[str, str]] = None,
+    ) -> subprocess.Popen:
         """Starts a child with no input, its output into log_path (both streams) unless stdout/stderr say
         otherwise (e.g. subprocess.PIPE, to read what it prints)."""
         log = open(log_path, "w") if log_path else None
         try:
-            child = subprocess.Popen(list(command), stdin=subprocess.DEVNULL,
-                                     stdout=stdout if stdout is not None else log,
-                                     stderr=stderr if stderr is not None else (log or None),
-                                     env=dict(env) if env is not None else None, text=True,
-                                     start_new_session=True)
+            child = subprocess.Popen(
+                list(command),
+                stdin=subprocess.DEVNULL,
+                stdout=stdout if stdout is not None else log,
+                stderr=stderr if stderr is not None else (log or None),
+                env=dict(env) if env is not None else None,
+                text=True,
+                start_new_session=True,
+            )
         finally:
             if log:
                 log.close()
@@ -113,8 +130,11 @@ class Processes:
     def stop(self, children: Sequence[subprocess.Popen], grace_s: float = STOP_GRACE_S) -> None:
         """TERM to each child's group, then KILL to the groups whose leader is still there after grace_s; waits
         for them. A second Ctrl-C or TERM while it stops them does not cut it short."""
-        previous = {signum: signal.signal(signum, signal.SIG_IGN) for signum in _STOP_SIGNALS
-                    if threading.current_thread() is threading.main_thread()}
+        previous = {
+            signum: signal.signal(signum, signal.SIG_IGN)
+            for signum in _STOP_SIGNALS
+            if threading.current_thread() is threading.main_thread()
+        }
         try:
             running = [child for child in children if child.poll() is None]
             for child in running:

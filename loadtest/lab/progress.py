@@ -35,8 +35,9 @@ class Step:
 class Progress:
     """The run's steps in order; begin(key) starts the step with that key, finish() ends it."""
 
-    def __init__(self, steps: List[Step], log: Callable[[str], None] = print, clock=time.monotonic,
-                 period_s: float = PERIOD_S) -> None:
+    def __init__(
+        self, steps: List[Step], log: Callable[[str], None] = print, clock=time.monotonic, period_s: float = PERIOD_S
+    ) -> None:
         self.steps = steps
         self.log = log
         self.clock = clock
@@ -74,8 +75,11 @@ class Progress:
         if step.expected_s is not None:
             return step.expected_s
         alike = [s.took_s for s in self.steps[:index] if s.took_s is not None and s.kind == step.kind]
-        same = [s.took_s for s in self.steps[:index]
-                if s.took_s is not None and s.kind == step.kind and s.combination == step.combination]
+        same = [
+            s.took_s
+            for s in self.steps[:index]
+            if s.took_s is not None and s.kind == step.kind and s.combination == step.combination
+        ]
         if same:
             return same[-1]
         return sum(alike) / len(alike) if alike else UNKNOWN_STEP_S
@@ -94,8 +98,13 @@ class Progress:
             share = elapsed / (elapsed + left) if elapsed + left > 0 else 1.0
             step = self.steps[self.current]
             return "[lab] %d %% done, about %s left (%s elapsed): %s, %ds of about %ds" % (
-                round(share * 100), _clock_text(left), _clock_text(elapsed), step.label, in_step,
-                round(self.expected(self.current)))
+                round(share * 100),
+                _clock_text(left),
+                _clock_text(elapsed),
+                step.label,
+                in_step,
+                round(self.expected(self.current)),
+            )
 
     def __enter__(self) -> "Progress":
         self._thread = threading.Thread(target=self._report, name="lab-progress", daemon=True)
@@ -134,23 +143,46 @@ def plan(settings, stacks: List[str], floor_windows: List[str]) -> List[Step]:
     for stack in stacks:
         steps.append(Step(("start-squares", stack), "starting the square services", expected_s=20.0))
         for net in settings.network:
-            steps.append(Step(("start-aggregator", stack, net), "starting the aggregator and checking every path",
-                              expected_s=15.0))
-            text = {combo: "%s n=%d %s=%d" % (combo[0], combo[2], "rate" if settings.open_loop else "c", combo[3])
-                    for combo in combos}
+            steps.append(
+                Step(
+                    ("start-aggregator", stack, net), "starting the aggregator and checking every path", expected_s=15.0
+                )
+            )
+            text = {
+                combo: "%s n=%d %s=%d" % (combo[0], combo[2], "rate" if settings.open_loop else "c", combo[3])
+                for combo in combos
+            }
             if settings.warmup_s:
-                steps += [Step(("warm-up", stack, net) + combo, "warming up " + text[combo], (stack, net) + combo,
-                               settings.warmup_s + 2.0) for combo in combos]
+                steps += [
+                    Step(
+                        ("warm-up", stack, net) + combo,
+                        "warming up " + text[combo],
+                        (stack, net) + combo,
+                        settings.warmup_s + 2.0,
+                    )
+                    for combo in combos
+                ]
             for repeat in range(1, settings.repeats + 1):
-                steps += [Step(("measure", stack, net) + combo + (repeat,), "measuring %s, round %d of %d"
-                               % (text[combo], repeat, settings.repeats), (stack, net) + combo, measure_s)
-                          for combo in combos]
+                steps += [
+                    Step(
+                        ("measure", stack, net) + combo + (repeat,),
+                        "measuring %s, round %d of %d" % (text[combo], repeat, settings.repeats),
+                        (stack, net) + combo,
+                        measure_s,
+                    )
+                    for combo in combos
+                ]
             if settings.mix and stack == stacks[0] and net == settings.network[0]:
                 # Each mixed path runs as long as the slowest took alone, for every n: about a measured run each.
                 steps.append(Step(("mix",), "mixed traffic", expected_s=len(settings.n) * (measure_s or 30.0)))
     for repeat in range(1, settings.repeats + 1):
         for index, window in enumerate(floor_windows, 1):
-            steps.append(Step(("floor", index, repeat), "the floor: %s, round %d of %d"
-                              % (window, repeat, settings.repeats), (index,),
-                              settings.warmup_s + settings.floor_duration_s + 8.0))
+            steps.append(
+                Step(
+                    ("floor", index, repeat),
+                    "the floor: %s, round %d of %d" % (window, repeat, settings.repeats),
+                    (index,),
+                    settings.warmup_s + settings.floor_duration_s + 8.0,
+                )
+            )
     return steps

@@ -10,9 +10,25 @@ from typing import Callable, Dict, List, Optional
 SPREAD_LIMIT_PERCENT = 10.0
 # Counts add up over the repeats (so that square calls == completed x n still holds), peaks take the largest,
 # everything else (rates, times, percentiles, CPU) is the median.
-SUMMED = {"completed", "failed", "non2xx", "downstream_calls", "aggregator_requests", "square_calls",
-          "square_streams", "length_checked", "length_mismatches", "passed", "sent", "ok", "checked",
-          "failed_breakdown", "errors", "unanswered_at_end", "connections_closed"}
+SUMMED = {
+    "completed",
+    "failed",
+    "non2xx",
+    "downstream_calls",
+    "aggregator_requests",
+    "square_calls",
+    "square_streams",
+    "length_checked",
+    "length_mismatches",
+    "passed",
+    "sent",
+    "ok",
+    "checked",
+    "failed_breakdown",
+    "errors",
+    "unanswered_at_end",
+    "connections_closed",
+}
 PEAKS = {"rss_mb"}
 
 

@@ -43,8 +43,10 @@ def problems(run: Dict) -> List[str]:
     if not verified:
         found.append("the answer was not verified")
     elif isinstance(verified, dict) and verified.get("response_bytes") not in (None, verified.get("expected_bytes")):
-        found.append("responses of %s bytes where the expected answer has %s" % (verified["response_bytes"],
-                                                                                verified["expected_bytes"]))
+        found.append(
+            "responses of %s bytes where the expected answer has %s"
+            % (verified["response_bytes"], verified["expected_bytes"])
+        )
     if run.get("load") == "open":
         # Past its saturation a path sheds (503) or times out: the rate sweep's finding, not a broken run. A wrong
         # answer is never that.
@@ -100,8 +102,11 @@ def run_name(run: Dict) -> str:
     shape and network when they are not small and loopback, and its stack: rest/unary n=20 c=1 payload=wide network=lan
     on netty · reactor-netty client · JDK 17."""
     setting = "rate=%d/s" % run["rate"] if run.get("load") == "open" else "c=%d" % run["concurrency"]
-    conditions = "".join(" %s=%s" % (name, value) for name, value, default in (
-        ("payload", payload(run), SMALL), ("network", network(run), LOOPBACK)) if value != default)
+    conditions = "".join(
+        " %s=%s" % (name, value)
+        for name, value, default in (("payload", payload(run), SMALL), ("network", network(run), LOOPBACK))
+        if value != default
+    )
     conditions += " on " + stack(run) if stack(run) else ""
     return "%s n=%d %s%s" % (run["path"], run["n"], setting, conditions)
 

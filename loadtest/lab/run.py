@@ -47,8 +47,9 @@ PROMETHEUS_SCRIPT = os.path.join(REPO, "monitoring", "run-prometheus.sh")
 def main() -> int:
     raise_on_term()
     settings = Settings.from_env()
-    results_dir = os.path.abspath(settings.results_dir or os.path.join(
-        LAB_DIR, "results", datetime.datetime.now().strftime("%Y%m%d-%H%M%S")))
+    results_dir = os.path.abspath(
+        settings.results_dir or os.path.join(LAB_DIR, "results", datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
+    )
     if os.path.exists(os.path.join(results_dir, "results.json")):
         raise LabError("%s already holds results: choose another RESULTS_DIR" % results_dir)
     java = tools.java()
@@ -65,8 +66,10 @@ def main() -> int:
 
     # The floor runs one window per measured transport (fewer when two paths share one); enough for an estimate.
     floor_windows = [p for p in settings.paths if settings.floor and paths.ALL[p].transport is not None]
-    lab_progress = progress.Progress(progress.plan(settings, [stack.label for stack in lab_stacks], floor_windows),
-                                     log=lambda line: print(line, flush=True))
+    lab_progress = progress.Progress(
+        progress.plan(settings, [stack.label for stack in lab_stacks], floor_windows),
+        log=lambda line: print(line, flush=True),
+    )
     with Processes() as processes, lab_progress:
         lab_stage = stage.Stage(processes, settings, instances, jars, results_dir)
         if toxiproxy:
@@ -74,8 +77,9 @@ def main() -> int:
         prometheus_url = start_prometheus(processes, instances, settings, results_dir)
         cut_short = False
         try:
-            status = measure(results_dir, settings, lab_stacks, instances, lab_stage, java, prometheus_url,
-                             lab_progress)
+            status = measure(
+                results_dir, settings, lab_stacks, instances, lab_stage, java, prometheus_url, lab_progress
+            )
         except ServiceExited as error:
             # The runs measured so far are in results.json: keep them, with their summary and report.
             print("[lab] ERROR: %s" % error, file=sys.stderr)
@@ -83,8 +87,13 @@ def main() -> int:
             status, cut_short = 1, True
         processes.stop_all()
         if settings.floor and not cut_short:
-            floor_status = run_floor(results_dir, floor.Jvm(jars[services.FLOOR], java, settings.java_opts),
-                                     settings, processes, lab_progress)
+            floor_status = run_floor(
+                results_dir,
+                floor.Jvm(jars[services.FLOOR], java, settings.java_opts),
+                settings,
+                processes,
+                lab_progress,
+            )
             status = status or floor_status
     try:
         # The Maven build (LAB_SKIP_BUILD=1) has fetched the report's scripts already; a user's run may fetch them.
@@ -93,8 +102,10 @@ def main() -> int:
         print("[lab] ERROR: no report.html: %s" % error, file=sys.stderr)
         print("[lab] once that is fixed: loadtest/run.sh --report %s" % results_dir, file=sys.stderr)
         status = status or 1
-    print("[lab] results: %s (summary.md, results.json, report.html, raw/, logs/%s)"
-          % (results_dir, ", floor/" if settings.floor else ""))
+    print(
+        "[lab] results: %s (summary.md, results.json, report.html, raw/, logs/%s)"
+        % (results_dir, ", floor/" if settings.floor else "")
+    )
     return status
 
 
@@ -110,20 +121,23 @@ def check_ports(instances: List[services.Instance], settings: Settings) -> None:
     taken = {knob: port for knob, port in wanted.items() if http_check.port_taken(port)}
     if not taken:
         return
-    lines = ["port %d (%s) is already in use on 127.0.0.1.%s" % (port, knob, http_check.holder(port))
-             for knob, port in taken.items()]
+    lines = [
+        "port %d (%s) is already in use on 127.0.0.1.%s" % (port, knob, http_check.holder(port))
+        for knob, port in taken.items()
+    ]
     # A replica's port is named KNOB+offset: the knob to move is KNOB itself.
     moved = {}
     for knob, port in taken.items():
         base, _, offset = knob.partition("+")
         moved.setdefault(base, port - int(offset or 0) + 10000)
-    lines.append("Stop what holds it, or give the lab other ports, e.g. %s loadtest/run.sh"
-                 % " ".join("%s=%d" % item for item in moved.items()))
+    lines.append(
+        "Stop what holds it, or give the lab other ports, e.g. %s loadtest/run.sh"
+        % " ".join("%s=%d" % item for item in moved.items())
+    )
     raise LabError("\n[lab] ".join(lines))
 
 
-def start_prometheus(processes: Processes, instances: List[services.Instance], settings: Settings,
-                     results_dir: str):
+def start_prometheus(processes: Processes, instances: List[services.Instance], settings: Settings, results_dir: str):
     """PROMETHEUS=1: a real Prometheus beside the run, scraping the lab's ports; its URL, or None."""
     if not settings.prometheus:
         return None
@@ -132,11 +146,17 @@ def start_prometheus(processes: Processes, instances: List[services.Instance], s
         first.setdefault(instance.module, instance.actuator.split("/")[2])
     log_path = os.path.join(results_dir, "prometheus.log")
     print("[lab] starting Prometheus on 127.0.0.1:%d (log: %s)" % (settings.prometheus_port, log_path), flush=True)
-    env = dict(os.environ, AGGREGATOR_ADDRESS=first.get(paths.AGGREGATOR, ""),
-               SQUARE_REST_ADDRESS=first.get(paths.SQUARE_REST, ""),
-               SQUARE_GRPC_ACTUATOR_ADDRESS=first.get(paths.SQUARE_GRPC, ""))
-    child = processes.start(["bash", PROMETHEUS_SCRIPT, "--port", str(settings.prometheus_port),
-                             "--listen-address", "127.0.0.1"], log_path=log_path, env=env)
+    env = dict(
+        os.environ,
+        AGGREGATOR_ADDRESS=first.get(paths.AGGREGATOR, ""),
+        SQUARE_REST_ADDRESS=first.get(paths.SQUARE_REST, ""),
+        SQUARE_GRPC_ACTUATOR_ADDRESS=first.get(paths.SQUARE_GRPC, ""),
+    )
+    child = processes.start(
+        ["bash", PROMETHEUS_SCRIPT, "--port", str(settings.prometheus_port), "--listen-address", "127.0.0.1"],
+        log_path=log_path,
+        env=env,
+    )
     url = "http://127.0.0.1:%d" % settings.prometheus_port
     not_started = LabError("Prometheus did not start (see %s; PROMETHEUS=0 runs the lab without it)" % log_path)
 
@@ -150,8 +170,11 @@ def start_prometheus(processes: Processes, instances: List[services.Instance], s
     if not wait_until(ready, 60, 0.5):
         raise not_started
     print("[lab] Prometheus: %s (targets: %s/classic/targets); e.g. requests per second per transport:" % (url, url))
-    print("[lab]   %s/classic/graph?g0.expr=%s" % (url, urllib.parse.quote(
-        "sum by (transport) (rate(aggregator_fanout_seconds_count[1m]))")), flush=True)
+    print(
+        "[lab]   %s/classic/graph?g0.expr=%s"
+        % (url, urllib.parse.quote("sum by (transport) (rate(aggregator_fanout_seconds_count[1m]))")),
+        flush=True,
+    )
     return url
 
 
@@ -163,34 +186,49 @@ def _ready(url: str) -> bool:
         return False
 
 
-def measure(results_dir: str, settings: Settings, lab_stacks: List[stacks.Stack], instances: List[services.Instance],
-            lab_stage: stage.Stage, java: str, prometheus_url, lab_progress: progress.Progress) -> int:
+def measure(
+    results_dir: str,
+    settings: Settings,
+    lab_stacks: List[stacks.Stack],
+    instances: List[services.Instance],
+    lab_stage: stage.Stage,
+    java: str,
+    prometheus_url,
+    lab_progress: progress.Progress,
+) -> int:
     """Per stack (REST_SERVER, JAVA_HOMES), with the square services started for it, and per network (NETWORK), with
     an aggregator started for it: checks every answer, then measures every combination of path, payload shape, n and
     concurrency (or rate), interleaved; writes results.json and summary.md."""
     per_network = {name: deadlines.for_network(network.PROFILES[name], settings) for name in settings.network}
     run_results = {
         "environment": environment.describe(REPO, java, settings.java_opts),
-        "settings": dict(settings.as_dict(),
-                         aggregator=None,
-                         aggregator_args=" ".join(services.aggregator_arguments(settings)),
-                         **load_command(settings, sorted({d.client_timeout_s for d in per_network.values()})),
-                         endpoints={i.module: i.base_url for i in _first_instances(instances) if i.base_url},
-                         metrics_endpoints={module: ",".join(i.actuator + "/prometheus" for i in instances
-                                                             if i.module == module)
-                                            for module in dict.fromkeys(i.module for i in instances)},
-                         prometheus_url=prometheus_url,
-                         stacks=[stack.as_dict() for stack in lab_stacks],
-                         networks={}),
+        "settings": dict(
+            settings.as_dict(),
+            aggregator=None,
+            aggregator_args=" ".join(services.aggregator_arguments(settings)),
+            **load_command(settings, sorted({d.client_timeout_s for d in per_network.values()})),
+            endpoints={i.module: i.base_url for i in _first_instances(instances) if i.base_url},
+            metrics_endpoints={
+                module: ",".join(i.actuator + "/prometheus" for i in instances if i.module == module)
+                for module in dict.fromkeys(i.module for i in instances)
+            },
+            prometheus_url=prometheus_url,
+            stacks=[stack.as_dict() for stack in lab_stacks],
+            networks={},
+        ),
         "started_at": results.now(),
         "finished_at": None,
         "runs": [],
     }
     if lab_stage.toxiproxy:
         run_results["settings"]["toxiproxy"] = {
-            "version": tools.TOXIPROXY_STAMP, "api_port": settings.toxiproxy_port,
-            "proxies": [{"name": r.name, "listen": "127.0.0.1:%d" % r.listen_port, "upstream": r.upstream}
-                        for r in lab_stage.routes]}
+            "version": tools.TOXIPROXY_STAMP,
+            "api_port": settings.toxiproxy_port,
+            "proxies": [
+                {"name": r.name, "listen": "127.0.0.1:%d" % r.listen_port, "upstream": r.upstream}
+                for r in lab_stage.routes
+            ],
+        }
     if settings.open_loop:
         run_results["environment"]["load_generator"] = "Vegeta %s" % tools.VEGETA_VERSION
     raw_dir = os.path.join(results_dir, "raw")
@@ -210,23 +248,41 @@ def measure(results_dir: str, settings: Settings, lab_stacks: List[stacks.Stack]
             profile, limits = network.PROFILES[name], per_network[name]
             lab_progress.begin(("start-aggregator", stack.label, name))
             with lab_stage.aggregator_on(profile, limits) as started:
-                run_results["settings"]["networks"][name] = network_record(profile, limits, settings,
-                                                                           lab_stage.aggregator_info())
+                run_results["settings"]["networks"][name] = network_record(
+                    profile, limits, settings, lab_stage.aggregator_info()
+                )
                 if run_results["settings"]["aggregator"] is None and lab_stage.aggregator_instance:
                     run_results["settings"]["aggregator"] = floor.aggregator_settings(lab_stage.aggregator_info())
                 results.write_json(results_dir, run_results)
                 wrong = _verify(on_stack, started, limits.client_timeout_s)
                 if wrong:
-                    raise LabError("a path answers wrongly%s%s, so the lab measures nothing:\n  %s"
-                                   % ("" if settings.network == ["loopback"] else " on network " + name,
-                                      "" if len(lab_stacks) == 1 else " on stack " + stack.label, "\n  ".join(wrong)))
+                    raise LabError(
+                        "a path answers wrongly%s%s, so the lab measures nothing:\n  %s"
+                        % (
+                            "" if settings.network == ["loopback"] else " on network " + name,
+                            "" if len(lab_stacks) == 1 else " on stack " + stack.label,
+                            "\n  ".join(wrong),
+                        )
+                    )
                 on_network = dataclasses.replace(on_stack, ab_timeout_s=limits.client_timeout_s)
-                measure_network(name, on_network, started, raw_dir, vegeta, measured, run_results, results_dir,
-                                stack, stack is lab_stacks[0], lab_progress)
+                measure_network(
+                    name,
+                    on_network,
+                    started,
+                    raw_dir,
+                    vegeta,
+                    measured,
+                    run_results,
+                    results_dir,
+                    stack,
+                    stack is lab_stacks[0],
+                    lab_progress,
+                )
                 if settings.mix and stack is lab_stacks[0] and name == settings.network[0]:
                     lab_progress.begin(("mix",))
-                    run_results["mix"] = mix.measure(on_network, started, raw_dir, vegeta, run_results["runs"],
-                                                     stack.label, name, _log)
+                    run_results["mix"] = mix.measure(
+                        on_network, started, raw_dir, vegeta, run_results["runs"], stack.label, name, _log
+                    )
                     results.write_json(results_dir, run_results)
             if profile.proxied:
                 proxy_totals = _cross_check(run_results["settings"]["networks"][name], lab_stage, proxy_totals)
@@ -243,15 +299,28 @@ def measure(results_dir: str, settings: Settings, lab_stacks: List[stacks.Stack]
         print(results.markdown(tables["server_side"]))
     troubled = [run for run in run_results["runs"] if results.problems(run)]
     if troubled:
-        print("[lab] ERROR: %d of %d runs had failures (see summary.md); their figures are not comparable."
-              % (len(troubled), len(run_results["runs"])), file=sys.stderr)
+        print(
+            "[lab] ERROR: %d of %d runs had failures (see summary.md); their figures are not comparable."
+            % (len(troubled), len(run_results["runs"])),
+            file=sys.stderr,
+        )
         return 1
     return 0
 
 
-def measure_network(name: str, settings: Settings, started: List[bench.Service], raw_dir: str, vegeta,
-                    measured: Dict[tuple, List[Dict]], run_results: Dict, results_dir: str, stack: stacks.Stack,
-                    first_stack: bool, lab_progress: progress.Progress) -> None:
+def measure_network(
+    name: str,
+    settings: Settings,
+    started: List[bench.Service],
+    raw_dir: str,
+    vegeta,
+    measured: Dict[tuple, List[Dict]],
+    run_results: Dict,
+    results_dir: str,
+    stack: stacks.Stack,
+    first_stack: bool,
+    lab_progress: progress.Progress,
+) -> None:
     """Every combination on one network and stack, each warmed up first, then REPEATS times, interleaved: round r
     measures each once, so that the machine's drift hits all of them alike. The warm-ups all come before the first
     round, so that the first path measured is not the only one measured while the code every path shares is still
@@ -262,8 +331,13 @@ def measure_network(name: str, settings: Settings, started: List[bench.Service],
     where = "" if settings.network == ["loopback"] else "network %s, " % name
 
     def named(path_name: str, shape: str, n: int, point: int) -> str:
-        return "%s%s n=%d %s=%d" % (path_name, "" if settings.payload == [paths.SMALL] else " payload=" + shape, n,
-                                    point_name, point)
+        return "%s%s n=%d %s=%d" % (
+            path_name,
+            "" if settings.payload == [paths.SMALL] else " payload=" + shape,
+            n,
+            point_name,
+            point,
+        )
 
     def conditions_of(shape: str) -> bench.Conditions:
         return bench.Conditions(shape, name, "" if first_stack else stack.slug, stack.label)
@@ -272,42 +346,75 @@ def measure_network(name: str, settings: Settings, started: List[bench.Service],
     paces: Dict[tuple, Optional[float]] = {}
     if settings.warmup_s:
         for index, (path_name, shape, n, point) in enumerate(combos, 1):
-            print("[lab] %swarm-up %d/%d: %s" % (where, index, len(combos), named(path_name, shape, n, point)),
-                  flush=True)
+            print(
+                "[lab] %swarm-up %d/%d: %s" % (where, index, len(combos), named(path_name, shape, n, point)), flush=True
+            )
             combination = (stack.label, name, path_name, shape, n, point)
             lab_progress.begin(("warm-up",) + combination)
-            paces[combination] = bench.warm_up(paths.ALL[path_name], n, point, settings, started, raw_dir, log=_log,
-                                               vegeta=vegeta, conditions=conditions_of(shape))
+            paces[combination] = bench.warm_up(
+                paths.ALL[path_name],
+                n,
+                point,
+                settings,
+                started,
+                raw_dir,
+                log=_log,
+                vegeta=vegeta,
+                conditions=conditions_of(shape),
+            )
     for repeat in range(1, settings.repeats + 1):
         for index, (path_name, shape, n, point) in enumerate(combos, 1):
             conditions = conditions_of(shape)
-            print("[lab] %sround %d/%d, run %d/%d: %s" % (where, repeat, settings.repeats, index, len(combos),
-                                                           named(path_name, shape, n, point)), flush=True)
+            print(
+                "[lab] %sround %d/%d, run %d/%d: %s"
+                % (where, repeat, settings.repeats, index, len(combos), named(path_name, shape, n, point)),
+                flush=True,
+            )
             combination = (stack.label, name, path_name, shape, n, point)
             lab_progress.begin(("measure",) + combination + (repeat,))
-            record = bench.measure(paths.ALL[path_name], n, point, settings, started, raw_dir, repeat, log=_log,
-                                   vegeta=vegeta, conditions=conditions, pace=paces.get(combination))
+            record = bench.measure(
+                paths.ALL[path_name],
+                n,
+                point,
+                settings,
+                started,
+                raw_dir,
+                repeat,
+                log=_log,
+                vegeta=vegeta,
+                conditions=conditions,
+                pace=paces.get(combination),
+            )
             paces[combination] = record.get("rps") or paces.get(combination)
             record["stack"] = stack.label
             measured.setdefault((stack.label, name, path_name, shape, n, point), []).append(record)
             _print_outcome(record)
             # Rewritten after every repeat: an interrupted lab still leaves the runs it measured so far.
-            run_results["runs"] = [repeats.combine(records, bench.repeat_summary)
-                                   for records in measured.values() if records]
+            run_results["runs"] = [
+                repeats.combine(records, bench.repeat_summary) for records in measured.values() if records
+            ]
             results.write_json(results_dir, run_results)
 
 
-def network_record(profile: network.Profile, limits: deadlines.Deadlines, settings: Settings,
-                   info: Optional[Dict]) -> Dict:
+def network_record(
+    profile: network.Profile, limits: deadlines.Deadlines, settings: Settings, info: Optional[Dict]
+) -> Dict:
     """What results.json says of one network: the profile, the deadlines and timeout its runs used and why, and
     the deadlines the aggregator reported it ran with."""
-    record = {"description": profile.description, "proxied": profile.proxied, "rtt_ms": profile.rtt_ms,
-              "rate_mbit_s": profile.rate_mbit_s, "deadlines": limits.as_dict(),
-              "aggregator_args": " ".join(services.aggregator_arguments(settings, limits))}
+    record = {
+        "description": profile.description,
+        "proxied": profile.proxied,
+        "rtt_ms": profile.rtt_ms,
+        "rate_mbit_s": profile.rate_mbit_s,
+        "deadlines": limits.as_dict(),
+        "aggregator_args": " ".join(services.aggregator_arguments(settings, limits)),
+    }
     reported = (info or {}).get("aggregator") or {}
     if reported:
-        record["aggregator_reported"] = {"deadline_ms": reported.get("deadline-ms"),
-                                         "call_deadline_ms": reported.get("call-deadline-ms")}
+        record["aggregator_reported"] = {
+            "deadline_ms": reported.get("deadline-ms"),
+            "call_deadline_ms": reported.get("call-deadline-ms"),
+        }
     return record
 
 
@@ -330,35 +437,58 @@ def _first_instances(instances: List[services.Instance]) -> List[services.Instan
     return list(first.values())
 
 
-def run_floor(results_dir: str, jvm: floor.Jvm, settings: Settings, processes: Processes,
-              lab_progress: progress.Progress) -> int:
+def run_floor(
+    results_dir: str, jvm: floor.Jvm, settings: Settings, processes: Processes, lab_progress: progress.Progress
+) -> int:
     """The bare transports, once the services are stopped: the whole machine, with the services' JVM options."""
-    print("[lab] the transport floor: the bare transports, no Spring, with the aggregator's window "
-          "(services stopped)", flush=True)
+    print(
+        "[lab] the transport floor: the bare transports, no Spring, with the aggregator's window (services stopped)",
+        flush=True,
+    )
     data = results.read_json(results_dir)
     windows, _ = floor.plan(data["settings"])
     if not windows:
-        print("[lab] floor: no measured path has a bare transport to compare with (rest/square is a baseline, "
-              "and n=0 makes no downstream call)", flush=True)
+        print(
+            "[lab] floor: no measured path has a bare transport to compare with (rest/square is a baseline, "
+            "and n=0 makes no downstream call)",
+            flush=True,
+        )
     started = results.now()
-    records = floor.measure(results_dir, data, jvm, settings.warmup_s, settings.floor_duration_s, processes,
-                            settings.repeats, on_window=lambda index, repeat: lab_progress.begin(
-                                ("floor", index, repeat), "the floor: window %d, round %d" % (index, repeat)))
+    records = floor.measure(
+        results_dir,
+        data,
+        jvm,
+        settings.warmup_s,
+        settings.floor_duration_s,
+        processes,
+        settings.repeats,
+        on_window=lambda index, repeat: lab_progress.begin(
+            ("floor", index, repeat), "the floor: window %d, round %d" % (index, repeat)
+        ),
+    )
     lab_progress.finish()
-    floor.attach(data, records, extra={"started_at": started, "finished_at": results.now(), "java_opts": jvm.java_opts,
-                                       "jar": jvm.jar})
+    floor.attach(
+        data,
+        records,
+        extra={"started_at": started, "finished_at": results.now(), "java_opts": jvm.java_opts, "jar": jvm.jar},
+    )
     results.write_json(results_dir, data)
     report.write_summary(results_dir, data)
     table = view.floor_table(data)
     if table and table["rows"]:
         print()
-        print("Transport floor (each path's downstream calls/s against its bare transport's; goal: at least %d %%):"
-              % round(floor.GOAL * 100))
+        print(
+            "Transport floor (each path's downstream calls/s against its bare transport's; goal: at least %d %%):"
+            % round(floor.GOAL * 100)
+        )
         print(results.markdown(table))
     failed = [record for record in records if "error" in record]
     if failed:
-        print("[lab] ERROR: %d of %d floor runs failed, so their paths have no fraction of floor (see summary.md)."
-              % (len(failed), len(records)), file=sys.stderr)
+        print(
+            "[lab] ERROR: %d of %d floor runs failed, so their paths have no fraction of floor (see summary.md)."
+            % (len(failed), len(records)),
+            file=sys.stderr,
+        )
         return 1
     return 0
 
@@ -381,8 +511,11 @@ def _verify(settings: Settings, started: List[bench.Service], timeout_s: int) ->
                 wrong.append(problem)
         for shape in settings.payload:
             for n in settings.n:
-                print("[lab] checking %s%s n=%d answers correctly"
-                      % (name, "" if shape == paths.SMALL else " payload=" + shape, n), flush=True)
+                print(
+                    "[lab] checking %s%s n=%d answers correctly"
+                    % (name, "" if shape == paths.SMALL else " payload=" + shape, n),
+                    flush=True,
+                )
                 problem = http_check.answer_mismatch(path, path.url(base_urls, n, shape), n, timeout_s)
                 if problem:
                     wrong.append(problem)
@@ -394,11 +527,16 @@ def load_command(settings: Settings, timeouts: List[int]) -> Dict:
     have different ones (settings.networks says each)."""
     timeout = str(timeouts[0]) if len(timeouts) == 1 else "<network's timeout>"
     if settings.open_loop:
-        return {"vegeta_command": "echo 'GET <url>' | vegeta attack -rate=<rate>/1s -duration=%gs -timeout=%ss"
-                                  % (settings.duration_s, timeout), "keep_alive": True}
-    return {"ab_command": "ab -n %s -c <concurrency> -s %s -q -r -e <csv> <url>"
-                          % (settings.requests or "<rounds that fill %gs>" % settings.duration_s, timeout),
-            "keep_alive": False}
+        return {
+            "vegeta_command": "echo 'GET <url>' | vegeta attack -rate=<rate>/1s -duration=%gs -timeout=%ss"
+            % (settings.duration_s, timeout),
+            "keep_alive": True,
+        }
+    return {
+        "ab_command": "ab -n %s -c <concurrency> -s %s -q -r -e <csv> <url>"
+        % (settings.requests or "<rounds that fill %gs>" % settings.duration_s, timeout),
+        "keep_alive": False,
+    }
 
 
 def _print_outcome(run) -> None:
@@ -407,15 +545,25 @@ def _print_outcome(run) -> None:
         _log("ERROR: " + run["error"])
         return
     latency = run["latency_ms"]
-    _log("%.2f req/s, p50 %s ms, p99 %s ms, failed %d%s%s" % (
-        run["rps"], latency["p50"], latency["p99"], run["failed"],
-        ", errors %s" % run["errors"] if run.get("errors") else "", "  <- " + "; ".join(found) if found else ""))
+    _log(
+        "%.2f req/s, p50 %s ms, p99 %s ms, failed %d%s%s"
+        % (
+            run["rps"],
+            latency["p50"],
+            latency["p99"],
+            run["failed"],
+            ", errors %s" % run["errors"] if run.get("errors") else "",
+            "  <- " + "; ".join(found) if found else "",
+        )
+    )
     side = run.get("server_side") or {}
     if "error" in side:
         _log("warning: " + side["error"])
     elif side:
-        _log("server side: %s square calls served, %s downstream calls made"
-             % (side.get("square_calls"), side.get("downstream_calls", "-")))
+        _log(
+            "server side: %s square calls served, %s downstream calls made"
+            % (side.get("square_calls"), side.get("downstream_calls", "-"))
+        )
 
 
 def _log(message: str) -> None:

@@ -31,8 +31,11 @@ GRPC_STREAM_METHOD = "findSquareBiStream"
 # downstream calls in flight. Not its other admission gauges: maxima, a path's recent rate (NaN until measured) and
 # its longest wait stay above 0 (or NaN) when it is idle.
 IN_FLIGHT_GAUGE = "aggregator_downstream_inflight"
-ADMISSION_WORK_GAUGES = ("aggregator_admission_squares", "aggregator_admission_deadline_squares",
-                         "aggregator_admission_requests")
+ADMISSION_WORK_GAUGES = (
+    "aggregator_admission_squares",
+    "aggregator_admission_deadline_squares",
+    "aggregator_admission_requests",
+)
 WORK_GAUGES = ADMISSION_WORK_GAUGES + (IN_FLIGHT_GAUGE,)
 
 
@@ -48,16 +51,20 @@ class Sample:
 def parse(text: str) -> List[Sample]:
     """Every sample of a Prometheus text-format page, in order, read by prometheus_client's parser."""
     try:
-        return [Sample(sample.name, dict(sample.labels), sample.value)
-                for family in text_string_to_metric_families(text) for sample in family.samples]
+        return [
+            Sample(sample.name, dict(sample.labels), sample.value)
+            for family in text_string_to_metric_families(text)
+            for sample in family.samples
+        ]
     except ValueError as error:
         raise MetricsError("not a Prometheus text-format page: %s" % error) from None
 
 
 def total(samples: List[Sample], name: str, **labels: str) -> float:
     """The sum of every sample of the metric whose labels include the given ones (0 when there is none)."""
-    return sum(s.value for s in samples
-               if s.name == name and all(s.labels.get(key) == value for key, value in labels.items()))
+    return sum(
+        s.value for s in samples if s.name == name and all(s.labels.get(key) == value for key, value in labels.items())
+    )
 
 
 def work_gauges(samples: List[Sample]) -> Dict[str, float]:
@@ -80,8 +87,10 @@ def scrape(url: str, timeout_s: float = 10.0) -> List[Sample]:
 
 def scrape_all(urls: Mapping[str, Union[str, List[str]]], timeout_s: float = 10.0) -> Dict[str, List[Sample]]:
     """Each service's samples, by module name; a service's replicas' samples together, so that totals add them up."""
-    return {name: [sample for url in ([some] if isinstance(some, str) else some) for sample in scrape(url, timeout_s)]
-            for name, some in urls.items()}
+    return {
+        name: [sample for url in ([some] if isinstance(some, str) else some) for sample in scrape(url, timeout_s)]
+        for name, some in urls.items()
+    }
 
 
 def server_side(path: Path, before: Mapping[str, List[Sample]], after: Mapping[str, List[Sample]]) -> Dict:
@@ -99,8 +108,12 @@ def server_side(path: Path, before: Mapping[str, List[Sample]], after: Mapping[s
     def delta(service: str, name: str, **labels: str) -> float:
         return total(after[service], name, **labels) - total(before[service], name, **labels)
 
-    record = {"aggregator_requests": None, "aggregator_ms_per_request": None, "downstream_calls": None,
-              "client_us_per_call": None}
+    record = {
+        "aggregator_requests": None,
+        "aggregator_ms_per_request": None,
+        "downstream_calls": None,
+        "client_us_per_call": None,
+    }
     transport = path.transport
     if path.target == AGGREGATOR:
         ok = {"transport": transport, "outcome": "success"}
@@ -110,22 +123,32 @@ def server_side(path: Path, before: Mapping[str, List[Sample]], after: Mapping[s
             aggregator_requests=_count(requests),
             aggregator_ms_per_request=_per(delta(AGGREGATOR, "aggregator_fanout_seconds_sum", **ok) * 1e3, requests),
             downstream_calls=_count(delta(AGGREGATOR, "aggregator_downstream_calls_total", **ok)),
-            client_us_per_call=_per(delta(AGGREGATOR, "aggregator_downstream_latency_seconds_sum", **ok) * 1e6,
-                                    client_calls),
+            client_us_per_call=_per(
+                delta(AGGREGATOR, "aggregator_downstream_latency_seconds_sum", **ok) * 1e6, client_calls
+            ),
         )
     square = path.downstream or path.target
     if square == SQUARE_REST:
+
         def rest_delta(name: str) -> float:
             return sum(delta(SQUARE_REST, name, uri=SQUARE_REST_URI, method=method) for method in SQUARE_REST_METHODS)
 
         calls = rest_delta("http_server_requests_seconds_count")
-        record.update(square_service=SQUARE_REST, square_calls=_count(calls), square_us_per_call=_per(
-            rest_delta("http_server_requests_seconds_sum") * 1e6, calls))
+        record.update(
+            square_service=SQUARE_REST,
+            square_calls=_count(calls),
+            square_us_per_call=_per(rest_delta("http_server_requests_seconds_sum") * 1e6, calls),
+        )
     elif transport == "grpc_unary":
         method = {"method": GRPC_UNARY_METHOD}
         calls = delta(SQUARE_GRPC, "grpc_server_processing_duration_seconds_count", **method)
-        record.update(square_service=SQUARE_GRPC, square_calls=_count(calls), square_us_per_call=_per(
-            delta(SQUARE_GRPC, "grpc_server_processing_duration_seconds_sum", **method) * 1e6, calls))
+        record.update(
+            square_service=SQUARE_GRPC,
+            square_calls=_count(calls),
+            square_us_per_call=_per(
+                delta(SQUARE_GRPC, "grpc_server_processing_duration_seconds_sum", **method) * 1e6, calls
+            ),
+        )
     else:
         method = {"method": GRPC_STREAM_METHOD}
         messages = delta(SQUARE_GRPC, "grpc_server_requests_received_messages_total", **method)
@@ -135,7 +158,9 @@ def server_side(path: Path, before: Mapping[str, List[Sample]], after: Mapping[s
             square_streams=_count(delta(SQUARE_GRPC, "grpc_server_processing_duration_seconds_count", **method)),
             square_us_per_call=None,
             square_us_per_call_upper_bound=_per(
-                delta(SQUARE_GRPC, "grpc_server_processing_duration_seconds_sum", **method) * 1e6, messages))
+                delta(SQUARE_GRPC, "grpc_server_processing_duration_seconds_sum", **method) * 1e6, messages
+            ),
+        )
     return record
 
 
@@ -157,13 +182,22 @@ def call_times(record: Dict, transport: Optional[str], n: int) -> Dict:
         per_request = record.get("aggregator_ms_per_request")
         client, client_bound = (None if per_request is None else round(per_request * 1e3 / n, 3)), True
     bound = record.get("square_us_per_call_upper_bound")
-    return {"client_us": client, "client_bound": client_bound,
-            "server_us": record.get("square_us_per_call") if bound is None else bound,
-            "server_bound": bound is not None}
+    return {
+        "client_us": client,
+        "client_bound": client_bound,
+        "server_us": record.get("square_us_per_call") if bound is None else bound,
+        "server_bound": bound is not None,
+    }
 
 
-def settle(path: Path, before: Mapping[str, List[Sample]], read: Callable[[], Mapping[str, List[Sample]]],
-           tries: int = 10, pause_s: float = 0.1, sleep=time.sleep):
+def settle(
+    path: Path,
+    before: Mapping[str, List[Sample]],
+    read: Callable[[], Mapping[str, List[Sample]]],
+    tries: int = 10,
+    pause_s: float = 0.1,
+    sleep=time.sleep,
+):
     """(after, record): scrapes until two scrapes in a row give the same record.
 
     A service records a call's metrics as the call ends, which can be a moment after its caller got the

@@ -46,15 +46,23 @@ class Instance:
 def layout(settings: Settings, modules: List[str]) -> List[Instance]:
     """Every process of the given modules, square services before the aggregator, which is pointed at all of
     their replicas directly (loopback)."""
-    squares = [_square(settings, module, replica) for module in modules if module != AGGREGATOR
-               for replica in range(1, settings.replicas + 1)]
+    squares = [
+        _square(settings, module, replica)
+        for module in modules
+        if module != AGGREGATOR
+        for replica in range(1, settings.replicas + 1)
+    ]
     if AGGREGATOR not in modules:
         return squares
     return squares + [aggregator(settings, squares)]
 
 
-def aggregator(settings: Settings, squares: List[Instance], proxies: Optional[Dict[str, str]] = None,
-               deadlines: Optional[Deadlines] = None) -> Instance:
+def aggregator(
+    settings: Settings,
+    squares: List[Instance],
+    proxies: Optional[Dict[str, str]] = None,
+    deadlines: Optional[Deadlines] = None,
+) -> Instance:
     """The aggregator, pointed at every square-service replica: directly, or at the address of its proxy (by the
     replica's name, proxies[name] is "127.0.0.1:<port>"), with the deadlines of its network."""
 
@@ -67,8 +75,15 @@ def aggregator(settings: Settings, squares: List[Instance], proxies: Optional[Di
     arguments = ["--server.address=127.0.0.1", "--server.port=%d" % port]
     arguments += ["--aggregator.rest.base-url=" + ",".join(rest)] if rest else []
     arguments += ["--aggregator.grpc.target=" + ",".join(grpc)] if grpc else []
-    return Instance(AGGREGATOR, 1, {"AGGREGATOR_PORT": port}, arguments + aggregator_arguments(settings, deadlines),
-                    port, True, port)
+    return Instance(
+        AGGREGATOR,
+        1,
+        {"AGGREGATOR_PORT": port},
+        arguments + aggregator_arguments(settings, deadlines),
+        port,
+        True,
+        port,
+    )
 
 
 @dataclass(frozen=True)
@@ -89,23 +104,44 @@ class Route:
 
 def proxy_routes(settings: Settings, squares: List[Instance]) -> List[Route]:
     """A proxy for every square-service replica, on consecutive ports from PROXY_PORT."""
-    return [Route(instance.name, instance.module, _knob("PROXY_PORT", index), settings.proxy_port + index,
-                  "127.0.0.1:%d" % instance.serving_port) for index, instance in enumerate(squares)]
+    return [
+        Route(
+            instance.name,
+            instance.module,
+            _knob("PROXY_PORT", index),
+            settings.proxy_port + index,
+            "127.0.0.1:%d" % instance.serving_port,
+        )
+        for index, instance in enumerate(squares)
+    ]
 
 
 def _square(settings: Settings, module: str, replica: int) -> Instance:
     loopback = ["--server.address=127.0.0.1"]
     if module == SQUARE_REST:
         port = settings.square_rest_port + replica - 1
-        return Instance(module, replica, {_knob("SQUARE_REST_PORT", replica - 1): port},
-                        loopback + ["--server.port=%d" % port], port, True, port)
+        return Instance(
+            module,
+            replica,
+            {_knob("SQUARE_REST_PORT", replica - 1): port},
+            loopback + ["--server.port=%d" % port],
+            port,
+            True,
+            port,
+        )
     if module == SQUARE_GRPC:
         offset = 2 * (replica - 1)
         grpc, actuator = settings.square_grpc_port + offset, settings.square_grpc_actuator_port + offset
-        return Instance(module, replica, {_knob("SQUARE_GRPC_PORT", offset): grpc,
-                                          _knob("SQUARE_GRPC_ACTUATOR_PORT", offset): actuator},
-                        loopback + ["--server.port=%d" % actuator, "--grpc.server.address=127.0.0.1",
-                                    "--grpc.server.port=%d" % grpc], actuator, False, grpc)
+        return Instance(
+            module,
+            replica,
+            {_knob("SQUARE_GRPC_PORT", offset): grpc, _knob("SQUARE_GRPC_ACTUATOR_PORT", offset): actuator},
+            loopback
+            + ["--server.port=%d" % actuator, "--grpc.server.address=127.0.0.1", "--grpc.server.port=%d" % grpc],
+            actuator,
+            False,
+            grpc,
+        )
     raise ValueError("not a square service: %s" % module)
 
 

@@ -12,8 +12,9 @@ from .errors import SettingsError
 
 # The services' own JVM options, one per line with # comments, as `java @jvm.options` reads them; the lab's
 # JAVA_OPTS defaults to them, so that what the lab measures is how the services start everywhere else.
-JVM_OPTIONS_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-                                "jvm.options")
+JVM_OPTIONS_FILE = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "jvm.options"
+)
 
 
 def service_jvm_options(path: str = JVM_OPTIONS_FILE) -> str:
@@ -22,69 +23,138 @@ def service_jvm_options(path: str = JVM_OPTIONS_FILE) -> str:
         lines = [line.strip() for line in options]
     return " ".join(line for line in lines if line and not line.startswith("#"))
 
+
 # (name, default, what it does): the defaults that are not empty are the lab's; an empty one leaves the
 # setting to the service or the tool it is passed to.
 KNOBS = (
-    ("REQUESTS", "", "LOAD=closed: a fixed number of requests per measured ab run (the article's recipe: "
-                     "REQUESTS=1000); empty: as many as fill DURATION, in whole rounds of CONCURRENCY, counted from "
-                     "the warm-up's pace"),
+    (
+        "REQUESTS",
+        "",
+        "LOAD=closed: a fixed number of requests per measured ab run (the article's recipe: "
+        "REQUESTS=1000); empty: as many as fill DURATION, in whole rounds of CONCURRENCY, counted from "
+        "the warm-up's pace",
+    ),
     ("CONCURRENCY", "100", "concurrent ab clients; a space-separated list sweeps"),
     ("N", "1000", "squares per request; a space-separated list sweeps"),
     ("PATHS", paths.DEFAULT, "paths to measure (also: rest/square, a baseline)"),
-    ("PAYLOAD", paths.SMALL, "payload shapes each call carries: small (the article's call: no payload), wide, deep, "
-                             "collection; a space-separated list measures each"),
-    ("NETWORK", "loopback", "networks between the aggregator and the square services: loopback (direct), proxy "
-                            "(through Toxiproxy, no toxics), lan (0.5 ms round trip, 1 Gbit/s), wan (20 ms, 100 "
-                            "Mbit/s); a list measures each in turn, the aggregator restarted for each; all but "
-                            "loopback need Go"),
-    ("REST_SERVER", "netty", "Spring servers square-rest-service runs on: netty (WebFlux, its default), tomcat, jetty "
-                             "(Spring MVC); a list measures the REST paths on each in turn, the services restarted for "
-                             "each"),
-    ("REST_CLIENT", "reactor-netty", "the aggregator's REST connectors: reactor-netty (direct), webclient (WebClient "
-                                     "over Reactor Netty), jetty, apache, jdk (WebClient over each; jdk: HTTP/1.1 "
-                                     "only); a list measures the REST paths with each in turn"),
-    ("JAVA_HOMES", "", "installed JDKs (their folders) to run every service on, each in turn; empty: the lab's own "
-                       "java (JAVA_HOME, else the java on PATH)"),
-    ("VIRTUAL_THREADS", "off", "on: the services' request threads are virtual (spring.threads.virtual.enabled; "
-                               "Tomcat and Jetty, JDK 21 or newer)"),
-    ("REPEATS", "3", "times each combination is measured, interleaved (round 1 runs every combination once, then "
-                     "round 2...); a run reports the median of its repeats and their spread"),
-    ("LOAD", "closed", "closed: ab, CONCURRENCY clients each waiting for its answer (the article's way); open: "
-                       "Vegeta sends RATE requests a second whatever the answers, latency from each request's "
-                       "intended send time"),
+    (
+        "PAYLOAD",
+        paths.SMALL,
+        "payload shapes each call carries: small (the article's call: no payload), wide, deep, "
+        "collection; a space-separated list measures each",
+    ),
+    (
+        "NETWORK",
+        "loopback",
+        "networks between the aggregator and the square services: loopback (direct), proxy "
+        "(through Toxiproxy, no toxics), lan (0.5 ms round trip, 1 Gbit/s), wan (20 ms, 100 "
+        "Mbit/s); a list measures each in turn, the aggregator restarted for each; all but "
+        "loopback need Go",
+    ),
+    (
+        "REST_SERVER",
+        "netty",
+        "Spring servers square-rest-service runs on: netty (WebFlux, its default), tomcat, jetty "
+        "(Spring MVC); a list measures the REST paths on each in turn, the services restarted for "
+        "each",
+    ),
+    (
+        "REST_CLIENT",
+        "reactor-netty",
+        "the aggregator's REST connectors: reactor-netty (direct), webclient (WebClient "
+        "over Reactor Netty), jetty, apache, jdk (WebClient over each; jdk: HTTP/1.1 "
+        "only); a list measures the REST paths with each in turn",
+    ),
+    (
+        "JAVA_HOMES",
+        "",
+        "installed JDKs (their folders) to run every service on, each in turn; empty: the lab's own "
+        "java (JAVA_HOME, else the java on PATH)",
+    ),
+    (
+        "VIRTUAL_THREADS",
+        "off",
+        "on: the services' request threads are virtual (spring.threads.virtual.enabled; "
+        "Tomcat and Jetty, JDK 21 or newer)",
+    ),
+    (
+        "REPEATS",
+        "3",
+        "times each combination is measured, interleaved (round 1 runs every combination once, then "
+        "round 2...); a run reports the median of its repeats and their spread",
+    ),
+    (
+        "LOAD",
+        "closed",
+        "closed: ab, CONCURRENCY clients each waiting for its answer (the article's way); open: "
+        "Vegeta sends RATE requests a second whatever the answers, latency from each request's "
+        "intended send time",
+    ),
     ("RATE", "50", "LOAD=open: requests per second; a space-separated list sweeps"),
-    ("DURATION", "20", "seconds each measured run lasts, whatever the path's pace: Vegeta sends for that long "
-                       "(LOAD=open), ab runs whole rounds until it is filled (unless REQUESTS is set); with "
-                       "LOAD=open, 120 or more is a soak: each run also reports per minute each service's RSS and heap "
-                       "after a full GC and the path's p99"),
-    ("MIX", "", "paths to load at the same time after the measurements, e.g. \"grpc/unary grpc/stream\" (each "
-                "also in PATHS): on the first stack and network, at each N, each with CONCURRENCY clients for as long "
-                "as the slowest took alone (LOAD=open: at RATE for DURATION); reports each one's goodput, p99 and "
-                "non-200 answers beside its figures alone; empty: no mix"),
-    ("WARMUP_SECONDS", "10", "seconds of load at the measured concurrency (or rate) before a combination's first "
-                             "repeat, discarded, and before each floor run: both measured warm (0: none)"),
+    (
+        "DURATION",
+        "20",
+        "seconds each measured run lasts, whatever the path's pace: Vegeta sends for that long "
+        "(LOAD=open), ab runs whole rounds until it is filled (unless REQUESTS is set); with "
+        "LOAD=open, 120 or more is a soak: each run also reports per minute each service's RSS and heap "
+        "after a full GC and the path's p99",
+    ),
+    (
+        "MIX",
+        "",
+        'paths to load at the same time after the measurements, e.g. "grpc/unary grpc/stream" (each '
+        "also in PATHS): on the first stack and network, at each N, each with CONCURRENCY clients for as long "
+        "as the slowest took alone (LOAD=open: at RATE for DURATION); reports each one's goodput, p99 and "
+        "non-200 answers beside its figures alone; empty: no mix",
+    ),
+    (
+        "WARMUP_SECONDS",
+        "10",
+        "seconds of load at the measured concurrency (or rate) before a combination's first "
+        "repeat, discarded, and before each floor run: both measured warm (0: none)",
+    ),
     ("AB_TIMEOUT", "120", "seconds ab waits for one response"),
     ("RESULTS_DIR", "", "where the results go (default loadtest/results/<timestamp>)"),
-    ("JAVA_OPTS", service_jvm_options(), "JVM options of every service and of the floor; the default is the "
-                                         "repository's jvm.options, which every way of starting the services uses"),
-    ("AGGREGATOR_ARGS", "", "extra Spring arguments for the aggregator, e.g. --aggregator.in-flight=64 (the lab "
-                            "sets --aggregator.deadline=<AB_TIMEOUT>s unless this sets it)"),
+    (
+        "JAVA_OPTS",
+        service_jvm_options(),
+        "JVM options of every service and of the floor; the default is the "
+        "repository's jvm.options, which every way of starting the services uses",
+    ),
+    (
+        "AGGREGATOR_ARGS",
+        "",
+        "extra Spring arguments for the aggregator, e.g. --aggregator.in-flight=64 (the lab "
+        "sets --aggregator.deadline=<AB_TIMEOUT>s unless this sets it)",
+    ),
     ("AGGREGATOR_PORT", "8080", "the aggregator's port on 127.0.0.1"),
     ("SQUARE_REST_PORT", "7575", "the REST square service's port (replica r: + r - 1)"),
     ("SQUARE_GRPC_PORT", "6565", "the gRPC square service's port (replica r: + 2 (r - 1))"),
     ("SQUARE_GRPC_ACTUATOR_PORT", "6566", "the gRPC square service's actuator port (replica r: + 2 (r - 1))"),
     ("TOXIPROXY_PORT", "8474", "NETWORK other than loopback: Toxiproxy's API port on 127.0.0.1"),
-    ("PROXY_PORT", "7700", "NETWORK other than loopback: the first proxy's port; one proxy per square-service "
-                           "instance (REST replicas, then gRPC), on consecutive ports"),
+    (
+        "PROXY_PORT",
+        "7700",
+        "NETWORK other than loopback: the first proxy's port; one proxy per square-service "
+        "instance (REST replicas, then gRPC), on consecutive ports",
+    ),
     ("REPLICAS", "1", "replicas of each square service; the aggregator spreads its calls over all of them"),
     ("HEALTH_TIMEOUT", "180", "seconds to wait for the services to become healthy"),
     ("LAB_SKIP_BUILD", "0", "1: never run Maven (the Maven build sets it: the jars are fresh there)"),
-    ("PROMETHEUS", "0", "1: also run a real Prometheus beside the lab (monitoring/run-prometheus.sh), to browse "
-                        "the services' metrics live while the lab runs"),
+    (
+        "PROMETHEUS",
+        "0",
+        "1: also run a real Prometheus beside the lab (monitoring/run-prometheus.sh), to browse "
+        "the services' metrics live while the lab runs",
+    ),
     ("PROMETHEUS_PORT", "9090", "its port on 127.0.0.1"),
-    ("FLOOR", "1", "1 (LOAD=closed only): after the paths, with the services stopped, run the bare transports "
-                   "(transport-floor) with the aggregator's window and JAVA_OPTS, REPEATS times; the report shows each "
-                   "path's fraction of its floor"),
+    (
+        "FLOOR",
+        "1",
+        "1 (LOAD=closed only): after the paths, with the services stopped, run the bare transports "
+        "(transport-floor) with the aggregator's window and JAVA_OPTS, REPEATS times; the report shows each "
+        "path's fraction of its floor",
+    ),
     ("FLOOR_DURATION", "10", "seconds each floor run measures"),
 )
 DEFAULTS = {name: default for name, default, _ in KNOBS}
@@ -194,10 +264,29 @@ class Settings:
 
     def as_dict(self) -> Dict:
         """What results.json records of them: the measuring knobs, not where the services listened."""
-        recorded = ("requests", "duration_s", "concurrency", "n", "paths", "warmup_s", "ab_timeout_s", "floor",
-                    "floor_duration_s",
-                    "replicas", "java_opts", "aggregator_args", "repeats", "load", "payload", "network", "rest_server",
-                    "rest_client", "java_homes", "virtual_threads", "mix")
+        recorded = (
+            "requests",
+            "duration_s",
+            "concurrency",
+            "n",
+            "paths",
+            "warmup_s",
+            "ab_timeout_s",
+            "floor",
+            "floor_duration_s",
+            "replicas",
+            "java_opts",
+            "aggregator_args",
+            "repeats",
+            "load",
+            "payload",
+            "network",
+            "rest_server",
+            "rest_client",
+            "java_homes",
+            "virtual_threads",
+            "mix",
+        )
         found = {key: value for key, value in asdict(self).items() if key in recorded}
         if self.open_loop:
             # An open loop has no fixed number of requests or clients: a rate and a duration instead.
@@ -214,31 +303,42 @@ class Settings:
             # The bare transports carry the article's small call on loopback: nothing else has a floor to compare with.
             self.floor = False
         if "rest/square" in self.paths and self.payload != [paths.SMALL]:
-            raise SettingsError("rest/square is a baseline straight to square-rest-service and carries no payload "
-                                "shape: measure it with PAYLOAD=small, or the shapes without it")
+            raise SettingsError(
+                "rest/square is a baseline straight to square-rest-service and carries no payload "
+                "shape: measure it with PAYLOAD=small, or the shapes without it"
+            )
         if "rest/square" in self.paths and self.network != ["loopback"]:
-            raise SettingsError("rest/square does not go through the aggregator, so NETWORK does not reach it: "
-                                "measure it with NETWORK=loopback, or the networks without it")
+            raise SettingsError(
+                "rest/square does not go through the aggregator, so NETWORK does not reach it: "
+                "measure it with NETWORK=loopback, or the networks without it"
+            )
         not_measured = [name for name in self.mix if name not in self.paths]
         if not_measured:
-            raise SettingsError("MIX names %s, which PATHS does not measure: each mixed path is compared with its "
-                                "figures alone from the same run, so add it to PATHS" % " ".join(not_measured))
+            raise SettingsError(
+                "MIX names %s, which PATHS does not measure: each mixed path is compared with its "
+                "figures alone from the same run, so add it to PATHS" % " ".join(not_measured)
+            )
         last_proxy_port = self.proxy_port + 2 * self.replicas - 1
         if self.proxied and last_proxy_port > 65535:
-            raise SettingsError("PROXY_PORT %d leaves no room for %d proxies below port 65535"
-                                % (self.proxy_port, 2 * self.replicas))
+            raise SettingsError(
+                "PROXY_PORT %d leaves no room for %d proxies below port 65535" % (self.proxy_port, 2 * self.replicas)
+            )
         if not self.open_loop and not self.requests and not self.warmup_s:
-            raise SettingsError("WARMUP_SECONDS=0 leaves DURATION no pace to count ab's requests from: set REQUESTS "
-                                "(e.g. REQUESTS=1000), or a warm-up")
+            raise SettingsError(
+                "WARMUP_SECONDS=0 leaves DURATION no pace to count ab's requests from: set REQUESTS "
+                "(e.g. REQUESTS=1000), or a warm-up"
+            )
         too_many = [c for c in self.concurrency if self.requests and c > self.requests]
         if too_many:
-            raise SettingsError("CONCURRENCY %s is above REQUESTS=%d: ab needs at least one request per client"
-                                % (" ".join(map(str, too_many)), self.requests))
+            raise SettingsError(
+                "CONCURRENCY %s is above REQUESTS=%d: ab needs at least one request per client"
+                % (" ".join(map(str, too_many)), self.requests)
+            )
         if len(set(self.concurrency)) != len(self.concurrency) or len(set(self.n)) != len(self.n):
             raise SettingsError("CONCURRENCY and N must not repeat a value")
         for name in self.paths:
             if paths.ALL[name].target != paths.AGGREGATOR:
-                too_big = [n for n in self.n if n > 2 ** 31 - 1]
+                too_big = [n for n in self.n if n > 2**31 - 1]
                 if too_big:
                     raise SettingsError("N %s is not a 32-bit number for path %s" % (too_big, name))
 
@@ -255,8 +355,9 @@ def _number(value: str, name: str) -> int:
     try:
         return int(value)
     except ValueError:
-        raise SettingsError("%s must be a whole number (or a space-separated list for CONCURRENCY and N), "
-                            "got %r" % (name, value)) from None
+        raise SettingsError(
+            "%s must be a whole number (or a space-separated list for CONCURRENCY and N), got %r" % (name, value)
+        ) from None
 
 
 def _positive(value: str, name: str) -> int:
@@ -343,6 +444,8 @@ def _mix(value: str) -> List[str]:
     except ValueError as error:
         raise SettingsError(str(error)) from None
     if len(chosen) < 2:
-        raise SettingsError("MIX loads paths at the same time, so it needs at least two, got %r; known paths: %s"
-                            % (value.strip(), " ".join(paths.ALL)))
+        raise SettingsError(
+            "MIX loads paths at the same time, so it needs at least two, got %r; known paths: %s"
+            % (value.strip(), " ".join(paths.ALL))
+        )
     return chosen

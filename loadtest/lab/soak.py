@@ -44,8 +44,13 @@ class MinuteSampler:
     """Reads the services' RSS and heap after a full collection at each whole minute of a run, in a thread of its own,
     from start() until the minutes are done (finish() waits for them) or stop() is called."""
 
-    def __init__(self, services: Dict[str, Dict], duration_s: float, minute_s: float = MINUTE_S,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        services: Dict[str, Dict],
+        duration_s: float,
+        minute_s: float = MINUTE_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         # services: by name, {"pids": [...], "metrics_urls": [...]}.
         self.services = services
         self.minutes = int(duration_s // minute_s)
@@ -99,13 +104,14 @@ class MinuteSampler:
             except (OSError, MetricsError, subprocess.SubprocessError) as error:
                 self.errors.append("%s: no heap after GC: %s" % (name, error))
                 return None
-        return round(max(sizes) / 2 ** 20, 1) if sizes else None
+        return round(max(sizes) / 2**20, 1) if sizes else None
 
     def _collect(self, pid: int, url: str) -> float:
         before = server_metrics.total(server_metrics.scrape(url), MAJOR_GCS, action="end of major GC")
         cpu_before = cpu.children_cpu_seconds()
-        done = subprocess.run([jcmd_of(pid), str(pid), "GC.run"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              text=True, timeout=60)
+        done = subprocess.run(
+            [jcmd_of(pid), str(pid), "GC.run"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=60
+        )
         self.jcmd_cpu_s += cpu.children_cpu_seconds() - cpu_before
         if done.returncode != 0:
             raise OSError("jcmd %d GC.run exited with code %d: %s" % (pid, done.returncode, done.stdout.strip()))
@@ -124,8 +130,12 @@ class MinuteSampler:
 
     def series(self, per_minute: Dict) -> Dict:
         """Vegeta's per-minute figures (open_loop.Minutes) with the services' RSS and heap after GC beside them."""
-        found = dict(per_minute, rss_mib=self.rss_mib, heap_after_gc_mib=self.heap_after_gc_mib,
-                     jcmd_cpu_s=round(self.jcmd_cpu_s, 3))
+        found = dict(
+            per_minute,
+            rss_mib=self.rss_mib,
+            heap_after_gc_mib=self.heap_after_gc_mib,
+            jcmd_cpu_s=round(self.jcmd_cpu_s, 3),
+        )
         if self.errors:
             found["errors"] = self.errors[:10]
         return found
@@ -147,25 +157,37 @@ def flatness(per_minute: Dict) -> List[Dict]:
 
 def _flat(series: str, service: Optional[str], values: List[Optional[float]]) -> Dict:
     present = [value for value in values if value is not None]
-    row = {"series": series, "service": service, "minutes": len(present), "first": None, "last": None,
-           "change_percent": None, "flat": None}
+    row = {
+        "series": series,
+        "service": service,
+        "minutes": len(present),
+        "first": None,
+        "last": None,
+        "change_percent": None,
+        "flat": None,
+    }
     if len(present) < 2:
         return row
     third = max(1, len(present) // 3)
     first, last = statistics.median(present[:third]), statistics.median(present[-third:])
     change = (last - first) / first if first else None
-    row.update(first=round(first, 3), last=round(last, 3),
-               change_percent=None if change is None else round(change * 100, 1),
-               flat=None if change is None else abs(change) <= FLAT_LIMIT)
+    row.update(
+        first=round(first, 3),
+        last=round(last, 3),
+        change_percent=None if change is None else round(change * 100, 1),
+        flat=None if change is None else abs(change) <= FLAT_LIMIT,
+    )
     return row
 
 
 SERIES_NAMES = {"p99_ms": "p99 (ms)", "rss_mib": "RSS (MiB)", "heap_after_gc_mib": "heap after GC (MiB)"}
-HOW = ("Soak (an open-loop run of at least %d s): per whole minute of the schedule, the requests due in it, their "
-       "correct answers per second and p99; each service's RSS at the minute mark, and its heap after a full "
-       "collection the lab asked for then (jcmd GC.run; Micrometer's jvm_gc_live_data_size_bytes). A series is flat "
-       "when the median of its last third of minutes is within %d %% of the median of its first third."
-       % (SOAK_MIN_S, round(FLAT_LIMIT * 100)))
+HOW = (
+    "Soak (an open-loop run of at least %d s): per whole minute of the schedule, the requests due in it, their "
+    "correct answers per second and p99; each service's RSS at the minute mark, and its heap after a full "
+    "collection the lab asked for then (jcmd GC.run; Micrometer's jvm_gc_live_data_size_bytes). A series is flat "
+    "when the median of its last third of minutes is within %d %% of the median of its first third."
+    % (SOAK_MIN_S, round(FLAT_LIMIT * 100))
+)
 
 
 def tables(runs: List[Dict], run_name: Callable[[Dict], str], number: Callable) -> Optional[Dict]:
@@ -178,25 +200,55 @@ def tables(runs: List[Dict], run_name: Callable[[Dict], str], number: Callable) 
     for run in soaked:
         series = run["per_minute"]
         for index, sent in enumerate(series["sent"]):
-            cells = [run_name(run), str(index + 1), str(sent), number(series["ok"][index] / series["minute_s"], 2),
-                     number(series["p99_ms"][index], 3)]
+            cells = [
+                run_name(run),
+                str(index + 1),
+                str(sent),
+                number(series["ok"][index] / series["minute_s"], 2),
+                number(series["p99_ms"][index], 3),
+            ]
             for key in ("rss_mib", "heap_after_gc_mib"):
                 cells += [number(_at(series.get(key, {}).get(name), index), 1) for name in services]
             minute_rows.append({"cells": cells, "swatch": run["path"]})
         for row in flatness(series):
             verdict = {True: "flat", False: "not flat", None: "–"}[row["flat"]]
-            flat_rows.append({"cells": [run_name(run), SERIES_NAMES[row["series"]], row["service"] or "path",
-                                        str(row["minutes"]), number(row["first"], 3), number(row["last"], 3),
-                                        number(row["change_percent"], 1),
-                                        {"text": verdict, "class": "below-goal" if row["flat"] is False else ""}],
-                              "swatch": run["path"]})
-    heads = (["run", "minute", "sent", "ok/s", "p99 (ms)"] + ["RSS %s (MiB)" % name for name in services]
-             + ["heap after GC %s (MiB)" % name for name in services])
-    return {"how": HOW,
-            "minutes": {"heads": heads, "rows": minute_rows},
-            "flatness": {"heads": ["run", "series", "service", "minutes", "first third (median)",
-                                   "last third (median)", "change (%)", "within %d %%" % round(FLAT_LIMIT * 100)],
-                         "rows": flat_rows}}
+            flat_rows.append(
+                {
+                    "cells": [
+                        run_name(run),
+                        SERIES_NAMES[row["series"]],
+                        row["service"] or "path",
+                        str(row["minutes"]),
+                        number(row["first"], 3),
+                        number(row["last"], 3),
+                        number(row["change_percent"], 1),
+                        {"text": verdict, "class": "below-goal" if row["flat"] is False else ""},
+                    ],
+                    "swatch": run["path"],
+                }
+            )
+    heads = (
+        ["run", "minute", "sent", "ok/s", "p99 (ms)"]
+        + ["RSS %s (MiB)" % name for name in services]
+        + ["heap after GC %s (MiB)" % name for name in services]
+    )
+    return {
+        "how": HOW,
+        "minutes": {"heads": heads, "rows": minute_rows},
+        "flatness": {
+            "heads": [
+                "run",
+                "series",
+                "service",
+                "minutes",
+                "first third (median)",
+                "last third (median)",
+                "change (%)",
+                "within %d %%" % round(FLAT_LIMIT * 100),
+            ],
+            "rows": flat_rows,
+        },
+    }
 
 
 def _at(values: Optional[List], index: int):
@@ -221,6 +273,8 @@ def problems(run: Dict) -> List[str]:
     if not series.get("rss_mib"):
         gaps.append("every service's RSS")
     if gaps:
-        found.append("minutes without a figure: %s%s" % (", ".join(gaps), " (%s)" % "; ".join(series["errors"])
-                                                        if series.get("errors") else ""))
+        found.append(
+            "minutes without a figure: %s%s"
+            % (", ".join(gaps), " (%s)" % "; ".join(series["errors"]) if series.get("errors") else "")
+        )
     return found

@@ -68,9 +68,16 @@ class Stack:
         return found + (["--spring.threads.virtual.enabled=true"] if self.virtual_threads else [])
 
     def as_dict(self) -> Dict:
-        return {"label": self.label, "rest_server": self.rest_server, "rest_client": self.rest_client,
-                "java_home": self.jdk.home or None, "java": self.jdk.java, "jdk_version": self.jdk.version,
-                "virtual_threads": self.virtual_threads, "paths": list(self.paths)}
+        return {
+            "label": self.label,
+            "rest_server": self.rest_server,
+            "rest_client": self.rest_client,
+            "java_home": self.jdk.home or None,
+            "java": self.jdk.java,
+            "jdk_version": self.jdk.version,
+            "virtual_threads": self.virtual_threads,
+            "paths": list(self.paths),
+        }
 
 
 def resolve(settings: Settings, java: str) -> List[Stack]:
@@ -80,16 +87,21 @@ def resolve(settings: Settings, java: str) -> List[Stack]:
     if settings.virtual_threads:
         old = [jdk for jdk in jdks if jdk.major < VIRTUAL_THREADS_JDK]
         if old:
-            raise SettingsError("VIRTUAL_THREADS=on needs JDK %d or newer, and %s is JDK %s: give JAVA_HOMES only such "
-                                "JDKs, or VIRTUAL_THREADS=off" % (VIRTUAL_THREADS_JDK, old[0].home or old[0].java,
-                                                                 old[0].version))
+            raise SettingsError(
+                "VIRTUAL_THREADS=on needs JDK %d or newer, and %s is JDK %s: give JAVA_HOMES only such "
+                "JDKs, or VIRTUAL_THREADS=off" % (VIRTUAL_THREADS_JDK, old[0].home or old[0].java, old[0].version)
+            )
     rest_paths = [name for name in settings.paths if SQUARE_REST in ALL[name].services]
     client_paths = [name for name in rest_paths if ALL[name].target == AGGREGATOR]
-    for knob, values, needed in (("REST_SERVER", settings.rest_server, rest_paths),
-                                 ("REST_CLIENT", settings.rest_client, client_paths)):
+    for knob, values, needed in (
+        ("REST_SERVER", settings.rest_server, rest_paths),
+        ("REST_CLIENT", settings.rest_client, client_paths),
+    ):
         if len(values) > 1 and not needed:
-            raise SettingsError("%s lists %s, but PATHS has no path it changes: add rest/unary or rest/h2c, or give "
-                                "%s one value" % (knob, " ".join(values), knob))
+            raise SettingsError(
+                "%s lists %s, but PATHS has no path it changes: add rest/unary or rest/h2c, or give "
+                "%s one value" % (knob, " ".join(values), knob)
+            )
     stacks = []
     for jdk in jdks:
         for server_index, server in enumerate(settings.rest_server):
@@ -119,8 +131,10 @@ def not_running(stack: Stack, module: str, info: Dict) -> List[str]:
     for (section, name), (wanted, default) in asked.items():
         said = (info.get(section) or {}).get(name, default)
         if said != wanted:
-            found.append("%s runs %s=%s, not %s as stack %s asks (GET /actuator/info, %s.%s)"
-                         % (module, name, said, wanted, stack.label, section, name))
+            found.append(
+                "%s runs %s=%s, not %s as stack %s asks (GET /actuator/info, %s.%s)"
+                % (module, name, said, wanted, stack.label, section, name)
+            )
     return found
 
 
@@ -128,12 +142,18 @@ def probe(home: str, default_java: str) -> Jdk:
     """The JDK in a folder (or, for "", the lab's own java), with the version its java reports."""
     java = os.path.join(home, "bin", "java") if home else default_java
     if home and not (os.path.isfile(java) and os.access(java, os.X_OK)):
-        raise SettingsError("JAVA_HOMES: %s is not a JDK (it has no executable bin/java); give the folders of "
-                            "installed JDKs, e.g. JAVA_HOMES=\"%s\""
-                            % (home, " ".join(installed()) or "/usr/lib/jvm/<jdk>"))
+        raise SettingsError(
+            "JAVA_HOMES: %s is not a JDK (it has no executable bin/java); give the folders of "
+            'installed JDKs, e.g. JAVA_HOMES="%s"' % (home, " ".join(installed()) or "/usr/lib/jvm/<jdk>")
+        )
     try:
-        done = subprocess.run([java, "-XshowSettings:properties", "-version"], stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True, timeout=60)
+        done = subprocess.run(
+            [java, "-XshowSettings:properties", "-version"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            timeout=60,
+        )
     except (OSError, subprocess.TimeoutExpired) as error:
         raise SettingsError("JAVA_HOMES: %s does not run: %s" % (java, error)) from None
     match = re.search(r"^\s*java\.version = (\S+)$", done.stdout, re.MULTILINE)
@@ -149,5 +169,8 @@ def installed() -> List[str]:
         names = sorted(os.listdir(root))
     except OSError:
         return []
-    return [os.path.join(root, name) for name in names
-            if not os.path.islink(os.path.join(root, name)) and os.path.isfile(os.path.join(root, name, "bin", "java"))]
+    return [
+        os.path.join(root, name)
+        for name in names
+        if not os.path.islink(os.path.join(root, name)) and os.path.isfile(os.path.join(root, name, "bin", "java"))
+    ]

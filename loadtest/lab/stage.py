@@ -24,8 +24,14 @@ from .stacks import Stack, not_running
 class Stage:
     """The lab's running processes, and the services a measured run sees."""
 
-    def __init__(self, processes: Processes, settings: Settings, instances: List[services.Instance],
-                 jars: Dict[str, str], results_dir: str) -> None:
+    def __init__(
+        self,
+        processes: Processes,
+        settings: Settings,
+        instances: List[services.Instance],
+        jars: Dict[str, str],
+        results_dir: str,
+    ) -> None:
         self.processes = processes
         self.settings = settings
         self.squares = [i for i in instances if i.module != AGGREGATOR]
@@ -58,8 +64,9 @@ class Stage:
         """Toxiproxy, and a proxy for each square-service replica (no toxics yet)."""
         self.routes = services.proxy_routes(self.settings, self.squares)
         log_path = os.path.join(self.results_dir, "logs", "toxiproxy.log")
-        print("[lab] starting Toxiproxy on 127.0.0.1:%d (log: %s)" % (self.settings.toxiproxy_port, log_path),
-              flush=True)
+        print(
+            "[lab] starting Toxiproxy on 127.0.0.1:%d (log: %s)" % (self.settings.toxiproxy_port, log_path), flush=True
+        )
         self.toxiproxy = network.Toxiproxy(binary, self.settings.toxiproxy_port, log_path)
         self.toxiproxy.start(self.processes)
         for route in self.routes:
@@ -114,14 +121,16 @@ class Stage:
                 "proxy_upstream": passed.get("upstream", 0) - before.get("upstream", 0),
                 "proxy_downstream": passed.get("downstream", 0) - before.get("downstream", 0),
                 "service_received": self.connection_totals[route.name]["received"],
-                "service_sent": self.connection_totals[route.name]["sent"]}
+                "service_sent": self.connection_totals[route.name]["sent"],
+            }
         return {"by_proxy": record, "totals": totals}
 
     def _connection_totals(self) -> Dict[str, Dict[str, Optional[int]]]:
         """What each square-service replica's connections on its serving port received and sent, all told."""
         try:
-            return {route.name: traffic.totals(traffic.read_connections([route.upstream_port]))
-                    for route in self.routes}
+            return {
+                route.name: traffic.totals(traffic.read_connections([route.upstream_port])) for route in self.routes
+            }
         except TrafficError:
             return {route.name: {"received": None, "sent": None} for route in self.routes}
 
@@ -131,26 +140,44 @@ class Stage:
         for instance in group:
             log_path = self._log_path(instance.name + log_suffix)
             print("[lab] starting %s (log: %s)" % (instance.name, log_path), flush=True)
-            child = self.processes.start(java_command(self.stack.jdk.java, self.settings.java_opts,
-                                                      self.jars[instance.module],
-                                                      instance.arguments + self.stack.arguments(instance.module)),
-                                         log_path=log_path)
+            child = self.processes.start(
+                java_command(
+                    self.stack.jdk.java,
+                    self.settings.java_opts,
+                    self.jars[instance.module],
+                    instance.arguments + self.stack.arguments(instance.module),
+                ),
+                log_path=log_path,
+            )
             children.append(child)
             waiting.append((instance.name, child.pid, instance.actuator + "/health"))
-        print("[lab] waiting up to %ds for %s to be healthy" % (
-            self.settings.health_timeout_s, " ".join(name for name, _, _ in waiting)), flush=True)
+        print(
+            "[lab] waiting up to %ds for %s to be healthy"
+            % (self.settings.health_timeout_s, " ".join(name for name, _, _ in waiting)),
+            flush=True,
+        )
         problem = http_check.wait_healthy(waiting, self.settings.health_timeout_s)
         if problem:
             log_file = self._log_path(problem.service + log_suffix)
-            raise LabError("%s\n[lab] the end of %s:\n%s%s" % (
-                problem.message, log_file, "\n".join(line.strip() for line in log_tail(log_file, 40)),
-                "\n[lab] on a busy machine, give them longer with HEALTH_TIMEOUT (now %d s)"
-                % self.settings.health_timeout_s))
-        wrong = [found for instance in group for found in not_running(self.stack, instance.module,
-                                                                      _info(instance.actuator + "/info"))]
+            raise LabError(
+                "%s\n[lab] the end of %s:\n%s%s"
+                % (
+                    problem.message,
+                    log_file,
+                    "\n".join(line.strip() for line in log_tail(log_file, 40)),
+                    "\n[lab] on a busy machine, give them longer with HEALTH_TIMEOUT (now %d s)"
+                    % self.settings.health_timeout_s,
+                )
+            )
+        wrong = [
+            found
+            for instance in group
+            for found in not_running(self.stack, instance.module, _info(instance.actuator + "/info"))
+        ]
         if wrong:
-            raise LabError("a service does not run the stack asked for, so the lab measures nothing:\n  "
-                           + "\n  ".join(wrong))
+            raise LabError(
+                "a service does not run the stack asked for, so the lab measures nothing:\n  " + "\n  ".join(wrong)
+            )
         return children
 
     def _log_path(self, name: str) -> str:
@@ -169,15 +196,22 @@ def _info(url: str) -> Dict:
         raise LabError("cannot read %s: %s" % (url, error)) from None
 
 
-def _grouped(instances: List[services.Instance], children: List[subprocess.Popen],
-             logs: List[str]) -> List[bench.Service]:
+def _grouped(
+    instances: List[services.Instance], children: List[subprocess.Popen], logs: List[str]
+) -> List[bench.Service]:
     """The running services, a module's replicas grouped, with where each serves its calls and, to check that they
     still run, their processes and logs."""
     by_module: Dict[str, List] = {}
     for instance, child, log in zip(instances, children, logs):
         by_module.setdefault(instance.module, []).append((instance, child, log))
-    return [bench.Service(module, [child.pid for _, child, _ in group], group[0][0].base_url,
-                          [instance.actuator + "/prometheus" for instance, _, _ in group],
-                          [instance.serving_port for instance, _, _ in group],
-                          [Watched(instance.name, child, log) for instance, child, log in group])
-            for module, group in by_module.items()]
+    return [
+        bench.Service(
+            module,
+            [child.pid for _, child, _ in group],
+            group[0][0].base_url,
+            [instance.actuator + "/prometheus" for instance, _, _ in group],
+            [instance.serving_port for instance, _, _ in group],
+            [Watched(instance.name, child, log) for instance, child, log in group],
+        )
+        for module, group in by_module.items()
+    ]

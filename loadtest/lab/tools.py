@@ -38,34 +38,57 @@ ANNOTATION_JS = os.path.join(SCRIPTS_DIR, "chartjs-plugin-annotation.min.js")
 FETCH_COMMAND = ["./mvnw", "-B", "-q", "-pl", "loadtest", "generate-resources"]
 FETCH_HINT = "cd %s && %s" % (REPO, " ".join(FETCH_COMMAND))
 
-AB_MISSING = ("ApacheBench (ab) is missing and the lab could not install it. Install it, then run again:\n"
-              "    Debian/Ubuntu: sudo apt-get install -y apache2-utils\n"
-              "    Fedora/RHEL:   sudo dnf install -y httpd-tools\n"
-              "    Alpine:        apk add apache2-utils")
-SS_MISSING = ("ss is missing and the lab could not install it: the lab reads each run's bytes per call from the "
-              "kernel's counters of the square services' connections with it. Install iproute2, then run again:\n"
-              "    Debian/Ubuntu: sudo apt-get install -y iproute2\n"
-              "    Fedora/RHEL:   sudo dnf install -y iproute\n"
-              "    Alpine:        apk add iproute2")
+AB_MISSING = (
+    "ApacheBench (ab) is missing and the lab could not install it. Install it, then run again:\n"
+    "    Debian/Ubuntu: sudo apt-get install -y apache2-utils\n"
+    "    Fedora/RHEL:   sudo dnf install -y httpd-tools\n"
+    "    Alpine:        apk add apache2-utils"
+)
+SS_MISSING = (
+    "ss is missing and the lab could not install it: the lab reads each run's bytes per call from the "
+    "kernel's counters of the square services' connections with it. Install iproute2, then run again:\n"
+    "    Debian/Ubuntu: sudo apt-get install -y iproute2\n"
+    "    Fedora/RHEL:   sudo dnf install -y iproute\n"
+    "    Alpine:        apk add iproute2"
+)
 
 
 # The shared core: run an installer, and say what failed.
+
 
 def _say(line: str) -> None:
     print(line, flush=True)
 
 
-def _install(command: List[str], what: str, why: str, cwd: Optional[str] = None,
-             env: Optional[Mapping[str, str]] = None, shown: bool = False) -> None:
+def _install(
+    command: List[str],
+    what: str,
+    why: str,
+    cwd: Optional[str] = None,
+    env: Optional[Mapping[str, str]] = None,
+    shown: bool = False,
+) -> None:
     """Runs an installer (go install, go build, Maven); ToolMissing naming it, what it leaves missing (why) and the
     end of its output when it fails. A shown installer prints to the terminal instead, where its errors are."""
-    done = subprocess.run(command, cwd=cwd, env=dict(env) if env is not None else None, stdin=subprocess.DEVNULL,
-                          stdout=None if shown else subprocess.PIPE, stderr=None if shown else subprocess.STDOUT,
-                          text=True)
+    done = subprocess.run(
+        command,
+        cwd=cwd,
+        env=dict(env) if env is not None else None,
+        stdin=subprocess.DEVNULL,
+        stdout=None if shown else subprocess.PIPE,
+        stderr=None if shown else subprocess.STDOUT,
+        text=True,
+    )
     if done.returncode != 0:
-        raise ToolMissing("%s failed (exit code %d), so %s%s" % (
-            what, done.returncode, why,
-            " (see above)" if shown else ":\n  " + "\n  ".join(last_lines(done.stdout, 15))))
+        raise ToolMissing(
+            "%s failed (exit code %d), so %s%s"
+            % (
+                what,
+                done.returncode,
+                why,
+                " (see above)" if shown else ":\n  " + "\n  ".join(last_lines(done.stdout, 15)),
+            )
+        )
 
 
 def last_lines(text: str, count: int) -> List[str]:
@@ -77,8 +100,9 @@ def last_lines(text: str, count: int) -> List[str]:
 def _version_output(binary: str) -> Optional[str]:
     """What `<binary> -version` prints, or None without a working binary."""
     try:
-        done = subprocess.run([binary, "-version"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                              timeout=30)
+        done = subprocess.run(
+            [binary, "-version"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=30
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     return done.stdout if done.returncode == 0 else None
@@ -86,12 +110,14 @@ def _version_output(binary: str) -> Optional[str]:
 
 # Found only: java and Go.
 
+
 def java() -> str:
     """The lab's own java: JAVA_HOME's, else the one on PATH."""
     found = os.path.join(os.environ["JAVA_HOME"], "bin", "java") if os.environ.get("JAVA_HOME") else "java"
     if not shutil.which(found):
-        raise ToolMissing("java is missing: install a JDK 17 or newer "
-                          "(Debian: apt-get install -y openjdk-17-jdk-headless)")
+        raise ToolMissing(
+            "java is missing: install a JDK 17 or newer (Debian: apt-get install -y openjdk-17-jdk-headless)"
+        )
     return found
 
 
@@ -115,6 +141,7 @@ def _go(find: Optional[Callable[[], Optional[str]]], without_go: str) -> str:
 
 # From apt: ab and ss.
 
+
 def ensure_command(command: str, debian_package: str, missing: str, log=_say) -> None:
     """A command the lab runs (ab, ss), installed from its Debian package when it is missing and the lab may
     install; else the error says what to run."""
@@ -122,8 +149,10 @@ def ensure_command(command: str, debian_package: str, missing: str, log=_say) ->
         return
     # As root, or through sudo when it needs no password.
     sudo = [] if os.geteuid() == 0 else ["sudo", "-n"]
-    may_install = not sudo or (shutil.which("sudo") and subprocess.run(
-        ["sudo", "-n", "true"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0)
+    may_install = not sudo or (
+        shutil.which("sudo")
+        and subprocess.run(["sudo", "-n", "true"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
+    )
     if shutil.which("apt-get") and may_install:
         log("[lab] %s is missing: installing Debian's %s" % (command, debian_package))
         apt = sudo + ["env", "DEBIAN_FRONTEND=noninteractive", "apt-get"]
@@ -136,6 +165,7 @@ def ensure_command(command: str, debian_package: str, missing: str, log=_say) ->
 
 # With Go, into .tools/bin: Vegeta and Toxiproxy.
 
+
 def ensure_vegeta(tools_bin: str = TOOLS_BIN, find_go: Optional[Callable[[], Optional[str]]] = None, log=_say) -> str:
     """The path of a Vegeta VEGETA_VERSION binary in tools_bin, installed there with `go install` if it is not yet.
 
@@ -146,18 +176,26 @@ def ensure_vegeta(tools_bin: str = TOOLS_BIN, find_go: Optional[Callable[[], Opt
     binary = os.path.join(tools_bin, "vegeta")
     if vegeta_version(binary) == VEGETA_VERSION:
         return binary
-    go = _go(find_go, "Go is needed for LOAD=open: the lab installs its load generator, Vegeta %s, with `go install`. "
-                      "Install Go (Debian: apt-get install -y golang, or https://go.dev/dl) and run the lab again; "
-                      "LOAD=closed (ab) needs no Go." % VEGETA_VERSION)
+    go = _go(
+        find_go,
+        "Go is needed for LOAD=open: the lab installs its load generator, Vegeta %s, with `go install`. "
+        "Install Go (Debian: apt-get install -y golang, or https://go.dev/dl) and run the lab again; "
+        "LOAD=closed (ab) needs no Go." % VEGETA_VERSION,
+    )
     package = "%s@%s" % (VEGETA_MODULE, VEGETA_VERSION)
     log("[lab] installing Vegeta %s (go install %s)" % (VEGETA_VERSION, package))
     os.makedirs(tools_bin, exist_ok=True)
-    _install([go, "install", "-ldflags=-X main.Version=%s" % VEGETA_VERSION, package], "go install " + package,
-             "LOAD=open has no load generator", env=dict(os.environ, GOBIN=os.path.abspath(tools_bin)))
+    _install(
+        [go, "install", "-ldflags=-X main.Version=%s" % VEGETA_VERSION, package],
+        "go install " + package,
+        "LOAD=open has no load generator",
+        env=dict(os.environ, GOBIN=os.path.abspath(tools_bin)),
+    )
     found = vegeta_version(binary)
     if found != VEGETA_VERSION:
-        raise ToolMissing("go install %s left %s reporting version %r, not %s" % (package, binary, found,
-                                                                                  VEGETA_VERSION))
+        raise ToolMissing(
+            "go install %s left %s reporting version %r, not %s" % (package, binary, found, VEGETA_VERSION)
+        )
     return binary
 
 
@@ -173,21 +211,39 @@ def version_of(version_output: str) -> Optional[str]:
     return match.group(1) if match else None
 
 
-def ensure_toxiproxy(tools_bin: str = TOOLS_BIN, source_dir: str = TOXIPROXY_SOURCE,
-                     find_go: Optional[Callable[[], Optional[str]]] = None, log=_say) -> str:
+def ensure_toxiproxy(
+    tools_bin: str = TOOLS_BIN,
+    source_dir: str = TOXIPROXY_SOURCE,
+    find_go: Optional[Callable[[], Optional[str]]] = None,
+    log=_say,
+) -> str:
     """The path of the lab's Toxiproxy server in tools_bin, built there with `go build` from source_dir when it is
     missing, does not report TOXIPROXY_STAMP, or is older than one of its sources."""
     binary = os.path.join(tools_bin, TOXIPROXY_BINARY)
     if toxiproxy_version(binary) == TOXIPROXY_STAMP and not _older_than_sources(binary, source_dir):
         return binary
-    go = _go(find_go, "Go is needed for NETWORK=%s: the lab builds its network emulator, Toxiproxy %s, with `go "
-                      "build`. Install Go (https://go.dev/dl; Debian's golang package is too old for Toxiproxy) and "
-                      "run the lab again; NETWORK=loopback needs no Go."
-             % ("|".join(name for name in network.NAMES if network.PROFILES[name].proxied), TOXIPROXY_VERSION))
+    go = _go(
+        find_go,
+        "Go is needed for NETWORK=%s: the lab builds its network emulator, Toxiproxy %s, with `go "
+        "build`. Install Go (https://go.dev/dl; Debian's golang package is too old for Toxiproxy) and "
+        "run the lab again; NETWORK=loopback needs no Go."
+        % ("|".join(name for name in network.NAMES if network.PROFILES[name].proxied), TOXIPROXY_VERSION),
+    )
     log("[lab] building Toxiproxy %s with the latency_us toxic (go build in %s)" % (TOXIPROXY_VERSION, source_dir))
     os.makedirs(tools_bin, exist_ok=True)
-    _install([go, "build", "-ldflags=-X github.com/Shopify/toxiproxy/v2.Version=" + TOXIPROXY_STAMP,
-              "-o", os.path.abspath(binary), "."], "go build of Toxiproxy", "NETWORK has no emulator", cwd=source_dir)
+    _install(
+        [
+            go,
+            "build",
+            "-ldflags=-X github.com/Shopify/toxiproxy/v2.Version=" + TOXIPROXY_STAMP,
+            "-o",
+            os.path.abspath(binary),
+            ".",
+        ],
+        "go build of Toxiproxy",
+        "NETWORK has no emulator",
+        cwd=source_dir,
+    )
     found = toxiproxy_version(binary)
     if found != TOXIPROXY_STAMP:
         raise ToolMissing("go build left %s reporting version %r, not %s" % (binary, found, TOXIPROXY_STAMP))
@@ -202,11 +258,15 @@ def toxiproxy_version(binary: str) -> Optional[str]:
 
 def _older_than_sources(binary: str, source_dir: str) -> bool:
     built = os.path.getmtime(binary)
-    return any(os.path.getmtime(os.path.join(source_dir, name)) > built
-               for name in os.listdir(source_dir) if name.endswith((".go", ".mod", ".sum")))
+    return any(
+        os.path.getmtime(os.path.join(source_dir, name)) > built
+        for name in os.listdir(source_dir)
+        if name.endswith((".go", ".mod", ".sum"))
+    )
 
 
 # With Maven: the jars and the report's scripts.
+
 
 def ensure_jars(repo: str, modules: List[str], skip_build: bool, log=_say) -> Dict[str, str]:
     """Each module's jar, building the missing and stale ones with the Maven wrapper (unless skip_build)."""
@@ -216,21 +276,41 @@ def ensure_jars(repo: str, modules: List[str], skip_build: bool, log=_say) -> Di
         log("[lab] jars are up to date")
     elif skip_build:
         if missing:
-            raise ToolMissing("no jar for %s and LAB_SKIP_BUILD=1: build first with ./mvnw -B package -DskipTests"
-                              % " ".join(missing))
-        log("[lab] warning: the jars of %s are older than their sources; LAB_SKIP_BUILD=1, so they are used as they "
-            "are" % " ".join(outdated))
+            raise ToolMissing(
+                "no jar for %s and LAB_SKIP_BUILD=1: build first with ./mvnw -B package -DskipTests" % " ".join(missing)
+            )
+        log(
+            "[lab] warning: the jars of %s are older than their sources; LAB_SKIP_BUILD=1, so they are used as they "
+            "are" % " ".join(outdated)
+        )
     else:
         log("[lab] building %s (./mvnw -B -q package -DskipTests)" % " ".join(missing + outdated))
-        _install([os.path.join(repo, "mvnw"), "-B", "-q", "package", "-DskipTests", "-pl", ",".join(missing + outdated),
-                  "-am"], "the build", "there are no jars to run", cwd=repo, shown=True)
+        _install(
+            [
+                os.path.join(repo, "mvnw"),
+                "-B",
+                "-q",
+                "package",
+                "-DskipTests",
+                "-pl",
+                ",".join(missing + outdated),
+                "-am",
+            ],
+            "the build",
+            "there are no jars to run",
+            cwd=repo,
+            shown=True,
+        )
     return {module: jar_of(repo, module) for module in modules}
 
 
 def jar_of(repo: str, module: str) -> Optional[str]:
     """The executable jar of a module: the newest <module>-<version>.jar in its target folder."""
-    candidates = [jar for jar in glob.glob(os.path.join(repo, module, "target", module + "-*.jar"))
-                  if not jar.endswith(("-plain.jar", "-sources.jar"))]
+    candidates = [
+        jar
+        for jar in glob.glob(os.path.join(repo, module, "target", module + "-*.jar"))
+        if not jar.endswith(("-plain.jar", "-sources.jar"))
+    ]
     return max(candidates, key=os.path.getmtime) if candidates else None
 
 
@@ -258,8 +338,10 @@ def ensure_scripts(fetch: bool = False, log=_say) -> None:
         _install(FETCH_COMMAND, "fetching them (%s)" % FETCH_HINT, "the report has no charts", cwd=REPO)
     missing = _missing_scripts()
     if missing:
-        raise ToolMissing("Chart.js and its annotation plugin are not unpacked (%s missing); fetch them with: %s"
-                          % (", ".join(missing), FETCH_HINT))
+        raise ToolMissing(
+            "Chart.js and its annotation plugin are not unpacked (%s missing); fetch them with: %s"
+            % (", ".join(missing), FETCH_HINT)
+        )
 
 
 def _missing_scripts() -> List[str]:

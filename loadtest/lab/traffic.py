@@ -45,7 +45,7 @@ def parse_connections(ss_output: str) -> Dict[Connection, Counts]:
         if addresses:
             current = (addresses.group(1), addresses.group(2))
             found[current] = (0, 0)
-            line = line[addresses.end():]
+            line = line[addresses.end() :]
         if current is None:
             continue
         counters = dict(_COUNTER.findall(line))
@@ -62,8 +62,13 @@ def read_connections(ports: Iterable[int]) -> Dict[Connection, Counts]:
         return {}
     selector = "( %s )" % " or ".join("sport = :%d" % port for port in ports)
     try:
-        done = subprocess.run(["ss", "-tinH", "state", "established", selector], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, timeout=10)
+        done = subprocess.run(
+            ["ss", "-tinH", "state", "established", selector],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=10,
+        )
     except (OSError, subprocess.TimeoutExpired) as error:
         raise TrafficError("cannot run ss (iproute2): %s" % error) from None
     if done.returncode != 0:
@@ -79,8 +84,12 @@ def connections_delta(before: Dict[Connection, Counts], after: Dict[Connection, 
         start = before.get(connection, (0, 0))
         received += got - start[0]
         sent += gave - start[1]
-    return {"received": received, "sent": sent, "connections": len(after),
-            "connections_closed": len([c for c in before if c not in after])}
+    return {
+        "received": received,
+        "sent": sent,
+        "connections": len(after),
+        "connections_closed": len([c for c in before if c not in after]),
+    }
 
 
 def per_call(received: int, sent: int, calls: int) -> Dict[str, Optional[float]]:
@@ -90,32 +99,44 @@ def per_call(received: int, sent: int, calls: int) -> Dict[str, Optional[float]]
     return {"request": round(received / calls, 1), "response": round(sent / calls, 1)}
 
 
-def by_sockets(service: str, ports: List[int], before: Dict[Connection, Counts], after: Dict[Connection, Counts],
-               calls: int) -> Dict:
+def by_sockets(
+    service: str, ports: List[int], before: Dict[Connection, Counts], after: Dict[Connection, Counts], calls: int
+) -> Dict:
     """A run's bytes_per_call from its square service's connections over the run."""
     delta = connections_delta(before, after)
     record = per_call(delta["received"], delta["sent"], calls)
-    record.update(service=service, method="tcp_info", square_calls=calls, connections=delta["connections"],
-                  connections_closed=delta["connections_closed"],
-                  how="TCP payload that %s's connections on port %s received (request) and sent (response) over the "
-                      "measured run, from the kernel's per-connection counters (tcp_info bytes_received and "
-                      "bytes_acked), per square call: HTTP headers, HTTP/2 and gRPC framing included, TCP/IP headers "
-                      "not" % (service, ", ".join(map(str, ports))))
+    record.update(
+        service=service,
+        method="tcp_info",
+        square_calls=calls,
+        connections=delta["connections"],
+        connections_closed=delta["connections_closed"],
+        how="TCP payload that %s's connections on port %s received (request) and sent (response) over the "
+        "measured run, from the kernel's per-connection counters (tcp_info bytes_received and "
+        "bytes_acked), per square call: HTTP headers, HTTP/2 and gRPC framing included, TCP/IP headers "
+        "not" % (service, ", ".join(map(str, ports))),
+    )
     return record
 
 
 def totals(connections: Dict[Connection, Counts]) -> Dict[str, int]:
     """What a set of connections received and sent, all told."""
-    return {"received": sum(got for got, _ in connections.values()),
-            "sent": sum(gave for _, gave in connections.values())}
+    return {
+        "received": sum(got for got, _ in connections.values()),
+        "sent": sum(gave for _, gave in connections.values()),
+    }
 
 
 def from_syscalls(service: str, before: Tuple[int, int], after: Tuple[int, int], calls: int) -> Dict:
     """A run's bytes_per_call from a service's (rchar, wchar) before and after the run (its replicas' added up): for
     rest/square, whose every connection closes in the run."""
     record = per_call(after[0] - before[0], after[1] - before[1], calls)
-    record.update(service=service, method="rchar/wchar", square_calls=calls,
-                  how="bytes %s read (request) and wrote (response) with read(2) and write(2) over the measured run "
-                      "(/proc/<pid>/io rchar and wchar), per call: its sockets' TCP payload, HTTP headers included, "
-                      "and whatever else it read or wrote meanwhile (a log line, a file)" % service)
+    record.update(
+        service=service,
+        method="rchar/wchar",
+        square_calls=calls,
+        how="bytes %s read (request) and wrote (response) with read(2) and write(2) over the measured run "
+        "(/proc/<pid>/io rchar and wchar), per call: its sockets' TCP payload, HTTP headers included, "
+        "and whatever else it read or wrote meanwhile (a log line, a file)" % service,
+    )
     return record

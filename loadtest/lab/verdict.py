@@ -19,7 +19,7 @@ TEMPLATES = {
     "faster_same_cpu": "{faster} serves {rps} {slower_s} requests a second; no difference in CPU per call {within}.",
     "faster": "{faster} serves {rps} {slower_s} requests a second.",
     "same_cheaper": "{first} and {second}: no difference in requests a second {within}; {cheaper} takes {cpu} of "
-                    "{dearer_s} CPU per call.",
+    "{dearer_s} CPU per call.",
     "same": "{first} and {second}: no difference {within}, in requests a second or in CPU per call.",
     "same_no_cpu": "{first} and {second}: no difference in requests a second {within}.",
     "untrusted": "{first} and {second}: not compared, as {which_s} figures cannot be trusted (see below).",
@@ -39,10 +39,10 @@ TEMPLATES = {
     "unmoved": " (no difference within the spread)",
     # A sweep, per n: concurrency (closed loop) or offered rate (open loop).
     "sweep_closed": "From {low} to {high} concurrent clients at n={n}, {top} serves the most requests a second (its "
-                    "best: {top_rps} at c={top_point}) and {bottom} the fewest (its best: {bottom_rps} at "
-                    "c={bottom_point}).",
+    "best: {top_rps} at c={top_point}) and {bottom} the fewest (its best: {bottom_rps} at "
+    "c={bottom_point}).",
     "sweep_closed_alone": "From {low} to {high} concurrent clients at n={n}, {top} serves at most {top_rps}, at "
-                          "c={top_point}.",
+    "c={top_point}.",
     "sweep_open": "Offered {low} to {high} requests a second at n={n}, {items}.",
     "kept_up_to": "{path} keeps up to {rate}/s",
     "kept_up_all": "{path} keeps up with every rate",
@@ -60,8 +60,12 @@ def sentences(data: Dict) -> List[str]:
     settings = data["settings"]
     runs = {results.key(run): run for run in data["runs"] if "error" not in run}
     first = {name: results.listed(settings, name)[0] for name in ("stack", "network", "payload")}
-    return (pairs(runs, settings, first) + payloads(runs, settings, first) + networks(runs, settings, first)
-            + sweeps(runs, settings, first))
+    return (
+        pairs(runs, settings, first)
+        + payloads(runs, settings, first)
+        + networks(runs, settings, first)
+        + sweeps(runs, settings, first)
+    )
 
 
 def pairs(runs: Dict[Tuple, Dict], settings: Dict, first: Dict[str, str]) -> List[str]:
@@ -73,23 +77,34 @@ def pairs(runs: Dict[Tuple, Dict], settings: Dict, first: Dict[str, str]) -> Lis
     stacks = results.listed(settings, "stack")
     point = max(_points(settings))
     for n in settings["n"]:
+
         def run_of(path: str, stack: str, n: int = n) -> Optional[Dict]:
             return runs.get((stack, first["network"], path, first["payload"], n, point))
 
         said = [pair(run_of(a, stacks[0]), run_of(b, stacks[0]), a, b) for a, b, _ in paths.COMPARISONS]
         for path in settings["paths"] if len(stacks) > 1 else []:
-            ranked = sorted((run["rps"], stack, run) for stack in stacks for run in [run_of(path, stack)]
-                            if _trusted(run))
+            ranked = sorted(
+                (run["rps"], stack, run) for stack in stacks for run in [run_of(path, stack)] if _trusted(run)
+            )
             if len(stacks) == 2:
-                said.append(pair(run_of(path, stacks[1]), run_of(path, stacks[0]), "%s on %s" % (path, stacks[1]),
-                                 "%s on %s" % (path, stacks[0])))
+                said.append(
+                    pair(
+                        run_of(path, stacks[1]),
+                        run_of(path, stacks[0]),
+                        "%s on %s" % (path, stacks[1]),
+                        "%s on %s" % (path, stacks[0]),
+                    )
+                )
             elif len(ranked) > 1:
                 (_, slow, slowest), (_, fast, fastest) = ranked[0], ranked[-1]
                 sentence = pair(fastest, slowest, "%s on %s" % (path, fast), "%s on %s" % (path, slow))
                 said.append(sentence and TEMPLATES["stacks"].format(count=len(ranked), sentence=sentence))
         setting = "n=%d, %s" % (n, _point_text(settings, point))
-        found += [TEMPLATES["at"].format(setting=setting, sentence=sentence) if several else sentence
-                  for sentence in said if sentence]
+        found += [
+            TEMPLATES["at"].format(setting=setting, sentence=sentence) if several else sentence
+            for sentence in said
+            if sentence
+        ]
     return found
 
 
@@ -99,8 +114,9 @@ def pair(run: Optional[Dict], other: Optional[Dict], name: str, other_name: str)
         return None
     untrusted = [label for label, one in ((name, run), (other_name, other)) if results.problems(one)]
     if untrusted:
-        return TEMPLATES["untrusted"].format(first=name, second=other_name,
-                                             which_s=_possessive(" and ".join(untrusted)))
+        return TEMPLATES["untrusted"].format(
+            first=name, second=other_name, which_s=_possessive(" and ".join(untrusted))
+        )
     speed = outcome(run, other, "rps", higher_is_better=True)
     cost = outcome(run, other, "cpu_us_per_call", higher_is_better=False)
     if speed is None:
@@ -108,9 +124,11 @@ def pair(run: Optional[Dict], other: Optional[Dict], name: str, other_name: str)
     within = _within(run, other)
     if speed in ("run", "other"):
         winner, loser = (run, other) if speed == "run" else (other, run)
-        names = {"faster": name if speed == "run" else other_name,
-                 "slower_s": _possessive(other_name if speed == "run" else name),
-                 "rps": _times(winner["rps"] / loser["rps"])}
+        names = {
+            "faster": name if speed == "run" else other_name,
+            "slower_s": _possessive(other_name if speed == "run" else name),
+            "rps": _times(winner["rps"] / loser["rps"]),
+        }
         if cost is None:
             return TEMPLATES["faster"].format(**names)
         if cost == "same":
@@ -123,10 +141,15 @@ def pair(run: Optional[Dict], other: Optional[Dict], name: str, other_name: str)
         return TEMPLATES["same_no_cpu"].format(first=name, second=other_name, within=within)
     if cost == "same":
         return TEMPLATES["same"].format(first=name, second=other_name, within=within)
-    (cheaper, cheap_run), (dearer, dear_run) = ((name, run), (other_name, other))[::1 if cost == "run" else -1]
-    return TEMPLATES["same_cheaper"].format(first=name, second=other_name, within=within, cheaper=cheaper,
-                                            dearer_s=_possessive(dearer),
-                                            cpu=_percent(_cpu(cheap_run) / _cpu(dear_run)))
+    (cheaper, cheap_run), (dearer, dear_run) = ((name, run), (other_name, other))[:: 1 if cost == "run" else -1]
+    return TEMPLATES["same_cheaper"].format(
+        first=name,
+        second=other_name,
+        within=within,
+        cheaper=cheaper,
+        dearer_s=_possessive(dearer),
+        cpu=_percent(_cpu(cheap_run) / _cpu(dear_run)),
+    )
 
 
 def outcome(run: Dict, other: Dict, figure: str, higher_is_better: bool) -> Optional[str]:
@@ -151,12 +174,21 @@ def payloads(runs: Dict[Tuple, Dict], settings: Dict, first: Dict[str, str]) -> 
     n, point = settings["n"][0], max(_points(settings))
     found = []
     for shape in shapes[1:]:
-        moved = _moved(runs, settings, lambda path, value: (first["stack"], first["network"], path, value, n, point),
-                       shapes[0], shape)
+        moved = _moved(
+            runs,
+            settings,
+            lambda path, value: (first["stack"], first["network"], path, value, n, point),
+            shapes[0],
+            shape,
+        )
         if not moved:
             continue
-        items = [TEMPLATES["payload_first" if index == 0 else "payload_next"].format(
-            path=path, share=share, cpu=_times(cpu) if cpu else "?") for index, (path, share, cpu) in enumerate(moved)]
+        items = [
+            TEMPLATES["payload_first" if index == 0 else "payload_next"].format(
+                path=path, share=share, cpu=_times(cpu) if cpu else "?"
+            )
+            for index, (path, share, cpu) in enumerate(moved)
+        ]
         found.append(TEMPLATES["payload"].format(shape=shape, base=shapes[0], items=", ".join(items)))
     return found
 
@@ -168,8 +200,9 @@ def networks(runs: Dict[Tuple, Dict], settings: Dict, first: Dict[str, str]) -> 
     n, point = settings["n"][0], max(_points(settings))
     found = []
     for net in names[1:]:
-        moved = _moved(runs, settings, lambda path, value: (first["stack"], value, path, first["payload"], n, point),
-                       names[0], net)
+        moved = _moved(
+            runs, settings, lambda path, value: (first["stack"], value, path, first["payload"], n, point), names[0], net
+        )
         if not moved:
             continue
         (path, share, _), rest = moved[0], moved[1:]
@@ -190,8 +223,10 @@ def sweeps(runs: Dict[Tuple, Dict], settings: Dict, first: Dict[str, str]) -> Li
     open_loop = settings.get("load") == "open"
     found = []
     for n in settings["n"]:
-        lines = {path: [runs.get((first["stack"], first["network"], path, first["payload"], n, point))
-                        for point in points] for path in settings["paths"]}
+        lines = {
+            path: [runs.get((first["stack"], first["network"], path, first["payload"], n, point)) for point in points]
+            for path in settings["paths"]
+        }
         lines = {path: line for path, line in lines.items() if any(_trusted(run) for run in line)}
         if not lines:
             continue
@@ -199,16 +234,25 @@ def sweeps(runs: Dict[Tuple, Dict], settings: Dict, first: Dict[str, str]) -> Li
             items = [_kept_up(path, line, points) for path, line in lines.items()]
             found.append(TEMPLATES["sweep_open"].format(low=points[0], high=points[-1], n=n, items=", ".join(items)))
             continue
-        peaks = sorted(((max(run["rps"] for run in line if _trusted(run)), path) for path, line in lines.items()),
-                       reverse=True)
+        peaks = sorted(
+            ((max(run["rps"] for run in line if _trusted(run)), path) for path, line in lines.items()), reverse=True
+        )
         (top_rps, top), (bottom_rps, bottom) = peaks[0], peaks[-1]
 
         def at(path: str, rps: float, lines: Dict = lines) -> int:
             return next(point for point, run in zip(points, lines[path]) if _trusted(run) and run["rps"] == rps)
 
-        words = {"low": points[0], "high": points[-1], "n": n, "top": top, "top_rps": _rps(top_rps),
-                 "top_point": at(top, top_rps), "bottom": bottom, "bottom_rps": _rps(bottom_rps),
-                 "bottom_point": at(bottom, bottom_rps)}
+        words = {
+            "low": points[0],
+            "high": points[-1],
+            "n": n,
+            "top": top,
+            "top_rps": _rps(top_rps),
+            "top_point": at(top, top_rps),
+            "bottom": bottom,
+            "bottom_rps": _rps(bottom_rps),
+            "bottom_point": at(bottom, bottom_rps),
+        }
         found.append(TEMPLATES["sweep_closed" if len(peaks) > 1 else "sweep_closed_alone"].format(**words))
     return found
 

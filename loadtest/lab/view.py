@@ -28,10 +28,19 @@ def view(data: Dict) -> Dict:
         "sweep": sweep,
         "run_labels": labels,
         "services": services,
-        "combos": [{"network": net, "payload": shape, "n": n, "c": point,
-                    "label": conditions_label(shape, net, shown, combo_label(n, point, open_loop))}
-                   for net in results.listed(settings, "network") for shape in results.listed(settings, "payload")
-                   for n in settings["n"] for point in points],
+        "combos": [
+            {
+                "network": net,
+                "payload": shape,
+                "n": n,
+                "c": point,
+                "label": conditions_label(shape, net, shown, combo_label(n, point, open_loop)),
+            }
+            for net in results.listed(settings, "network")
+            for shape in results.listed(settings, "payload")
+            for n in settings["n"]
+            for point in points
+        ],
         "points": [results.point(run) for run in runs],
         "curves": [latency_curve(run) for run in runs],
         "ranges": [{figure: repeats.value_range(run, figure) for figure in ("rps", "p99")} for run in runs],
@@ -43,8 +52,10 @@ def view(data: Dict) -> Dict:
         "cards": [] if sweep else [card(run, goal_percent(data), shown) for run in headline_runs(data)],
         "cpu_utilisation": {
             "hint": "CPU time over wall time of the measured run, in %% of one core: %d %% means all %d cores busy. "
-                    "The stack adds up to the whole machine." % (cores * 100, cores),
-            "axis": "CPU %% (%d %% = all %d cores)" % (cores * 100, cores), "max": cores * 100},
+            "The stack adds up to the whole machine." % (cores * 100, cores),
+            "axis": "CPU %% (%d %% = all %d cores)" % (cores * 100, cores),
+            "max": cores * 100,
+        },
         "call_time": call_time_view(runs, labels),
         "floor": floor_view(data, labels),
         "payload": payload_view(data, shown),
@@ -64,8 +75,8 @@ def view(data: Dict) -> Dict:
         "notes": notes(data, cores),
         "settings": settings_list(data),
         "footer": "Written by loadtest/run.sh. The figures are in results.json beside this file, the raw output of "
-                  "every run's load generator in raw/, the service logs in logs/"
-                  + (", each floor run's client and server logs in floor/." if data.get("floor") else "."),
+        "every run's load generator in raw/, the service logs in logs/"
+        + (", each floor run's client and server logs in floor/." if data.get("floor") else "."),
     }
 
 
@@ -80,8 +91,9 @@ def conditions_shown(settings: Dict) -> List[str]:
 
 def conditions_of(run: Dict, shown: List[str]) -> List[str]:
     """The run's payload shape, network and stack, those shown."""
-    return [{"payload": results.payload, "network": results.network, "stack": results.stack}[name](run)
-            for name in shown]
+    return [
+        {"payload": results.payload, "network": results.network, "stack": results.stack}[name](run) for name in shown
+    ]
 
 
 def first_stack(settings: Dict) -> str:
@@ -112,8 +124,10 @@ def latency_curve(run: Dict) -> Optional[List[List[float]]]:
         return None
     if run.get("latency_curve_ms"):
         return [[percent, millis] for percent, millis in enumerate(run["latency_curve_ms"])]
-    points = [[percent, run["latency_ms"].get(key)] for percent, key in ((50, "p50"), (90, "p90"), (99, "p99"),
-                                                                         (99.9, "p99_9"), (100, "max"))]
+    points = [
+        [percent, run["latency_ms"].get(key)]
+        for percent, key in ((50, "p50"), (90, "p90"), (99, "p99"), (99.9, "p99_9"), (100, "max"))
+    ]
     points = [point for point in points if point[1] is not None]
     return points or None
 
@@ -138,36 +152,56 @@ def sweep_axis(data: Dict, points: List[int], open_loop: bool) -> Optional[Dict]
                 for n in settings["n"]:
                     line_key = (first_stack(settings), net, path, shape, n)
                     name = " · ".join(part for part in (path, conditions_label(shape, net, shown)) if part)
-                    line = {"path": path, "n": n, "label": "%s n=%d" % (name, n),
-                            "rps": series(line_key, lambda run: run["rps"]),
-                            "rps_ranges": series(line_key, lambda run: repeats.value_range(run, "rps")),
-                            "latency": {key: series(line_key, lambda run, key=key: run["latency_ms"].get(key))
-                                        for key in ("p50", "p90", "p99")}}
+                    line = {
+                        "path": path,
+                        "n": n,
+                        "label": "%s n=%d" % (name, n),
+                        "rps": series(line_key, lambda run: run["rps"]),
+                        "rps_ranges": series(line_key, lambda run: repeats.value_range(run, "rps")),
+                        "latency": {
+                            key: series(line_key, lambda run, key=key: run["latency_ms"].get(key))
+                            for key in ("p50", "p90", "p99")
+                        },
+                    }
                     if open_loop:
-                        line["error_percent"] = series(line_key, lambda run: round(
-                            100 * sum((run.get("errors") or {}).values()) / run["sent"], 2) if run.get("sent")
-                            else None)
+                        line["error_percent"] = series(
+                            line_key,
+                            lambda run: (
+                                round(100 * sum((run.get("errors") or {}).values()) / run["sent"], 2)
+                                if run.get("sent")
+                                else None
+                            ),
+                        )
                     lines.append(line)
     if open_loop:
-        text = {"sweep-title": "Against offered rate (rate sweep)",
-                "sweep-throughput-caption": "Goodput against offered rate",
-                "sweep-throughput-hint": "Correct answers per second at each offered rate (whiskers: the range over "
-                                         "the repeats); the grey line is every request answered. Where a path leaves "
-                                         "it, the path is saturated.",
-                "sweep-latency-caption": "Latency against offered rate",
-                "sweep-latency-hint": "p50 (solid) and p99 (dashed) of the correct answers, from each request's "
-                                      "intended send time (coordinated omission corrected)."}
+        text = {
+            "sweep-title": "Against offered rate (rate sweep)",
+            "sweep-throughput-caption": "Goodput against offered rate",
+            "sweep-throughput-hint": "Correct answers per second at each offered rate (whiskers: the range over "
+            "the repeats); the grey line is every request answered. Where a path leaves "
+            "it, the path is saturated.",
+            "sweep-latency-caption": "Latency against offered rate",
+            "sweep-latency-hint": "p50 (solid) and p99 (dashed) of the correct answers, from each request's "
+            "intended send time (coordinated omission corrected).",
+        }
     else:
-        text = {"sweep-title": "Against concurrency (sweep)",
-                "sweep-throughput-caption": "Throughput against concurrency",
-                "sweep-throughput-hint": "Requests per second at each number of concurrent ab clients, one line per "
-                                         "path and n (whiskers: the range over the repeats).",
-                "sweep-latency-caption": "Latency against concurrency",
-                "sweep-latency-hint": "p50 (solid) and p90 (dashed) time per request at each number of concurrent "
-                                      "ab clients."}
-    return {"values": values, "open_loop": open_loop, "lines": lines, "text": text,
-            "title": "offered rate (requests per second)" if open_loop else "concurrent ab clients",
-            "latency_keys": ["p50", "p99"] if open_loop else ["p50", "p90"]}
+        text = {
+            "sweep-title": "Against concurrency (sweep)",
+            "sweep-throughput-caption": "Throughput against concurrency",
+            "sweep-throughput-hint": "Requests per second at each number of concurrent ab clients, one line per "
+            "path and n (whiskers: the range over the repeats).",
+            "sweep-latency-caption": "Latency against concurrency",
+            "sweep-latency-hint": "p50 (solid) and p90 (dashed) time per request at each number of concurrent "
+            "ab clients.",
+        }
+    return {
+        "values": values,
+        "open_loop": open_loop,
+        "lines": lines,
+        "text": text,
+        "title": "offered rate (requests per second)" if open_loop else "concurrent ab clients",
+        "latency_keys": ["p50", "p99"] if open_loop else ["p50", "p90"],
+    }
 
 
 def floor_name(record: Dict) -> str:
@@ -186,47 +220,70 @@ def subtitle(data: Dict) -> str:
     settings = data["settings"]
     when = (data.get("finished_at") or data.get("started_at") or "").replace("T", " ", 1)
     if settings.get("load") == "open":
-        load = "open loop: %s requests a second for %gs" % (", ".join(map(str, settings["rate"])),
-                                                            settings["duration_s"])
+        load = "open loop: %s requests a second for %gs" % (
+            ", ".join(map(str, settings["rate"])),
+            settings["duration_s"],
+        )
     else:
-        per_run = ("%d requests" % settings["requests"] if settings.get("requests")
-                   else "%g s" % settings.get("duration_s", 0))
+        per_run = (
+            "%d requests" % settings["requests"] if settings.get("requests") else "%g s" % settings.get("duration_s", 0)
+        )
         load = "%s per run · concurrency %s" % (per_run, ", ".join(map(str, settings["concurrency"])))
     repeated = settings.get("repeats", 1)
     shown = conditions_shown(settings)
-    conditions = "".join(" · %s %s" % (word, ", ".join(results.listed(settings, name)))
-                         for name, word in (("payload", "payload"), ("network", "network"), ("stack", "stacks"))
-                         if name in shown)
-    return ("%s · %s · n = %s squares per request%s · %swarm-up of %gs discarded"
-            % (when, load, ", ".join(map(str, settings["n"])), conditions,
-               "median of %d interleaved repeats · " % repeated if repeated > 1 else "", settings["warmup_s"]))
+    conditions = "".join(
+        " · %s %s" % (word, ", ".join(results.listed(settings, name)))
+        for name, word in (("payload", "payload"), ("network", "network"), ("stack", "stacks"))
+        if name in shown
+    )
+    return "%s · %s · n = %s squares per request%s · %swarm-up of %gs discarded" % (
+        when,
+        load,
+        ", ".join(map(str, settings["n"])),
+        conditions,
+        "median of %d interleaved repeats · " % repeated if repeated > 1 else "",
+        settings["warmup_s"],
+    )
 
 
 def machine(env: Dict) -> List[List[str]]:
     commit = env.get("git_commit") or "unknown"
-    return [["CPU", text(env.get("cpu_model"))], ["Cores", text(env.get("cores"))],
-            ["Memory", text(env.get("memory_gib")) + " GiB"], ["OS", text(env.get("os"))],
-            ["JDK", text(env.get("jdk"))],
-            ["JVM options", env.get("java_opts") or "(none)"],
-            ["Load generator", text(env.get("load_generator") or env.get("ab"))],
-            ["Commit", commit[:12] + (" (dirty)" if commit.endswith("-dirty") else "")]]
+    return [
+        ["CPU", text(env.get("cpu_model"))],
+        ["Cores", text(env.get("cores"))],
+        ["Memory", text(env.get("memory_gib")) + " GiB"],
+        ["OS", text(env.get("os"))],
+        ["JDK", text(env.get("jdk"))],
+        ["JVM options", env.get("java_opts") or "(none)"],
+        ["Load generator", text(env.get("load_generator") or env.get("ab"))],
+        ["Commit", commit[:12] + (" (dirty)" if commit.endswith("-dirty") else "")],
+    ]
 
 
 def alerts(data: Dict, labels: List[str]) -> List[str]:
     found = []
     troubled = [(label, results.problems(run)) for label, run in zip(labels, data["runs"]) if results.problems(run)]
     if troubled:
-        found.append("%d run(s) had failures, so their figures are not comparable: %s" % (
-            len(troubled), ", ".join("%s (%s)" % (label, "; ".join(problems)) for label, problems in troubled)))
+        found.append(
+            "%d run(s) had failures, so their figures are not comparable: %s"
+            % (len(troubled), ", ".join("%s (%s)" % (label, "; ".join(problems)) for label, problems in troubled))
+        )
     moved = [(label, run) for label, run in zip(labels, data["runs"]) if repeats.unsteady(run)]
     if moved:
-        found.append("%d run(s) moved more than %g %% in req/s between their repeats, so read them with care: %s" % (
-            len(moved), repeats.SPREAD_LIMIT_PERCENT, ", ".join(
-                "%s (%s %%)" % (label, fmt(run["spread"]["rps"], 1)) for label, run in moved)))
+        found.append(
+            "%d run(s) moved more than %g %% in req/s between their repeats, so read them with care: %s"
+            % (
+                len(moved),
+                repeats.SPREAD_LIMIT_PERCENT,
+                ", ".join("%s (%s %%)" % (label, fmt(run["spread"]["rps"], 1)) for label, run in moved),
+            )
+        )
     failed = [record for record in (data.get("floor") or {}).get("runs", []) if "error" in record]
     if failed:
-        found.append("%d floor run(s) failed, so their paths have no fraction of floor: %s" % (
-            len(failed), ", ".join("%s (%s)" % (floor_name(record), record["error"]) for record in failed)))
+        found.append(
+            "%d floor run(s) failed, so their paths have no fraction of floor: %s"
+            % (len(failed), ", ".join("%s (%s)" % (floor_name(record), record["error"]) for record in failed))
+        )
     return found
 
 
@@ -235,20 +292,31 @@ def headline_runs(data: Dict) -> List[Dict]:
     below compare the others)."""
     settings = data["settings"]
     first = (first_stack(settings), results.listed(settings, "network")[0], results.listed(settings, "payload")[0])
-    return [run for run in data["runs"] if "error" not in run
-            and (results.stack(run), results.network(run), results.payload(run)) == first]
+    return [
+        run
+        for run in data["runs"]
+        if "error" not in run and (results.stack(run), results.network(run), results.payload(run)) == first
+    ]
 
 
 def card(run: Dict, goal: int, shown: Optional[List[str]] = None) -> Dict:
     """One path's card: the numbers the article's table compares, and its fraction of floor."""
     latency = run["latency_ms"]
-    rows = [["p50 / p90", ms(latency["p50"]) + " / " + ms(latency["p90"])],
-            ["p99 / max", ms(latency["p99"]) + " / " + ms(latency["max"])],
-            ["service CPU per request", fmt(path_cpu(run, "ms_per_request"), 2) + " ms"],
-            ["failed", str(run["failed"] + run["non2xx"])]]
+    rows = [
+        ["p50 / p90", ms(latency["p50"]) + " / " + ms(latency["p90"])],
+        ["p99 / max", ms(latency["p99"]) + " / " + ms(latency["max"])],
+        ["service CPU per request", fmt(path_cpu(run, "ms_per_request"), 2) + " ms"],
+        ["failed", str(run["failed"] + run["non2xx"])],
+    ]
     if len(run.get("repeats") or []) > 1:
-        rows.insert(0, ["spread of %d: req/s · p99" % len(run["repeats"]), spread_text(run, "rps") + " · "
-                        + spread_text(run, "p99")] + (["below-goal"] if repeats.unsteady(run) else []))
+        rows.insert(
+            0,
+            [
+                "spread of %d: req/s · p99" % len(run["repeats"]),
+                spread_text(run, "rps") + " · " + spread_text(run, "p99"),
+            ]
+            + (["below-goal"] if repeats.unsteady(run) else []),
+        )
     record = run.get("floor")
     if record:
         name = "of its floor (goal %d %%)" % goal
@@ -256,9 +324,12 @@ def card(run: Dict, goal: int, shown: Optional[List[str]] = None) -> Dict:
             rows.append([name, "no floor", "below-goal"])
         else:
             rows.append([name, pct(record["fraction"])] + ([] if record["met"] else ["below-goal"]))
-    return {"path": run["path"], "what": " · ".join(["%d squares per request" % run["n"]]
-                                                    + conditions_of(run, shown or [])),
-            "big": fmt(run["rps"], 1), "rows": rows}
+    return {
+        "path": run["path"],
+        "what": " · ".join(["%d squares per request" % run["n"]] + conditions_of(run, shown or [])),
+        "big": fmt(run["rps"], 1),
+        "rows": rows,
+    }
 
 
 def floor_view(data: Dict, labels: List[str]) -> Optional[Dict]:
@@ -271,7 +342,9 @@ def floor_view(data: Dict, labels: List[str]) -> Optional[Dict]:
     timing = ""
     if first and first.get("floor_settings"):
         timing = "; each floor run warmed up for %gs, then measured %gs" % (
-            first["floor_settings"].get("warmup_s", 0), first["floor_settings"].get("duration_s", 0))
+            first["floor_settings"].get("warmup_s", 0),
+            first["floor_settings"].get("duration_s", 0),
+        )
     goal = goal_percent(data)
     bars = []
     for label, run in zip(labels, data["runs"]):
@@ -282,18 +355,33 @@ def floor_view(data: Dict, labels: List[str]) -> Optional[Dict]:
         if "error" in record:
             bar.update(value=None, text="no floor: the floor run failed", tooltips=[])
         else:
-            bar.update(value=record["fraction"] * 100, text=pct(record["fraction"]), tooltips=[
-                "path: %s calls/s = %s of the floor"
-                % (fmt(record["path_calls_per_second"], 0), pct(record["fraction"])),
-                "floor (%s): %s calls/s" % (floor_name(record), fmt(record["floor_calls_per_second"], 0))])
+            bar.update(
+                value=record["fraction"] * 100,
+                text=pct(record["fraction"]),
+                tooltips=[
+                    "path: %s calls/s = %s of the floor"
+                    % (fmt(record["path_calls_per_second"], 0), pct(record["fraction"])),
+                    "floor (%s): %s calls/s" % (floor_name(record), fmt(record["floor_calls_per_second"], 0)),
+                ],
+            )
         bars.append(bar)
     return {
         "subtitle": "transport-floor, run by the lab after the paths with the services stopped, on this machine, "
-                    "with the services' JVM options and the window the aggregator had in each run "
-                    "(%s)%s. Goal: every path at least %d %% of its floor." % (", ".join(
-                        "aggregator.%s %s" % (name, options[key]) for key, name in (
-                            ("in_flight", "in-flight"), ("rest_max_connections", "rest.max-connections"),
-                            ("rest_h2c_connections", "rest.h2c-connections")) if key in options), timing, goal),
+        "with the services' JVM options and the window the aggregator had in each run "
+        "(%s)%s. Goal: every path at least %d %% of its floor."
+        % (
+            ", ".join(
+                "aggregator.%s %s" % (name, options[key])
+                for key, name in (
+                    ("in_flight", "in-flight"),
+                    ("rest_max_connections", "rest.max-connections"),
+                    ("rest_h2c_connections", "rest.h2c-connections"),
+                )
+                if key in options
+            ),
+            timing,
+            goal,
+        ),
         "goal": goal,
         "goal_label": "goal %d %%" % goal,
         "bars": bars,
@@ -326,10 +414,13 @@ def runs_table(runs: List[Dict], shown: Optional[List[str]] = None) -> Dict:
     open_loop = any(run.get("load") == "open" for run in runs)
     repeated = any(len(run.get("repeats") or []) > 1 for run in runs)
     keys = ("mean", "p50", "p90", "p99", "p99_9", "max") if open_loop else ("mean", "p50", "p90", "p99", "max")
-    heads = (key_heads(runs, shown or []) + ["req/s"]
-             + (["req/s range", "p99 range", "spread: req/s · p99"] if repeated else [])
-             + [key.replace("_", ".") for key in keys]
-             + (["sent", "ok", "errors"] if open_loop else ["completed", "failed", "non-2xx"]))
+    heads = (
+        key_heads(runs, shown or [])
+        + ["req/s"]
+        + (["req/s range", "p99 range", "spread: req/s · p99"] if repeated else [])
+        + [key.replace("_", ".") for key in keys]
+        + (["sent", "ok", "errors"] if open_loop else ["completed", "failed", "non-2xx"])
+    )
 
     def cells(run):
         latency = run["latency_ms"]
@@ -337,15 +428,25 @@ def runs_table(runs: List[Dict], shown: Optional[List[str]] = None) -> Dict:
         if repeated:
             rps_range, p99_range = repeats.value_range(run, "rps"), repeats.value_range(run, "p99")
             moved = spread_text(run, "rps") + " · " + spread_text(run, "p99")
-            head += [DASH if rps_range is None else "%s – %s" % (fmt(rps_range[0], 2), fmt(rps_range[1], 2)),
-                     DASH if p99_range is None else "%s – %s" % (ms(p99_range[0]), ms(p99_range[1])),
-                     {"text": moved, "class": "below-goal"} if repeats.unsteady(run) else moved]
+            head += [
+                DASH if rps_range is None else "%s – %s" % (fmt(rps_range[0], 2), fmt(rps_range[1], 2)),
+                DASH if p99_range is None else "%s – %s" % (ms(p99_range[0]), ms(p99_range[1])),
+                {"text": moved, "class": "below-goal"} if repeats.unsteady(run) else moved,
+            ]
         latencies = [ms(latency.get(key)) for key in keys]
         if open_loop:
             errors = run.get("errors") or {}
-            return head + latencies + [str(run["sent"]), str(run["ok"]), ", ".join(
-                "%s %d" % item for item in sorted(errors.items())) or "0"]
+            return (
+                head
+                + latencies
+                + [
+                    str(run["sent"]),
+                    str(run["ok"]),
+                    ", ".join("%s %d" % item for item in sorted(errors.items())) or "0",
+                ]
+            )
         return head + latencies + [str(run["completed"]), str(run["failed"]), str(run["non2xx"])]
+
     return {"heads": heads, "rows": run_rows(runs, len(heads), cells, shown)}
 
 
@@ -367,10 +468,19 @@ def comparisons_table(runs: List[Dict], shown: Optional[List[str]] = None) -> Op
 
     def compare(run: Dict, other: Dict, what: str, paths_text: str) -> None:
         cpu, other_cpu = path_cpu(run, "us_per_call"), path_cpu(other, "us_per_call")
-        rows.append({"cells": [what, paths_text] + conditions_of(run, shown)
-                     + [str(run["n"]), str(results.point(run)), fmt(run["rps"] / other["rps"], 2) + "×",
-                        fmt(cpu / other_cpu, 2) + "×" if cpu and other_cpu else DASH],
-                     "swatch": run["path"]})
+        rows.append(
+            {
+                "cells": [what, paths_text]
+                + conditions_of(run, shown)
+                + [
+                    str(run["n"]),
+                    str(results.point(run)),
+                    fmt(run["rps"] / other["rps"], 2) + "×",
+                    fmt(cpu / other_cpu, 2) + "×" if cpu and other_cpu else DASH,
+                ],
+                "swatch": run["path"],
+            }
+        )
 
     for (stack, net, path, shape, n, point), run in by_key.items():
         for faster, slower, what in paths.COMPARISONS:
@@ -385,8 +495,10 @@ def comparisons_table(runs: List[Dict], shown: Optional[List[str]] = None) -> Op
             compare(run, other, "%s: %s against %s" % (path, stack, stacks[0]), "%s ÷ %s" % (stack, stacks[0]))
     if not rows:
         return None
-    return {"heads": ["comparison", "paths"] + shown + ["n", point_head(runs), "req/s ratio", "CPU per call ratio"],
-            "rows": rows}
+    return {
+        "heads": ["comparison", "paths"] + shown + ["n", point_head(runs), "req/s ratio", "CPU per call ratio"],
+        "rows": rows,
+    }
 
 
 def resources_table(runs: List[Dict], services: List[str], shown: Optional[List[str]] = None) -> Dict:
@@ -394,20 +506,30 @@ def resources_table(runs: List[Dict], services: List[str], shown: Optional[List[
     through the proxy), CPU per call with and without it."""
     generator = "vegeta" if any(run.get("load") == "open" for run in runs) else "ab"
     proxied = results.PROXY in services
-    heads = key_heads(runs, shown or []) + services + [
-        generator, "steal", "machine", "service CPU / request", "service CPU / call"] + (
-        ["with the proxy / call"] if proxied else []) + ["bytes / call: request · response", "peak RSS (MiB)"]
+    heads = (
+        key_heads(runs, shown or [])
+        + services
+        + [generator, "steal", "machine", "service CPU / request", "service CPU / call"]
+        + (["with the proxy / call"] if proxied else [])
+        + ["bytes / call: request · response", "peak RSS (MiB)"]
+    )
 
     def cpu_cell(entry):
         return "%s %%\n%s s" % (fmt(entry["percent"], 0), fmt(entry["seconds"], 2)) if entry else DASH
 
     def cells(run):
-        with_proxy = [fmt(path_cpu(run, "us_per_call", with_proxy=True), 1) + " µs"
-                      if results.PROXY in run["cpu"] else DASH] if proxied else []
-        return [cpu_cell(run["cpu"].get(name)) for name in services + [generator, "steal", "machine"]] + [
-            fmt(path_cpu(run, "ms_per_request"), 2) + " ms", fmt(path_cpu(run, "us_per_call"), 1) + " µs"] + (
-            with_proxy) + [bytes_text(run.get("bytes_per_call")),
-                           " / ".join(fmt(run["rss_mb"].get(name), 0) for name in services)]
+        with_proxy = (
+            [fmt(path_cpu(run, "us_per_call", with_proxy=True), 1) + " µs" if results.PROXY in run["cpu"] else DASH]
+            if proxied
+            else []
+        )
+        return (
+            [cpu_cell(run["cpu"].get(name)) for name in services + [generator, "steal", "machine"]]
+            + [fmt(path_cpu(run, "ms_per_request"), 2) + " ms", fmt(path_cpu(run, "us_per_call"), 1) + " µs"]
+            + (with_proxy)
+            + [bytes_text(run.get("bytes_per_call")), " / ".join(fmt(run["rss_mb"].get(name), 0) for name in services)]
+        )
+
     return {"heads": heads, "rows": run_rows(runs, len(heads), cells, shown)}
 
 
@@ -422,17 +544,29 @@ def server_side_table(runs: List[Dict], shown: Optional[List[str]] = None) -> Op
     """The services' own counts and times; None when no run has them (older results)."""
     if not any(run.get("server_side") for run in runs):
         return None
-    heads = key_heads(runs, shown or []) + ["aggregator requests", "aggregator ms / request", "downstream calls",
-             "client µs / call", "square calls", "square µs / call"]
+    heads = key_heads(runs, shown or []) + [
+        "aggregator requests",
+        "aggregator ms / request",
+        "downstream calls",
+        "client µs / call",
+        "square calls",
+        "square µs / call",
+    ]
 
     def cells(run):
         side = run.get("server_side") or {"error": "no server-side figures"}
         if "error" in side:
             return [side["error"]] + [""] * 5
         times = call_times(run)
-        return [fmt(side.get("aggregator_requests"), 0), fmt(side.get("aggregator_ms_per_request"), 2),
-                fmt(side.get("downstream_calls"), 0), bounded(times["client_us"], times["client_bound"]),
-                fmt(side.get("square_calls"), 0), bounded(times["server_us"], times["server_bound"])]
+        return [
+            fmt(side.get("aggregator_requests"), 0),
+            fmt(side.get("aggregator_ms_per_request"), 2),
+            fmt(side.get("downstream_calls"), 0),
+            bounded(times["client_us"], times["client_bound"]),
+            fmt(side.get("square_calls"), 0),
+            bounded(times["server_us"], times["server_bound"]),
+        ]
+
     return {"heads": heads, "rows": run_rows(runs, len(heads), cells, shown)}
 
 
@@ -449,15 +583,23 @@ def bounded(value: Optional[float], bound: bool) -> str:
 def call_time_view(runs: List[Dict], labels: List[str]) -> Optional[Dict]:
     """The chart of one call's time on each side: per run with server-side figures its label and both times, each
     marked when it is an upper bound; None when no run has them (older results)."""
-    sides = [(label, run) for label, run in zip(labels, runs)
-             if "error" not in run and run.get("server_side") and "error" not in run["server_side"]]
+    sides = [
+        (label, run)
+        for label, run in zip(labels, runs)
+        if "error" not in run and run.get("server_side") and "error" not in run["server_side"]
+    ]
     if not sides:
         return None
     times = [call_times(run) for _, run in sides]
-    return {"labels": [label for label, _ in sides], "paths": [run["path"] for _, run in sides],
-            "square_services": [run["server_side"].get("square_service") for _, run in sides],
-            "client": [one["client_us"] for one in times], "client_bound": [one["client_bound"] for one in times],
-            "server": [one["server_us"] for one in times], "server_bound": [one["server_bound"] for one in times]}
+    return {
+        "labels": [label for label, _ in sides],
+        "paths": [run["path"] for _, run in sides],
+        "square_services": [run["server_side"].get("square_service") for _, run in sides],
+        "client": [one["client_us"] for one in times],
+        "client_bound": [one["client_bound"] for one in times],
+        "server": [one["server_us"] for one in times],
+        "server_bound": [one["server_bound"] for one in times],
+    }
 
 
 def payload_view(data: Dict, shown: List[str]) -> Optional[Dict]:
@@ -472,22 +614,32 @@ def payload_view(data: Dict, shown: List[str]) -> Optional[Dict]:
     varying = [name for name in shown if name != "payload"]
 
     def label(net, shape, n, point):
-        return conditions_label(shape, net, ["payload"] + varying,
-                                combo_label(n, point, settings.get("load") == "open") if _several(data) else "")
+        return conditions_label(
+            shape,
+            net,
+            ["payload"] + varying,
+            combo_label(n, point, settings.get("load") == "open") if _several(data) else "",
+        )
 
     def series(path, read):
         stack = first_stack(settings)
-        return [read(by_key[(stack, net, path, shape, n, point)]) if (stack, net, path, shape, n, point) in by_key
-                else None for net, shape, n, point in categories]
+        return [
+            read(by_key[(stack, net, path, shape, n, point)]) if (stack, net, path, shape, n, point) in by_key else None
+            for net, shape, n, point in categories
+        ]
 
     return {
         "categories": [label(*category) for category in categories],
-        "paths": [{"path": path,
-                   "request": series(path, lambda run: (run.get("bytes_per_call") or {}).get("request")),
-                   "response": series(path, lambda run: (run.get("bytes_per_call") or {}).get("response")),
-                   "cpu_us_per_call": series(path, lambda run: round(path_cpu(run, "us_per_call"), 3)),
-                   "rps": series(path, lambda run: run["rps"])}
-                  for path in settings["paths"]],
+        "paths": [
+            {
+                "path": path,
+                "request": series(path, lambda run: (run.get("bytes_per_call") or {}).get("request")),
+                "response": series(path, lambda run: (run.get("bytes_per_call") or {}).get("response")),
+                "cpu_us_per_call": series(path, lambda run: round(path_cpu(run, "us_per_call"), 3)),
+                "rps": series(path, lambda run: run["rps"]),
+            }
+            for path in settings["paths"]
+        ],
     }
 
 
@@ -499,23 +651,46 @@ def payload_table(data: Dict, shown: List[str]) -> Optional[Dict]:
     runs = data["runs"]
     varying = [name for name in shown if name != "payload"]
     order = {key: index for index, key in enumerate(_shape_major(data))}
-    ordered = sorted(runs, key=lambda run: (order.get((results.network(run), results.payload(run), run["n"],
-                                                       results.point(run)), 0),
-                                            data["settings"]["paths"].index(run["path"])))
-    heads = ["payload", "path"] + varying + ["n", point_head(runs), "req/s", "service CPU / call",
-                                             "request bytes / call", "response bytes / call"]
+    ordered = sorted(
+        runs,
+        key=lambda run: (
+            order.get((results.network(run), results.payload(run), run["n"], results.point(run)), 0),
+            data["settings"]["paths"].index(run["path"]),
+        ),
+    )
+    heads = (
+        ["payload", "path"]
+        + varying
+        + ["n", point_head(runs), "req/s", "service CPU / call", "request bytes / call", "response bytes / call"]
+    )
     rows = []
     for run in ordered:
-        cells = [results.payload(run), run["path"]] + conditions_of(run, varying) + [str(run["n"]),
-                                                                                     str(results.point(run))]
+        cells = (
+            [results.payload(run), run["path"]] + conditions_of(run, varying) + [str(run["n"]), str(results.point(run))]
+        )
         if "error" in run:
-            rows.append({"cells": cells + [{"text": "error: " + run["error"], "colspan": 4, "class": "wrap"}],
-                         "swatch": run["path"], "class": "bad", "title": run["error"]})
+            rows.append(
+                {
+                    "cells": cells + [{"text": "error: " + run["error"], "colspan": 4, "class": "wrap"}],
+                    "swatch": run["path"],
+                    "class": "bad",
+                    "title": run["error"],
+                }
+            )
             continue
         wire = run.get("bytes_per_call") or {}
-        rows.append({"cells": cells + [fmt(run["rps"], 2), fmt(path_cpu(run, "us_per_call"), 1) + " µs",
-                                       fmt(wire.get("request"), 1), fmt(wire.get("response"), 1)],
-                     "swatch": run["path"]})
+        rows.append(
+            {
+                "cells": cells
+                + [
+                    fmt(run["rps"], 2),
+                    fmt(path_cpu(run, "us_per_call"), 1) + " µs",
+                    fmt(wire.get("request"), 1),
+                    fmt(wire.get("response"), 1),
+                ],
+                "swatch": run["path"],
+            }
+        )
     return {"heads": heads, "rows": rows}
 
 
@@ -524,8 +699,13 @@ def _shape_major(data: Dict) -> List[tuple]:
     settings stand together."""
     settings = data["settings"]
     points = settings["rate"] if settings.get("load") == "open" else settings["concurrency"]
-    return [(net, shape, n, point) for shape in results.listed(settings, "payload")
-            for net in results.listed(settings, "network") for n in settings["n"] for point in points]
+    return [
+        (net, shape, n, point)
+        for shape in results.listed(settings, "payload")
+        for net in results.listed(settings, "network")
+        for n in settings["n"]
+        for point in points
+    ]
 
 
 def _several(data: Dict) -> bool:
@@ -549,14 +729,21 @@ def network_view(data: Dict, shown: List[str]) -> Optional[Dict]:
         path, shape, n, point = key
         runs = [by_key.get((first_stack(settings), net, path, shape, n, point)) for net in networks]
         name = " · ".join([path] + ([shape] if "payload" in shown else []))
-        lines.append({"path": path, "label": name + (" " + combo_label(n, point, settings.get("load") == "open")
-                                                     if _several(data) else ""),
-                      # A path's shapes are told apart by their dashes.
-                      "dash": results.listed(settings, "payload").index(shape),
-                      "rps": [run["rps"] if run else None for run in runs],
-                      "p50": [run["latency_ms"].get("p50") if run else None for run in runs]})
-    return {"networks": networks, "lines": lines,
-            "profiles": [network_text(net, profiles.get(net) or {}) for net in networks]}
+        lines.append(
+            {
+                "path": path,
+                "label": name + (" " + combo_label(n, point, settings.get("load") == "open") if _several(data) else ""),
+                # A path's shapes are told apart by their dashes.
+                "dash": results.listed(settings, "payload").index(shape),
+                "rps": [run["rps"] if run else None for run in runs],
+                "p50": [run["latency_ms"].get("p50") if run else None for run in runs],
+            }
+        )
+    return {
+        "networks": networks,
+        "lines": lines,
+        "profiles": [network_text(net, profiles.get(net) or {}) for net in networks],
+    }
 
 
 def network_text(name: str, profile: Dict) -> str:
@@ -565,10 +752,14 @@ def network_text(name: str, profile: Dict) -> str:
     reported = profile.get("aggregator_reported") or {}
     call = reported.get("call_deadline_ms")
     return "%s: %s; request deadline %s s, call deadline %s, load generator timeout %s s" % (
-        name, profile.get("description", "?"), text(limits.get("request_s")),
-        "%s s" % text(call / 1000) if call is not None else (
-            "%s s" % text(limits["call_s"]) if limits.get("call_s") else "the aggregator's own"),
-        text(limits.get("client_timeout_s")))
+        name,
+        profile.get("description", "?"),
+        text(limits.get("request_s")),
+        "%s s" % text(call / 1000)
+        if call is not None
+        else ("%s s" % text(limits["call_s"]) if limits.get("call_s") else "the aggregator's own"),
+        text(limits.get("client_timeout_s")),
+    )
 
 
 def network_table(data: Dict, shown: List[str]) -> Optional[Dict]:
@@ -577,8 +768,12 @@ def network_table(data: Dict, shown: List[str]) -> Optional[Dict]:
     if section is None:
         return None
     networks = section["networks"]
-    heads = ["path"] + [name for name in shown if name == "payload"] + ["n", point_head(data["runs"])] + [
-        "%s on %s" % (figure, net) for net in networks for figure in ("req/s", "p50")]
+    heads = (
+        ["path"]
+        + [name for name in shown if name == "payload"]
+        + ["n", point_head(data["runs"])]
+        + ["%s on %s" % (figure, net) for net in networks for figure in ("req/s", "p50")]
+    )
     rows = []
     for (path, shape, n, point), line in zip(_network_lines(data), section["lines"]):
         cells = [path] + ([shape] if "payload" in shown else []) + [str(n), str(point)]
@@ -592,32 +787,57 @@ def _network_lines(data: Dict) -> List[tuple]:
     """(path, payload, n, point) of every combination, each measured on every network."""
     settings = data["settings"]
     points = settings["rate"] if settings.get("load") == "open" else settings["concurrency"]
-    return [(path, shape, n, point) for path in settings["paths"] for shape in results.listed(settings, "payload")
-            for n in settings["n"] for point in points]
+    return [
+        (path, shape, n, point)
+        for path in settings["paths"]
+        for shape in results.listed(settings, "payload")
+        for n in settings["n"]
+        for point in points
+    ]
 
 
 def floor_table(data: Dict) -> Optional[Dict]:
     """Each path against its floor; None without a floor."""
     if data.get("floor") is None:
         return None
-    heads = ["path", "n", "concurrency", "downstream calls/s", "floor: transport, window", "floor calls/s",
-             "fraction of floor", "goal %d %%" % goal_percent(data), "path CPU µs/call", "floor CPU µs/call",
-             "load 1m: path / floor"]
+    heads = [
+        "path",
+        "n",
+        "concurrency",
+        "downstream calls/s",
+        "floor: transport, window",
+        "floor calls/s",
+        "fraction of floor",
+        "goal %d %%" % goal_percent(data),
+        "path CPU µs/call",
+        "floor CPU µs/call",
+        "load 1m: path / floor",
+    ]
 
     def cells(run):
         record = run["floor"]
         name = {"text": floor_name(record), "class": "soft"}
         if "error" in record:
             # Its floor run's error is in the table of the floor runs, below.
-            return [fmt(run["rps"] * run["n"], 0), name,
-                    {"text": "no floor: its floor run failed (below)", "class": "below-goal wrap", "colspan": 6}]
+            return [
+                fmt(run["rps"] * run["n"], 0),
+                name,
+                {"text": "no floor: its floor run failed (below)", "class": "below-goal wrap", "colspan": 6},
+            ]
         met = record["met"]
         mark = (lambda cell: cell) if met else (lambda cell: {"text": cell, "class": "below-goal"})
         load_before = (run.get("load_average_before") or [None])[0]
-        return [fmt(record["path_calls_per_second"], 0), name, fmt(record["floor_calls_per_second"], 0),
-                mark(pct(record["fraction"])), mark("met" if met else "not met"),
-                fmt(record.get("path_cpu_us_per_call"), 1), fmt(record.get("floor_cpu_us_per_call"), 1),
-                fmt(load_before, 2) + " / " + fmt(record.get("floor_load_average_1m"), 2)]
+        return [
+            fmt(record["path_calls_per_second"], 0),
+            name,
+            fmt(record["floor_calls_per_second"], 0),
+            mark(pct(record["fraction"])),
+            mark("met" if met else "not met"),
+            fmt(record.get("path_cpu_us_per_call"), 1),
+            fmt(record.get("floor_cpu_us_per_call"), 1),
+            fmt(load_before, 2) + " / " + fmt(record.get("floor_load_average_1m"), 2),
+        ]
+
     return {"heads": heads, "rows": run_rows([run for run in data["runs"] if run.get("floor")], len(heads), cells)}
 
 
@@ -626,29 +846,63 @@ def floor_runs_table(section: Optional[Dict]) -> Optional[Dict]:
     if section is None:
         return None
     repeated = any(len(record.get("repeats") or []) > 1 for record in section["runs"])
-    heads = ["transport", "window", "calls/s"] + (["spread: calls/s · p99"] if repeated else []) + [
-        "p50", "p99", "client CPU", "server CPU", "CPU µs / call", "steal", "load 1m", "warm-up / measured", "output"]
+    heads = (
+        ["transport", "window", "calls/s"]
+        + (["spread: calls/s · p99"] if repeated else [])
+        + [
+            "p50",
+            "p99",
+            "client CPU",
+            "server CPU",
+            "CPU µs / call",
+            "steal",
+            "load 1m",
+            "warm-up / measured",
+            "output",
+        ]
+    )
     rows = []
     for record in section["runs"]:
         head = [record["transport"], window_text(record)]
         if "error" in record:
-            rows.append({"cells": head + [{"text": "error: " + record["error"], "class": "wrap",
-                                           "colspan": len(heads) - 3}, record["folder"] + "/"],
-                         "class": "bad", "title": record["error"]})
+            rows.append(
+                {
+                    "cells": head
+                    + [
+                        {"text": "error: " + record["error"], "class": "wrap", "colspan": len(heads) - 3},
+                        record["folder"] + "/",
+                    ],
+                    "class": "bad",
+                    "title": record["error"],
+                }
+            )
             continue
         latency = record.get("latency_us") or {}
         cpu = record["client_cpu_seconds"] + record["server_cpu_seconds"]
         floor_settings = record.get("floor_settings") or {}
         moved = spread_text(record, "calls_per_second") + " · " + spread_text(record, "p99")
-        rows.append({"cells": head + [fmt(record["calls_per_second"], 0)] + (
-            [{"text": moved, "class": "below-goal"} if repeats.unsteady(record, "calls_per_second") else moved]
-            if repeated else []) + [
-            ms(_scaled(latency.get("p50"), 1e-3)),
-            ms(_scaled(latency.get("p99"), 1e-3)), fmt(record["client_cpu_seconds"], 2) + " s",
-            fmt(record["server_cpu_seconds"], 2) + " s", fmt(cpu * 1e6 / record["calls"], 1),
-            pct((record.get("machine_cpu") or {}).get("steal_percent"), 1), fmt(record.get("load_average_1m"), 2),
-            "%gs / %gs" % (floor_settings.get("warmup_s", 0), floor_settings.get("duration_s", 0)),
-            record["folder"] + "/"]})
+        rows.append(
+            {
+                "cells": head
+                + [fmt(record["calls_per_second"], 0)]
+                + (
+                    [{"text": moved, "class": "below-goal"} if repeats.unsteady(record, "calls_per_second") else moved]
+                    if repeated
+                    else []
+                )
+                + [
+                    ms(_scaled(latency.get("p50"), 1e-3)),
+                    ms(_scaled(latency.get("p99"), 1e-3)),
+                    fmt(record["client_cpu_seconds"], 2) + " s",
+                    fmt(record["server_cpu_seconds"], 2) + " s",
+                    fmt(cpu * 1e6 / record["calls"], 1),
+                    pct((record.get("machine_cpu") or {}).get("steal_percent"), 1),
+                    fmt(record.get("load_average_1m"), 2),
+                    "%gs / %gs" % (floor_settings.get("warmup_s", 0), floor_settings.get("duration_s", 0)),
+                    record["folder"] + "/",
+                ]
+            }
+        )
     return {"heads": heads, "rows": rows}
 
 
@@ -665,59 +919,76 @@ def notes(data: Dict, cores: int) -> List[str]:
         "Latency percentiles come from ab's -e curve (microsecond resolution); ab's own printed table, in whole "
         "milliseconds, is kept beside it in results.json and in the raw output.",
         "CPU is read from /proc right before and right after the measured run: CPU seconds of each service process, "
-        "of ab, and of the whole machine. %% is of one core (%d %% = all cores). \"CPU per downstream call\" is the "
+        'of ab, and of the whole machine. %% is of one core (%d %% = all cores). "CPU per downstream call" is the '
         "services' CPU divided by the square calls (or stream messages) the run made." % (cores * 100),
-        "Peak RSS is each service's VmHWM " + (
+        "Peak RSS is each service's VmHWM "
+        + (
             "during the measured run (reset right before it)."
             if all(run.get("rss_scope") == "run" for run in data["runs"] if "error" not in run)
-            else "since the service started."),
+            else "since the service started."
+        ),
         "Server side: each service's own /actuator/prometheus, read right before and right after the measured run "
         "(outside the CPU window). The client side of a call is the aggregator's time from sending it to its answer; "
         "the server side is the square service's own processing time. The gap is the wire, the framework and "
         "queueing.",
-        "On a machine shared with other work, figures vary from run to run: \"everything else on the machine\" in the "
+        'On a machine shared with other work, figures vary from run to run: "everything else on the machine" in the '
         "CPU chart shows how much else was running.",
     ]
     repeated = data["settings"].get("repeats", 1)
     if repeated > 1:
-        found.insert(1, "Every combination was measured %d times, interleaved: round 1 ran every combination once, "
-                        "then round 2, so that the machine's drift hit every path alike. Each figure is the median "
-                        "of its repeats (counts are their sum, peak RSS their largest); the range and the spread, "
-                        "(max - min) / median, say how far it moved. A spread above %g %% is flagged."
-                     % (repeated, repeats.SPREAD_LIMIT_PERCENT))
-    found.append("Steal is CPU time the hypervisor gave another guest while this machine's cores wanted to run: a "
-                 "noisy neighbour shows there, not in the services' CPU. \"Everything else\" excludes it.")
-    found.append("Bytes per call: the TCP payload the square service's connections received (request) and sent "
-                 "(response) over the measured run, from the kernel's per-connection counters (tcp_info, as ss -ti "
-                 "shows them), divided by the calls (stream messages) it served: HTTP headers, HTTP/2 and gRPC "
-                 "framing included, TCP/IP headers not. rest/square, whose connections each close in the run, is "
-                 "counted from the process's read and write calls (/proc/<pid>/io).")
+        found.insert(
+            1,
+            "Every combination was measured %d times, interleaved: round 1 ran every combination once, "
+            "then round 2, so that the machine's drift hit every path alike. Each figure is the median "
+            "of its repeats (counts are their sum, peak RSS their largest); the range and the spread, "
+            "(max - min) / median, say how far it moved. A spread above %g %% is flagged."
+            % (repeated, repeats.SPREAD_LIMIT_PERCENT),
+        )
+    found.append(
+        "Steal is CPU time the hypervisor gave another guest while this machine's cores wanted to run: a "
+        'noisy neighbour shows there, not in the services\' CPU. "Everything else" excludes it.'
+    )
+    found.append(
+        "Bytes per call: the TCP payload the square service's connections received (request) and sent "
+        "(response) over the measured run, from the kernel's per-connection counters (tcp_info, as ss -ti "
+        "shows them), divided by the calls (stream messages) it served: HTTP headers, HTTP/2 and gRPC "
+        "framing included, TCP/IP headers not. rest/square, whose connections each close in the run, is "
+        "counted from the process's read and write calls (/proc/<pid>/io)."
+    )
     shown = conditions_shown(data["settings"])
     if "payload" in shown:
-        found.append("Payload shapes (PAYLOAD): small is the article's call, a number and its square; wide a tree of "
-                     "61 objects, deep 8 nested ones, collection a list of 100, each object with an id, a name, a "
-                     "count and a value. Every call carries the shape for its number and the square service echoes "
-                     "it: JSON over REST, protobuf over gRPC. The aggregator checks each echo and answers the same "
-                     "squares whatever the shape.")
+        found.append(
+            "Payload shapes (PAYLOAD): small is the article's call, a number and its square; wide a tree of "
+            "61 objects, deep 8 nested ones, collection a list of 100, each object with an id, a name, a "
+            "count and a value. Every call carries the shape for its number and the square service echoes "
+            "it: JSON over REST, protobuf over gRPC. The aggregator checks each echo and answers the same "
+            "squares whatever the shape."
+        )
     if any((profile or {}).get("proxied") for profile in (data["settings"].get("networks") or {}).values()):
-        found.append("Networks (NETWORK): on every network but loopback the aggregator calls each square-service "
-                     "replica through a proxy of its own (Toxiproxy, one process: its CPU is shown beside the "
-                     "services', with the proxy per call apart from without it, and never in everything else), "
-                     "which adds the profile's round trip and limits each connection to its rate, both directions. "
-                     "proxy adds nothing: what the proxy itself costs. Each network has its aggregator started for "
-                     "it, with deadlines long enough for its round trips (Settings). The floor is the bare "
-                     "transports on loopback: only the small payload on loopback is compared with it.")
+        found.append(
+            "Networks (NETWORK): on every network but loopback the aggregator calls each square-service "
+            "replica through a proxy of its own (Toxiproxy, one process: its CPU is shown beside the "
+            "services', with the proxy per call apart from without it, and never in everything else), "
+            "which adds the profile's round trip and limits each connection to its rate, both directions. "
+            "proxy adds nothing: what the proxy itself costs. Each network has its aggregator started for "
+            "it, with deadlines long enough for its round trips (Settings). The floor is the bare "
+            "transports on loopback: only the small payload on loopback is compared with it."
+        )
     if data["settings"].get("load") == "open":
         # ab's notes say what Vegeta does instead.
-        found = [note.replace("ab, the aggregator", "Vegeta, the aggregator").replace("of ab, and", "of Vegeta, and")
-                 for note in found if not note.startswith("Latency percentiles come from ab")]
+        found = [
+            note.replace("ab, the aggregator", "Vegeta, the aggregator").replace("of ab, and", "of Vegeta, and")
+            for note in found
+            if not note.startswith("Latency percentiles come from ab")
+        ]
         found[found.index(next(note for note in found if note.startswith("ab speaks")))] = (
             "Open loop (LOAD=open): Vegeta sends RATE requests a second on a fixed schedule, whether or not earlier "
             "ones have answered, over keep-alive connections (as many as the schedule needs). Each latency is "
             "measured from the request's intended send time (coordinated omission corrected), into an HdrHistogram; "
             "percentiles are of the correct answers only, so that a fast 503 does not flatter them. req/s is the "
             "goodput: correct answers per second of the schedule. Every answer's body was compared with the "
-            "exact expected one.")
+            "exact expected one."
+        )
     if data.get("floor"):
         found.append(
             "Floor: the bare transport (transport-floor/, a plain grpc-java or Netty HTTP client and server, no "
@@ -728,7 +999,8 @@ def notes(data: Dict, cores: int) -> List[str]:
             "streams of n messages. It runs after the paths, with the services stopped, so it has the whole "
             "machine, as the paths had. The fraction is what the path got through its transport against what the "
             "bare transport does here; CPU per call compares the path's services (the aggregator also serves ab's "
-            "requests) with the floor's client and server.")
+            "requests) with the floor's client and server."
+        )
     return found
 
 
@@ -738,44 +1010,72 @@ def settings_list(data: Dict) -> List[List[str]]:
         floor_text = "0 (the floor did not run)"
     elif section:
         floor_text = "1: %d floor run(s), FLOOR_DURATION %s s after the same warm-up" % (
-            len(section["runs"]), settings.get("floor_duration_s", "?"))
+            len(section["runs"]),
+            settings.get("floor_duration_s", "?"),
+        )
     else:
         floor_text = "(no floor in these results)"
     if settings.get("load") == "open":
-        load = [["LOAD", "open (Vegeta)"], ["RATE", " ".join(map(str, settings["rate"])) + " requests a second"],
-                ["DURATION", "%g s" % settings["duration_s"]],
-                ["Vegeta command", settings.get("vegeta_command", "")]]
+        load = [
+            ["LOAD", "open (Vegeta)"],
+            ["RATE", " ".join(map(str, settings["rate"])) + " requests a second"],
+            ["DURATION", "%g s" % settings["duration_s"]],
+            ["Vegeta command", settings.get("vegeta_command", "")],
+        ]
     else:
-        load = [["LOAD", "closed (ab)"], ["REQUESTS", str(settings["requests"]) if settings.get("requests") else
-                 "as many as last DURATION (%g s)" % settings.get("duration_s", 0)],
-                ["CONCURRENCY", " ".join(map(str, settings["concurrency"]))], ["ab command", settings["ab_command"]]]
-    networks = [["network " + name, network_text(name, profile)]
-                for name, profile in (settings.get("networks") or {}).items()]
-    return [
-        ["PATHS", " ".join(settings["paths"])]] + load + [["N", " ".join(map(str, settings["n"]))],
-        ["PAYLOAD", " ".join(results.listed(settings, "payload"))],
-        ["NETWORK", " ".join(results.listed(settings, "network"))]] + networks + [
-        ["stack " + entry["label"], stack_text(entry)] for entry in settings.get("stacks") or []] + [
-        ["REPEATS", "%d, interleaved; figures are medians" % settings.get("repeats", 1)],
-        ["REPLICAS", "%d of each square service" % (settings.get("replicas") or 1)],
-        ["WARMUP_SECONDS", "%g s" % settings["warmup_s"]], ["AB_TIMEOUT", "%s s" % settings["ab_timeout_s"]],
-        ["JAVA_OPTS", settings.get("java_opts") or "(none)"],
-        ["AGGREGATOR_ARGS", settings.get("aggregator_args") or "(none)"],
-        ["endpoints", ", ".join("%s %s" % item for item in (settings.get("endpoints") or {}).items())],
-        ["Prometheus beside the run", settings.get("prometheus_url") or "(not run; PROMETHEUS=1 runs one)"],
-        ["FLOOR", floor_text],
-        ["kernel · Python", "%s · %s" % (text(env.get("kernel")), text(env.get("python")))],
-        ["git commit", env.get("git_commit") or "unknown"],
+        load = [
+            ["LOAD", "closed (ab)"],
+            [
+                "REQUESTS",
+                str(settings["requests"])
+                if settings.get("requests")
+                else "as many as last DURATION (%g s)" % settings.get("duration_s", 0),
+            ],
+            ["CONCURRENCY", " ".join(map(str, settings["concurrency"]))],
+            ["ab command", settings["ab_command"]],
+        ]
+    networks = [
+        ["network " + name, network_text(name, profile)] for name, profile in (settings.get("networks") or {}).items()
     ]
+    return (
+        [["PATHS", " ".join(settings["paths"])]]
+        + load
+        + [
+            ["N", " ".join(map(str, settings["n"]))],
+            ["PAYLOAD", " ".join(results.listed(settings, "payload"))],
+            ["NETWORK", " ".join(results.listed(settings, "network"))],
+        ]
+        + networks
+        + [["stack " + entry["label"], stack_text(entry)] for entry in settings.get("stacks") or []]
+        + [
+            ["REPEATS", "%d, interleaved; figures are medians" % settings.get("repeats", 1)],
+            ["REPLICAS", "%d of each square service" % (settings.get("replicas") or 1)],
+            ["WARMUP_SECONDS", "%g s" % settings["warmup_s"]],
+            ["AB_TIMEOUT", "%s s" % settings["ab_timeout_s"]],
+            ["JAVA_OPTS", settings.get("java_opts") or "(none)"],
+            ["AGGREGATOR_ARGS", settings.get("aggregator_args") or "(none)"],
+            ["endpoints", ", ".join("%s %s" % item for item in (settings.get("endpoints") or {}).items())],
+            ["Prometheus beside the run", settings.get("prometheus_url") or "(not run; PROMETHEUS=1 runs one)"],
+            ["FLOOR", floor_text],
+            ["kernel · Python", "%s · %s" % (text(env.get("kernel")), text(env.get("python")))],
+            ["git commit", env.get("git_commit") or "unknown"],
+        ]
+    )
 
 
 def stack_text(entry: Dict) -> str:
     """One stack as the settings list describes it."""
-    return ("square-rest-service on %s (square.server), the aggregator's REST client %s (aggregator.rest.client), "
-            "every service on %s (JDK %s)%s; paths: %s") % (
-        entry["rest_server"], entry.get("rest_client", "reactor-netty"), entry.get("java_home") or "the lab's java",
+    return (
+        "square-rest-service on %s (square.server), the aggregator's REST client %s (aggregator.rest.client), "
+        "every service on %s (JDK %s)%s; paths: %s"
+    ) % (
+        entry["rest_server"],
+        entry.get("rest_client", "reactor-netty"),
+        entry.get("java_home") or "the lab's java",
         entry["jdk_version"],
-        ", virtual threads" if entry["virtual_threads"] else "", " ".join(entry["paths"]))
+        ", virtual threads" if entry["virtual_threads"] else "",
+        " ".join(entry["paths"]),
+    )
 
 
 def fmt(value, digits: int) -> str:

@@ -9,7 +9,6 @@ from tests.support import fixture
 
 
 class ReportParsingTests(unittest.TestCase):
-
     def test_reads_every_figure_of_a_clean_run_with_a_percentile_table(self):
         report = ab_output.parse_report(fixture("ab-rest-square-c100.txt"))
 
@@ -23,8 +22,9 @@ class ReportParsingTests(unittest.TestCase):
         self.assertEqual(report.mean_ms, 69.746)
         self.assertEqual(report.mean_across_ms, 0.697)
         self.assertEqual(report.document_length, 2)
-        self.assertEqual(report.percentile_table_ms,
-                         {50: 58, 66: 75, 75: 82, 80: 90, 90: 112, 95: 126, 98: 148, 99: 187, 100: 220})
+        self.assertEqual(
+            report.percentile_table_ms, {50: 58, 66: 75, 75: 82, 80: 90, 90: 112, 95: 126, 98: 148, 99: 187, 100: 220}
+        )
 
     def test_counts_non_2xx_responses_which_ab_does_not_count_as_failed(self):
         report = ab_output.parse_report(fixture("ab-non2xx.txt"))
@@ -72,20 +72,20 @@ class ReportParsingTests(unittest.TestCase):
 
     def test_an_interrupted_output_is_an_error_not_zeros(self):
         whole = fixture("ab-rest-square-c100.txt")
-        cut = whole[:whole.index("Requests per second")]
+        cut = whole[: whole.index("Requests per second")]
 
         with self.assertRaisesRegex(AbOutputError, "Requests per second"):
             ab_output.parse_report(cut)
 
 
 class PercentileCsvTests(unittest.TestCase):
-
     def test_reads_all_101_percentiles_in_milliseconds(self):
         curve = ab_output.parse_percentile_csv(fixture("ab-rest-square-c100.csv"), completed=1000)
 
         self.assertEqual(len(curve), 101)
-        self.assertEqual((curve[0], curve[50], curve[90], curve[99], curve[100]),
-                         (10.468, 57.664, 112.315, 187.001, 219.952))
+        self.assertEqual(
+            (curve[0], curve[50], curve[90], curve[99], curve[100]), (10.468, 57.664, 112.315, 187.001, 219.952)
+        )
 
     def test_reads_the_curve_of_a_run_against_the_aggregator(self):
         curve = ab_output.parse_percentile_csv(fixture("ab-aggregator-grpc-stream-c100.csv"), completed=1000)
@@ -133,12 +133,26 @@ class PercentileCsvTests(unittest.TestCase):
 
 
 class CommandTests(unittest.TestCase):
-
     def test_keeps_the_articles_http_1_0_without_keep_alive_and_counts_socket_errors(self):
         command = ab_output.ab_command("http://127.0.0.1:8080/rest/unary/10", 1000, 100, 120, "/tmp/x.csv")
 
-        self.assertEqual(command, ["ab", "-n", "1000", "-c", "100", "-s", "120", "-q", "-r", "-e", "/tmp/x.csv",
-                                   "http://127.0.0.1:8080/rest/unary/10"])
+        self.assertEqual(
+            command,
+            [
+                "ab",
+                "-n",
+                "1000",
+                "-c",
+                "100",
+                "-s",
+                "120",
+                "-q",
+                "-r",
+                "-e",
+                "/tmp/x.csv",
+                "http://127.0.0.1:8080/rest/unary/10",
+            ],
+        )
         self.assertNotIn("-k", command)
 
     def test_a_warm_up_writes_no_csv(self):

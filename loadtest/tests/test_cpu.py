@@ -13,7 +13,6 @@ from tests.support import fixture
 
 
 class ProcParsingTests(unittest.TestCase):
-
     def test_process_ticks_are_utime_plus_stime(self):
         self.assertEqual(cpu.process_cpu_ticks(fixture("proc/pid-before.stat")), 1333 + 93)
         self.assertEqual(cpu.process_cpu_ticks(fixture("proc/pid-after.stat")), 1522 + 113)
@@ -35,14 +34,20 @@ class ProcParsingTests(unittest.TestCase):
 
 
 class CpuBetweenTests(unittest.TestCase):
-
     def window(self):
         wall = ab_output.parse_report(fixture("proc/ab-during.txt")).time_taken_s
-        before = cpu.Sample(wall_s=100.0, process_ticks={"square-rest-service": 1426},
-                            machine_busy_ticks=cpu.machine_cpu_ticks(fixture("proc/stat-before"))[0],
-                            children_cpu_s=1.5)
-        after = cpu.Sample(wall_s=100.0 + wall, process_ticks={"square-rest-service": 1635},
-                           machine_busy_ticks=cpu.machine_cpu_ticks(fixture("proc/stat-after"))[0], children_cpu_s=1.75)
+        before = cpu.Sample(
+            wall_s=100.0,
+            process_ticks={"square-rest-service": 1426},
+            machine_busy_ticks=cpu.machine_cpu_ticks(fixture("proc/stat-before"))[0],
+            children_cpu_s=1.5,
+        )
+        after = cpu.Sample(
+            wall_s=100.0 + wall,
+            process_ticks={"square-rest-service": 1635},
+            machine_busy_ticks=cpu.machine_cpu_ticks(fixture("proc/stat-after"))[0],
+            children_cpu_s=1.75,
+        )
         return cpu.cpu_between(before, after, ticks_per_second=100)
 
     def test_service_seconds_and_percent_of_one_core_over_the_run(self):
@@ -89,8 +94,9 @@ class LiveProcTests(unittest.TestCase):
             parent_ticks = cpu.process_cpu_ticks(handle.read())
 
         self.assertGreaterEqual(sample.process_ticks["both"], sample.process_ticks["one"] + parent_ticks)
-        self.assertEqual(cpu.peak_rss_mib([os.getpid(), parent]),
-                         max(cpu.peak_rss_mib(os.getpid()), cpu.peak_rss_mib(parent)))
+        self.assertEqual(
+            cpu.peak_rss_mib([os.getpid(), parent]), max(cpu.peak_rss_mib(os.getpid()), cpu.peak_rss_mib(parent))
+        )
 
     def test_peak_rss_can_be_reset_to_measure_one_run(self):
         self.assertTrue(cpu.reset_peak_rss(os.getpid()))

@@ -14,7 +14,6 @@ def on(profile, **env):
 
 
 class DeadlineTests(unittest.TestCase):
-
     def test_loopback_and_a_bare_proxy_keep_ab_timeout_and_the_aggregators_call_deadline(self):
         for name in ("loopback", "proxy"):
             with self.subTest(network=name):
@@ -31,20 +30,29 @@ class DeadlineTests(unittest.TestCase):
         self.assertAlmostEqual(call, 0.28 + 0.0128)
         limits = on("wan")
         self.assertEqual((limits.request_s, limits.call_s, limits.client_timeout_s), (120 + 66, 10 + 1, 120 + 66))
-        self.assertEqual(limits.how, "AB_TIMEOUT + 66 s for the request and the load generator, 10 s + 1 s for a "
-                                     "call: twice the slowest request (32.85 s) and call (0.29 s) the measured "
-                                     "combinations could need on wan")
+        self.assertEqual(
+            limits.how,
+            "AB_TIMEOUT + 66 s for the request and the load generator, 10 s + 1 s for a "
+            "call: twice the slowest request (32.85 s) and call (0.29 s) the measured "
+            "combinations could need on wan",
+        )
 
     def test_the_slowest_combination_of_a_sweep_and_the_largest_shape_set_them(self):
-        request, _ = deadlines.slowest(network.PROFILES["wan"], Settings.from_env(
-            {"N": "10 100", "CONCURRENCY": "1 4", "REQUESTS": "20", "PAYLOAD": "small collection"}))
+        request, _ = deadlines.slowest(
+            network.PROFILES["wan"],
+            Settings.from_env({"N": "10 100", "CONCURRENCY": "1 4", "REQUESTS": "20", "PAYLOAD": "small collection"}),
+        )
 
         # n = 100 at c = 4: 100 round trips of 20 ms; 400 collection calls of 6500 bytes at 100 Mbit/s.
         self.assertAlmostEqual(request, 2.0 + 400 * 6500 * 8 / 1e8)
 
     def test_aggregator_args_in_flight_and_pool_size_count(self):
-        _, call = deadlines.slowest(network.PROFILES["lan"], Settings.from_env(
-            {"AGGREGATOR_ARGS": "--aggregator.in-flight=1 --aggregator.rest.max-connections=10", "REQUESTS": "100"}))
+        _, call = deadlines.slowest(
+            network.PROFILES["lan"],
+            Settings.from_env(
+                {"AGGREGATOR_ARGS": "--aggregator.in-flight=1 --aggregator.rest.max-connections=10", "REQUESTS": "100"}
+            ),
+        )
 
         # 100 requests x 1 call in flight on 10 connections: 10 round trips + 1 of 0.5 ms; 100 calls' bytes at 1 Gbit/s.
         self.assertAlmostEqual(call, 11 * 0.0005 + 100 * 200 * 8 / 1e9)
@@ -56,21 +64,27 @@ class DeadlineTests(unittest.TestCase):
 
         self.assertEqual(found, deadlines.AggregatorDefaults(8, 64, 10))
         repo = os.path.join(os.path.dirname(__file__), "..", "..")
-        self.assertTrue(os.path.samefile(deadlines.AGGREGATOR_YML, os.path.join(
-            repo, "aggregator-service", "src", "main", "resources", "application.yml")))
+        self.assertTrue(
+            os.path.samefile(
+                deadlines.AGGREGATOR_YML,
+                os.path.join(repo, "aggregator-service", "src", "main", "resources", "application.yml"),
+            )
+        )
 
     def test_each_default_is_found_under_its_own_parent_key(self):
-        yml = ("aggregator:\n"
-               "  # a comment: with a colon\n"
-               "  in-flight: 3  # trailing comment\n"
-               "  call-deadline: 2500ms\n"
-               "  admission:\n"
-               "    max-connections: 0\n"
-               "  rest:\n"
-               "    base-url: http://127.0.0.1:7575\n"
-               "    max-connections: 12\n"
-               "server:\n"
-               "  max-connections: 99\n")
+        yml = (
+            "aggregator:\n"
+            "  # a comment: with a colon\n"
+            "  in-flight: 3  # trailing comment\n"
+            "  call-deadline: 2500ms\n"
+            "  admission:\n"
+            "    max-connections: 0\n"
+            "  rest:\n"
+            "    base-url: http://127.0.0.1:7575\n"
+            "    max-connections: 12\n"
+            "server:\n"
+            "  max-connections: 99\n"
+        )
         with tempfile.TemporaryDirectory() as folder:
             path = os.path.join(folder, "application.yml")
             with open(path, "w", encoding="utf-8") as out:
@@ -90,8 +104,9 @@ class DeadlineTests(unittest.TestCase):
             with self.assertRaises(LabError) as missing:
                 deadlines.aggregator_defaults(os.path.join(folder, "nowhere.yml"))
 
-        self.assertIn("call-deadline from %s: '10h' is not a duration of ms, s or m" % path,
-                      str(unknown_unit.exception))
+        self.assertIn(
+            "call-deadline from %s: '10h' is not a duration of ms, s or m" % path, str(unknown_unit.exception)
+        )
         self.assertIn("nowhere.yml", str(missing.exception))
 
 

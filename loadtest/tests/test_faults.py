@@ -22,25 +22,35 @@ def problem(status, detail="x"):
 class ClassifyTest(unittest.TestCase):
     def test_a_200_is_ok_only_with_the_exact_body(self):
         self.assertEqual(("ok", ""), fault_load.classify(200, "application/json", EXPECTED, EXPECTED))
-        self.assertEqual(("wrong", "a 200 whose body is not the expected answer"),
-                         fault_load.classify(200, "application/json", b'[{"1":1},{"2":4}]', EXPECTED))
+        self.assertEqual(
+            ("wrong", "a 200 whose body is not the expected answer"),
+            fault_load.classify(200, "application/json", b'[{"1":1},{"2":4}]', EXPECTED),
+        )
 
     def test_a_503_or_504_counts_only_with_a_problem_body_that_states_it(self):
         self.assertEqual(("503", ""), fault_load.classify(503, PROBLEM, problem(503), EXPECTED))
         self.assertEqual(("504", ""), fault_load.classify(504, PROBLEM + ";charset=UTF-8", problem(504), EXPECTED))
-        self.assertEqual(("other", "503 without a problem body (application/json)"),
-                         fault_load.classify(503, "application/json", problem(503), EXPECTED))
-        self.assertEqual(("other", "504 without a problem body (application/problem+json)"),
-                         fault_load.classify(504, PROBLEM, problem(503), EXPECTED))
-        self.assertEqual(("other", "504 without a problem body (no Content-Type)"),
-                         fault_load.classify(504, None, b"", EXPECTED))
-        self.assertEqual(("other", "503 without a problem body (application/problem+json)"),
-                         fault_load.classify(503, PROBLEM, b'{"status":503}', EXPECTED))
+        self.assertEqual(
+            ("other", "503 without a problem body (application/json)"),
+            fault_load.classify(503, "application/json", problem(503), EXPECTED),
+        )
+        self.assertEqual(
+            ("other", "504 without a problem body (application/problem+json)"),
+            fault_load.classify(504, PROBLEM, problem(503), EXPECTED),
+        )
+        self.assertEqual(
+            ("other", "504 without a problem body (no Content-Type)"), fault_load.classify(504, None, b"", EXPECTED)
+        )
+        self.assertEqual(
+            ("other", "503 without a problem body (application/problem+json)"),
+            fault_load.classify(503, PROBLEM, b'{"status":503}', EXPECTED),
+        )
 
     def test_another_status_says_its_problem_detail(self):
-        self.assertEqual(("other", "HTTP 502: the gRPC square service answered UNKNOWN"),
-                         fault_load.classify(502, PROBLEM, problem(502, "the gRPC square service answered UNKNOWN"),
-                                             EXPECTED))
+        self.assertEqual(
+            ("other", "HTTP 502: the gRPC square service answered UNKNOWN"),
+            fault_load.classify(502, PROBLEM, problem(502, "the gRPC square service answered UNKNOWN"), EXPECTED),
+        )
         self.assertEqual(("other", "HTTP 500"), fault_load.classify(500, "text/html", b"<html>", EXPECTED))
 
 
@@ -83,9 +93,12 @@ def steady_then_fault():
     """10 ok/s on rest/unary from 0 to 10; a fault from 10 to 12 in which two requests answer 504 at 15 (one sent at
     9.9, before it) and nothing is ok; ok again from 15.5; the phase ends at 25."""
     answers = [Answer("rest/unary", t - 0.05, t, "ok") for t in ten_a_second(0, 10)]
-    answers += [Answer("rest/unary", 9.9, 15.0, "504"), Answer("rest/unary", 10.5, 15.0, "504"),
-                Answer("rest/unary", 11.0, 11.2, "other", "HTTP 502: channel closed"),
-                Answer("grpc/unary", 1.0, 1.1, "ok")]
+    answers += [
+        Answer("rest/unary", 9.9, 15.0, "504"),
+        Answer("rest/unary", 10.5, 15.0, "504"),
+        Answer("rest/unary", 11.0, 11.2, "other", "HTTP 502: channel closed"),
+        Answer("grpc/unary", 1.0, 1.1, "ok"),
+    ]
     answers += [Answer("rest/unary", t - 0.05, t, "ok") for t in ten_a_second(15.5, 25)]
     phases = [Phase("steady", 0.0, None, 10.0), Phase("reset", 10.0, 12.0, 25.0)]
     return phases, answers
@@ -113,21 +126,29 @@ class RowsTest(unittest.TestCase):
         answers.append(Answer("rest/unary", 12.0, 19.0, "504"))
         figures = fault_figures.rows(phases, ["rest/unary"], answers, Limits(5.0, 1.0, recovery_s=3.0))
 
-        self.assertEqual([
-            "reset, rest/unary: 1 answers neither an exact 200 nor a 503 or 504 with a problem body "
-            "(1 x HTTP 502: channel closed)",
-            "reset, rest/unary: 1 answers took longer than the deadline of 5 s (+ 1 s), the longest 7.00 s",
-            "reset, rest/unary: goodput took 3.4 s to come back to 90 % of before, more than 3 s",
-        ], fault_figures.failures(figures, Limits(5.0, 1.0, recovery_s=3.0)))
+        self.assertEqual(
+            [
+                "reset, rest/unary: 1 answers neither an exact 200 nor a 503 or 504 with a problem body "
+                "(1 x HTTP 502: channel closed)",
+                "reset, rest/unary: 1 answers took longer than the deadline of 5 s (+ 1 s), the longest 7.00 s",
+                "reset, rest/unary: goodput took 3.4 s to come back to 90 % of before, more than 3 s",
+            ],
+            fault_figures.failures(figures, Limits(5.0, 1.0, recovery_s=3.0)),
+        )
 
     def test_no_recovery_and_no_steady_goodput_are_failures(self):
         phases = [Phase("steady", 0.0, None, 10.0), Phase("blackhole", 10.0, 12.0, 20.0)]
         answers = [Answer("grpc/stream", 1.0, 1.5, "ok")] + [
-            Answer("grpc/stream", t - 0.1, t, "ok") for t in ten_a_second(7, 10)]
-        self.assertEqual(["blackhole, grpc/stream: goodput never came back to 90 % of its 10.0/s before the fault"],
-                         fault_figures.failures(fault_figures.rows(phases, ["grpc/stream"], answers, LIMITS), LIMITS))
-        self.assertEqual(["steady, rest/h2c: no correct answer before any fault, so nothing to recover to"],
-                         fault_figures.failures(fault_figures.rows(phases[:1], ["rest/h2c"], answers, LIMITS), LIMITS))
+            Answer("grpc/stream", t - 0.1, t, "ok") for t in ten_a_second(7, 10)
+        ]
+        self.assertEqual(
+            ["blackhole, grpc/stream: goodput never came back to 90 % of its 10.0/s before the fault"],
+            fault_figures.failures(fault_figures.rows(phases, ["grpc/stream"], answers, LIMITS), LIMITS),
+        )
+        self.assertEqual(
+            ["steady, rest/h2c: no correct answer before any fault, so nothing to recover to"],
+            fault_figures.failures(fault_figures.rows(phases[:1], ["rest/h2c"], answers, LIMITS), LIMITS),
+        )
 
     def test_the_table_has_a_row_per_phase_and_path(self):
         phases, answers = steady_then_fault()
@@ -137,11 +158,14 @@ class RowsTest(unittest.TestCase):
             "goodput before (/s) | during (/s) | back to 90 % after (s) |\n"
             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
             "| steady | rest/unary | 100 | 0 | 0 | 0 | 0 | 0.05 | - | 10.0 | - | - |\n"
-            "| reset | rest/unary | 95 | 0 | 2 | 1 | 0 | 5.10 | 2 | 10.0 | 0.0 | 3.4 |\n", text)
+            "| reset | rest/unary | 95 | 0 | 2 | 1 | 0 | 5.10 | 2 | 10.0 | 0.0 | 3.4 |\n",
+            text,
+        )
 
 
 class _Aggregator(http.server.BaseHTTPRequestHandler):
     """Answers /grpc/unary/3 in turn exactly, with a 503 problem, a 502 problem and a wrong body."""
+
     protocol_version = "HTTP/1.1"
     count = 0
     lock = threading.Lock()
@@ -150,8 +174,12 @@ class _Aggregator(http.server.BaseHTTPRequestHandler):
         with _Aggregator.lock:
             _Aggregator.count += 1
             turn = _Aggregator.count % 4
-        status, kind, body = [(200, "application/json", EXPECTED), (503, PROBLEM, problem(503)),
-                              (502, PROBLEM, problem(502, "bad")), (200, "application/json", b"[]")][turn]
+        status, kind, body = [
+            (200, "application/json", EXPECTED),
+            (503, PROBLEM, problem(503)),
+            (502, PROBLEM, problem(502, "bad")),
+            (200, "application/json", b"[]"),
+        ][turn]
         self.send_response(status)
         self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(body)))
@@ -168,8 +196,9 @@ class LoadTest(unittest.TestCase):
         server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Aggregator)
         threading.Thread(target=server.serve_forever, daemon=True).start()
         try:
-            load = fault_load.Load("http://127.0.0.1:%d" % server.server_port, ["grpc/unary"], 3, 2, timeout_s=5,
-                                   rate=rate)
+            load = fault_load.Load(
+                "http://127.0.0.1:%d" % server.server_port, ["grpc/unary"], 3, 2, timeout_s=5, rate=rate
+            )
             load.start()
             time.sleep(1.0)
             self.assertEqual([], load.stop())
@@ -198,24 +227,52 @@ class LoadTest(unittest.TestCase):
 
 class CommandTest(unittest.TestCase):
     def test_each_fault_is_its_toxic_on_every_direction_it_needs(self):
-        self.assertEqual([
-            {"name": "reset_upstream", "type": "reset_peer", "stream": "upstream", "toxicity": 1.0,
-             "attributes": {"timeout": 0}},
-            {"name": "reset_downstream", "type": "reset_peer", "stream": "downstream", "toxicity": 1.0,
-             "attributes": {"timeout": 0}}], faults.toxics(faults.FAULTS["reset"], 2000, 1))
-        self.assertEqual([{"name": "latency_downstream", "type": "latency", "stream": "downstream", "toxicity": 1.0,
-                           "attributes": {"latency": 2000}}], faults.toxics(faults.FAULTS["latency"], 2000, 1))
-        self.assertEqual([{"timeout": 0}] * 2,
-                         [t["attributes"] for t in faults.toxics(faults.FAULTS["blackhole"], 2000, 1)])
-        self.assertEqual([{"rate": 3}] * 2,
-                         [t["attributes"] for t in faults.toxics(faults.FAULTS["bandwidth"], 2000, 3)])
+        self.assertEqual(
+            [
+                {
+                    "name": "reset_upstream",
+                    "type": "reset_peer",
+                    "stream": "upstream",
+                    "toxicity": 1.0,
+                    "attributes": {"timeout": 0},
+                },
+                {
+                    "name": "reset_downstream",
+                    "type": "reset_peer",
+                    "stream": "downstream",
+                    "toxicity": 1.0,
+                    "attributes": {"timeout": 0},
+                },
+            ],
+            faults.toxics(faults.FAULTS["reset"], 2000, 1),
+        )
+        self.assertEqual(
+            [
+                {
+                    "name": "latency_downstream",
+                    "type": "latency",
+                    "stream": "downstream",
+                    "toxicity": 1.0,
+                    "attributes": {"latency": 2000},
+                }
+            ],
+            faults.toxics(faults.FAULTS["latency"], 2000, 1),
+        )
+        self.assertEqual(
+            [{"timeout": 0}] * 2, [t["attributes"] for t in faults.toxics(faults.FAULTS["blackhole"], 2000, 1)]
+        )
+        self.assertEqual(
+            [{"rate": 3}] * 2, [t["attributes"] for t in faults.toxics(faults.FAULTS["bandwidth"], 2000, 3)]
+        )
 
     def test_options_that_cannot_measure_are_refused_with_a_reason(self):
-        for argv, reason in ((["--faults", "flood"], "unknown fault flood"),
-                             (["--paths", "rest/square"], "only the aggregator's paths"),
-                             (["--settle-seconds", "3"], "at least --recovery-limit + 1"),
-                             (["--clients", "0"], "--clients must be at least 1"),
-                             (["--rate", "-1"], "--rate must not be negative")):
+        for argv, reason in (
+            (["--faults", "flood"], "unknown fault flood"),
+            (["--paths", "rest/square"], "only the aggregator's paths"),
+            (["--settle-seconds", "3"], "at least --recovery-limit + 1"),
+            (["--clients", "0"], "--clients must be at least 1"),
+            (["--rate", "-1"], "--rate must not be negative"),
+        ):
             with self.subTest(argv=argv):
                 err = io.StringIO()
                 with self.assertRaises(SystemExit), contextlib.redirect_stderr(err):
@@ -229,9 +286,11 @@ class CommandTest(unittest.TestCase):
             "# TYPE aggregator_admission_max_squares gauge\naggregator_admission_max_squares 131072.0\n"
             "# TYPE aggregator_downstream_inflight gauge\n"
             'aggregator_downstream_inflight{transport="grpc_unary"} 3.0\n'
-            'aggregator_downstream_inflight{transport="rest_unary"} 2.0\n')
-        self.assertEqual({"aggregator_admission_squares": 40.0, "aggregator_downstream_inflight": 5.0},
-                         faults.work_gauges(page))
+            'aggregator_downstream_inflight{transport="rest_unary"} 2.0\n'
+        )
+        self.assertEqual(
+            {"aggregator_admission_squares": 40.0, "aggregator_downstream_inflight": 5.0}, faults.work_gauges(page)
+        )
         with self.assertRaises(LabError):
             faults.work_gauges(page[:2])
 
@@ -243,24 +302,36 @@ class CommandTest(unittest.TestCase):
             'aggregator_admission_deadline_rate{transport="rest_unary"} 5123.0\n'
             'aggregator_admission_deadline_rate{transport="grpc_unary"} NaN\n'
             'aggregator_admission_deadline_max_wait_seconds{transport="rest_unary"} 15.0\n'
-            'aggregator_downstream_inflight{transport="rest_unary"} 0.0\n')
+            'aggregator_downstream_inflight{transport="rest_unary"} 0.0\n'
+        )
         gauges = faults.work_gauges(idle)
-        self.assertEqual({"aggregator_admission_squares": 0.0, "aggregator_admission_requests": 0.0,
-                          "aggregator_admission_deadline_squares": 0.0, "aggregator_downstream_inflight": 0.0},
-                         gauges)
+        self.assertEqual(
+            {
+                "aggregator_admission_squares": 0.0,
+                "aggregator_admission_requests": 0.0,
+                "aggregator_admission_deadline_squares": 0.0,
+                "aggregator_downstream_inflight": 0.0,
+            },
+            gauges,
+        )
         self.assertFalse(any(gauges.values()))
 
     def test_a_request_admitted_and_not_answered_is_work_held(self):
-        page = server_metrics.parse("aggregator_admission_squares 0.0\naggregator_admission_requests 2.0\n"
-                                    'aggregator_downstream_inflight{transport="rest_unary"} 0.0\n')
+        page = server_metrics.parse(
+            "aggregator_admission_squares 0.0\naggregator_admission_requests 2.0\n"
+            'aggregator_downstream_inflight{transport="rest_unary"} 0.0\n'
+        )
         self.assertEqual(2.0, faults.work_gauges(page)["aggregator_admission_requests"])
 
     def test_rates_and_waits_alone_are_not_admission_gauges_of_work(self):
-        page = server_metrics.parse('aggregator_admission_deadline_rate{transport="rest_unary"} NaN\n'
-                                    'aggregator_admission_deadline_max_wait_seconds{transport="rest_unary"} 15.0\n'
-                                    'aggregator_downstream_inflight{transport="rest_unary"} 0.0\n')
+        page = server_metrics.parse(
+            'aggregator_admission_deadline_rate{transport="rest_unary"} NaN\n'
+            'aggregator_admission_deadline_max_wait_seconds{transport="rest_unary"} 15.0\n'
+            'aggregator_downstream_inflight{transport="rest_unary"} 0.0\n'
+        )
         with self.assertRaisesRegex(LabError, "none of aggregator_admission_squares"):
             faults.work_gauges(page)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -23,25 +23,50 @@ DEFAULTS = AGGREGATOR_DEFAULTS
 
 
 def settings(paths="rest/unary grpc/unary grpc/stream", n=(1000,), concurrency=(100,), aggregator=None):
-    return {"paths": paths.split(), "n": list(n), "concurrency": list(concurrency),
-            "aggregator": aggregator or dict(DEFAULTS)}
+    return {
+        "paths": paths.split(),
+        "n": list(n),
+        "concurrency": list(concurrency),
+        "aggregator": aggregator or dict(DEFAULTS),
+    }
 
 
 class AggregatorSettingsTests(unittest.TestCase):
-
     def test_read_from_the_aggregators_actuator_info(self):
-        info = {"aggregator": {"in-flight": 8, "rest-max-connections": 64, "rest-replicas": 1, "deadline-ms": 120000,
-                               "call-deadline-ms": 10000, "max-n": 100000}}
+        info = {
+            "aggregator": {
+                "in-flight": 8,
+                "rest-max-connections": 64,
+                "rest-replicas": 1,
+                "deadline-ms": 120000,
+                "call-deadline-ms": 10000,
+                "max-n": 100000,
+            }
+        }
 
         self.assertEqual(floor.aggregator_settings(info), DEFAULTS)
 
     def test_the_http2_connections_when_the_aggregator_has_them(self):
-        info = {"aggregator": {"in-flight": 8, "rest-max-connections": 64, "rest-replicas": 2,
-                               "rest-h2c-connections": 4, "rest-h2c-max-streams": 200}}
+        info = {
+            "aggregator": {
+                "in-flight": 8,
+                "rest-max-connections": 64,
+                "rest-replicas": 2,
+                "rest-h2c-connections": 4,
+                "rest-h2c-max-streams": 200,
+            }
+        }
 
-        self.assertEqual(floor.aggregator_settings(info), {"in_flight": 8, "rest_max_connections": 64,
-                                                           "rest_replicas": 2, "rest_h2c_connections": 4,
-                                                           "rest_h2c_max_streams": 200})
+        self.assertEqual(
+            floor.aggregator_settings(info),
+            {
+                "in_flight": 8,
+                "rest_max_connections": 64,
+                "rest_replicas": 2,
+                "rest_h2c_connections": 4,
+                "rest_h2c_max_streams": 200,
+            },
+        )
 
     def test_an_info_document_without_them_is_an_error_that_shows_it(self):
         with self.assertRaisesRegex(FloorError, "no aggregator in-flight.*from before.*'app'"):
@@ -55,29 +80,32 @@ class AggregatorSettingsTests(unittest.TestCase):
 
 
 class WindowTests(unittest.TestCase):
-
     def test_the_default_load(self):
         # ab -c 100 against /path/1000: 100 requests x 8 calls in flight, the pool's 64 connections, 100 streams.
         self.assertEqual(floor.window_for("grpc/unary", 1000, 100, DEFAULTS), Window("grpc_unary", in_flight=800))
         self.assertEqual(floor.window_for("rest/unary", 1000, 100, DEFAULTS), Window("rest_unary", connections=64))
-        self.assertEqual(floor.window_for("grpc/stream", 1000, 100, DEFAULTS),
-                         Window("grpc_stream", streams=100, messages_per_stream=1000))
+        self.assertEqual(
+            floor.window_for("grpc/stream", 1000, 100, DEFAULTS),
+            Window("grpc_stream", streams=100, messages_per_stream=1000),
+        )
 
     def test_the_http2_and_ping_pong_windows(self):
         h2c = dict(DEFAULTS, rest_h2c_connections=4, rest_h2c_max_streams=200)
 
         # 800 calls in flight, multiplexed on the aggregator's 4 HTTP/2 connections of up to 200 streams.
-        self.assertEqual(floor.window_for("rest/h2c", 1000, 100, h2c),
-                         Window("rest_h2c", connections=4, streams=800))
+        self.assertEqual(floor.window_for("rest/h2c", 1000, 100, h2c), Window("rest_h2c", connections=4, streams=800))
         # 2048 calls wanted, 800 on the connections, the rest waiting in the aggregator's pool.
-        self.assertEqual(floor.window_for("rest/h2c", 1000, 256, h2c),
-                         Window("rest_h2c", connections=4, streams=800))
-        self.assertEqual(floor.window_for("rest/h2c", 1000, 100, dict(h2c, rest_replicas=3)),
-                         Window("rest_h2c", connections=12, streams=800))
+        self.assertEqual(floor.window_for("rest/h2c", 1000, 256, h2c), Window("rest_h2c", connections=4, streams=800))
+        self.assertEqual(
+            floor.window_for("rest/h2c", 1000, 100, dict(h2c, rest_replicas=3)),
+            Window("rest_h2c", connections=12, streams=800),
+        )
         self.assertEqual(floor.window_for("rest/h2c", 1, 1, h2c), Window("rest_h2c", connections=1, streams=1))
         # One stream per request, n messages on it, one at a time.
-        self.assertEqual(floor.window_for("grpc/pingpong", 1000, 100, h2c),
-                         Window("grpc_pingpong", streams=100, messages_per_stream=1000))
+        self.assertEqual(
+            floor.window_for("grpc/pingpong", 1000, 100, h2c),
+            Window("grpc_pingpong", streams=100, messages_per_stream=1000),
+        )
         with self.assertRaisesRegex(FloorError, "no rest-h2c-connections"):
             floor.window_for("rest/h2c", 1000, 100, DEFAULTS)
 
@@ -86,8 +114,10 @@ class WindowTests(unittest.TestCase):
 
         self.assertEqual(floor.window_for("grpc/unary", 1000, 100, options).in_flight, 3200)
         self.assertEqual(floor.window_for("rest/unary", 1000, 100, options).connections, 128)
-        self.assertEqual(floor.window_for("grpc/stream", 1000, 100, options),
-                         Window("grpc_stream", streams=100, messages_per_stream=1000))
+        self.assertEqual(
+            floor.window_for("grpc/stream", 1000, 100, options),
+            Window("grpc_stream", streams=100, messages_per_stream=1000),
+        )
 
     def test_each_rest_replica_has_a_pool_of_its_own(self):
         options = {"in_flight": 8, "rest_max_connections": 64, "rest_replicas": 2}
@@ -114,13 +144,26 @@ class WindowTests(unittest.TestCase):
         self.assertIsNone(floor.window_for("grpc/stream", 0, 100, DEFAULTS))
 
     def test_a_sweep_runs_each_distinct_window_once_in_the_order_of_the_paths(self):
-        windows, by_combination = floor.plan(settings("rest/unary grpc/unary grpc/stream rest/square", n=(5, 100),
-                                                      concurrency=(1, 16)))
+        windows, by_combination = floor.plan(
+            settings("rest/unary grpc/unary grpc/stream rest/square", n=(5, 100), concurrency=(1, 16))
+        )
 
-        self.assertEqual([w.slug() for w in windows], [
-            "rest_unary_c5", "rest_unary_c64", "rest_unary_c8",
-            "grpc_unary_i5", "grpc_unary_i80", "grpc_unary_i8", "grpc_unary_i128",
-            "grpc_stream_s1_m5", "grpc_stream_s16_m5", "grpc_stream_s1_m100", "grpc_stream_s16_m100"])
+        self.assertEqual(
+            [w.slug() for w in windows],
+            [
+                "rest_unary_c5",
+                "rest_unary_c64",
+                "rest_unary_c8",
+                "grpc_unary_i5",
+                "grpc_unary_i80",
+                "grpc_unary_i8",
+                "grpc_unary_i128",
+                "grpc_stream_s1_m5",
+                "grpc_stream_s16_m5",
+                "grpc_stream_s1_m100",
+                "grpc_stream_s16_m100",
+            ],
+        )
         # 64 connections serve both n=5 c=16 and n=100 c=16.
         self.assertEqual(by_combination[("rest/unary", 5, 16)], by_combination[("rest/unary", 100, 16)])
         self.assertEqual(len(by_combination), 12)
@@ -129,27 +172,36 @@ class WindowTests(unittest.TestCase):
     def test_each_window_passes_exactly_its_client_options(self):
         self.assertEqual(Window("rest_unary", connections=64).client_arguments(), ["--connections", "64"])
         self.assertEqual(Window("grpc_unary", in_flight=3200).client_arguments(), ["--in-flight", "3200"])
-        self.assertEqual(Window("grpc_stream", streams=100, messages_per_stream=1000).client_arguments(),
-                         ["--streams", "100", "--messages", "1000"])
-        self.assertEqual(Window("rest_h2c", connections=2, streams=800).client_arguments(),
-                         ["--connections", "2", "--streams", "800"])
-        self.assertEqual(Window("grpc_pingpong", streams=100, messages_per_stream=1000).client_arguments(),
-                         ["--streams", "100", "--messages", "1000"])
-        self.assertEqual(Window("rest_h2c", connections=2, streams=800).describe(),
-                         "800 calls in flight on 2 connections")
-        self.assertEqual(Window("grpc_pingpong", streams=100, messages_per_stream=1000).slug(),
-                         "grpc_pingpong_s100_m1000")
+        self.assertEqual(
+            Window("grpc_stream", streams=100, messages_per_stream=1000).client_arguments(),
+            ["--streams", "100", "--messages", "1000"],
+        )
+        self.assertEqual(
+            Window("rest_h2c", connections=2, streams=800).client_arguments(),
+            ["--connections", "2", "--streams", "800"],
+        )
+        self.assertEqual(
+            Window("grpc_pingpong", streams=100, messages_per_stream=1000).client_arguments(),
+            ["--streams", "100", "--messages", "1000"],
+        )
+        self.assertEqual(
+            Window("rest_h2c", connections=2, streams=800).describe(), "800 calls in flight on 2 connections"
+        )
+        self.assertEqual(
+            Window("grpc_pingpong", streams=100, messages_per_stream=1000).slug(), "grpc_pingpong_s100_m1000"
+        )
 
     def test_a_floor_run_must_report_the_window_it_was_given(self):
         window = Window("grpc_stream", streams=5, messages_per_stream=50)
 
         self.assertEqual(window.check({"streams": 5, "messages_per_stream": 50}), [])
-        self.assertEqual(window.check({"streams": 5, "messages_per_stream": 1000}),
-                         ["the floor ran with messages_per_stream=1000, the aggregator's window is 50"])
+        self.assertEqual(
+            window.check({"streams": 5, "messages_per_stream": 1000}),
+            ["the floor ran with messages_per_stream=1000, the aggregator's window is 50"],
+        )
 
 
 class KnobTests(unittest.TestCase):
-
     def test_the_floor_is_on_by_default_for_ten_seconds_after_ten_of_warm_up(self):
         defaults = Settings.from_env({})
         # The paths' warm-up, WARMUP_SECONDS, is the floor's too: both are measured warm.
@@ -158,9 +210,11 @@ class KnobTests(unittest.TestCase):
         self.assertEqual(Settings.from_env({"FLOOR_DURATION": "2", "WARMUP_SECONDS": "0.5"}).warmup_s, 0.5)
 
     def test_its_knobs_are_checked_before_anything_runs(self):
-        for env, message in (({"FLOOR": "yes"}, "FLOOR must be 0 or 1"),
-                             ({"FLOOR_DURATION": "0"}, "FLOOR_DURATION must be more than 0"),
-                             ({"WARMUP_SECONDS": "2s"}, "WARMUP_SECONDS must be a number of seconds")):
+        for env, message in (
+            ({"FLOOR": "yes"}, "FLOOR must be 0 or 1"),
+            ({"FLOOR_DURATION": "0"}, "FLOOR_DURATION must be more than 0"),
+            ({"WARMUP_SECONDS": "2s"}, "WARMUP_SECONDS must be a number of seconds"),
+        ):
             with self.subTest(env=env), self.assertRaisesRegex(SettingsError, message):
                 Settings.from_env(env)
 
@@ -190,7 +244,6 @@ cat "%s"
 
 
 class RunTests(unittest.TestCase):
-
     def setUp(self):
         self.folder = tempfile.mkdtemp(prefix="lab-floor-test-")
         self.window = Window("grpc_unary", in_flight=40)
@@ -207,8 +260,14 @@ class RunTests(unittest.TestCase):
 
     def run_window(self, client_body):
         with Processes() as processes:
-            record = floor.run_window(self.window, os.path.join(self.folder, "floor", self.window.slug()),
-                                      self.jvm(client_body), 1.0, 2.0, processes)
+            record = floor.run_window(
+                self.window,
+                os.path.join(self.folder, "floor", self.window.slug()),
+                self.jvm(client_body),
+                1.0,
+                2.0,
+                processes,
+            )
             # Before the registry's own clean-up: the run stops its server itself, whatever became of the client.
             self.assertFalse(self.server_alive(), "the floor's server outlived its run")
             return record
@@ -232,9 +291,13 @@ class RunTests(unittest.TestCase):
         record = self.run_window(GOOD_CLIENT % fixture)
 
         self.assertNotIn("error", record)
-        self.assertEqual(self.calls(), ["server grpc --host 127.0.0.1 --port 0",
-                                        "client grpc_unary --target 127.0.0.1:4242 --in-flight 40 --warmup 1 "
-                                        "--duration 2"])
+        self.assertEqual(
+            self.calls(),
+            [
+                "server grpc --host 127.0.0.1 --port 0",
+                "client grpc_unary --target 127.0.0.1:4242 --in-flight 40 --warmup 1 --duration 2",
+            ],
+        )
         with open(fixture) as handle:
             expected = json.load(handle)
         self.assertEqual(record["calls_per_second"], expected["calls_per_second"])
@@ -243,8 +306,10 @@ class RunTests(unittest.TestCase):
         self.assertNotEqual(record["server_cpu_seconds"], expected["server_cpu_seconds"])
         self.assertGreater(record["server_cpu_seconds"], 0)
         self.assertLess(record["server_cpu_seconds"], 1.5)
-        self.assertEqual(record["floor_settings"], {"warmup_s": 1.0, "duration_s": 2.0, "java_opts": LAB_JAVA_OPTS,
-                                                    "processors": os.cpu_count()})
+        self.assertEqual(
+            record["floor_settings"],
+            {"warmup_s": 1.0, "duration_s": 2.0, "java_opts": LAB_JAVA_OPTS, "processors": os.cpu_count()},
+        )
         self.assertEqual(record["folder"], "floor/grpc_unary_i40")
         with open(os.path.join(self.folder, "floor", "grpc_unary_i40", "client.log")) as handle:
             self.assertEqual(handle.read(), "floor: warming up\nfloor: measuring\nfloor: measured\n")
@@ -255,14 +320,20 @@ class RunTests(unittest.TestCase):
         record = self.run_window('cat "%s" >&2; exit 1' % oom)
 
         # The client's own verdict comes first; without one, the first error named.
-        self.assertEqual(record["error"], "the grpc_unary client failed (exit status 1): floor: FAILED: no answer "
-                                          "within 30000 ms of starting (floor/grpc_unary_i40/client.log)")
+        self.assertEqual(
+            record["error"],
+            "the grpc_unary client failed (exit status 1): floor: FAILED: no answer "
+            "within 30000 ms of starting (floor/grpc_unary_i40/client.log)",
+        )
         without_verdict = os.path.join(self.folder, "oom.txt")
         with open(oom) as source, open(without_verdict, "w") as target:
             target.writelines(line for line in source if "FAILED" not in line)
-        self.assertEqual(floor.why_failed(without_verdict), "Exception: java.lang.OutOfMemoryError thrown from the "
-                                                            "UncaughtExceptionHandler in thread "
-                                                            "\"grpc-default-executor-73\"")
+        self.assertEqual(
+            floor.why_failed(without_verdict),
+            "Exception: java.lang.OutOfMemoryError thrown from the "
+            "UncaughtExceptionHandler in thread "
+            '"grpc-default-executor-73"',
+        )
 
     def test_a_result_for_another_window_is_an_error(self):
         record = self.run_window(GOOD_CLIENT % os.path.join(FLOOR_C5_N50, "grpc_stream_s5_m50", "client.json"))
@@ -285,9 +356,12 @@ class RunTests(unittest.TestCase):
 
         # 1 s of warm-up + 2 s measured + the 1 s allowance, then TERM.
         self.assertLess(time.monotonic() - started, 15)
-        self.assertEqual(record["error"], "the grpc_unary client had not finished after 4 s (its warm-up, its "
-                                          "measured window and 1 s more) and was stopped; its log: "
-                                          "floor/grpc_unary_i40/client.log")
+        self.assertEqual(
+            record["error"],
+            "the grpc_unary client had not finished after 4 s (its warm-up, its "
+            "measured window and 1 s more) and was stopped; its log: "
+            "floor/grpc_unary_i40/client.log",
+        )
 
     def test_a_server_that_exits_before_listening_is_an_error(self):
         path = os.path.join(self.folder, "fake-java")
@@ -295,29 +369,45 @@ class RunTests(unittest.TestCase):
             handle.write("#!/usr/bin/env bash\necho 'no port for you' >&2\nexit 3\n")
         os.chmod(path, 0o755)
         with Processes() as processes:
-            record = floor.run_window(self.window, os.path.join(self.folder, "floor", "x"),
-                                      floor.Jvm("floor.jar", path, ""), 1.0, 2.0, processes)
+            record = floor.run_window(
+                self.window,
+                os.path.join(self.folder, "floor", "x"),
+                floor.Jvm("floor.jar", path, ""),
+                1.0,
+                2.0,
+                processes,
+            )
 
         self.assertEqual(record["error"], "the floor's server exited before listening: no port for you")
 
 
 class AttachTests(unittest.TestCase):
-
     def test_each_path_gets_its_downstream_calls_per_second_against_its_floor(self):
         data = sample_with_floor()
         grpc_unary = next(run for run in data["runs"] if run["path"] == "grpc/unary")
 
-        self.assertEqual(grpc_unary["floor"], {
-            "transport": "grpc_unary", "window": {"in_flight": 40}, "goal": 0.6,
-            "floor_calls_per_second": 1781.121,
-            # 676.51 req/s x 50 calls.
-            "path_calls_per_second": 33825.5,
-            "fraction": round(33825.5 / 1781.121, 4), "met": True,
-            # The aggregator's and the square service's µs per call, together.
-            "path_cpu_us_per_call": round(grpc_unary["cpu"]["aggregator-service"]["us_per_call"]
-                                          + grpc_unary["cpu"]["square-grpc-service"]["us_per_call"], 2),
-            # (client 1.17 s + server 0.86 s) / 3597 calls.
-            "floor_cpu_us_per_call": 564.36, "floor_load_average_1m": 4.57})
+        self.assertEqual(
+            grpc_unary["floor"],
+            {
+                "transport": "grpc_unary",
+                "window": {"in_flight": 40},
+                "goal": 0.6,
+                "floor_calls_per_second": 1781.121,
+                # 676.51 req/s x 50 calls.
+                "path_calls_per_second": 33825.5,
+                "fraction": round(33825.5 / 1781.121, 4),
+                "met": True,
+                # The aggregator's and the square service's µs per call, together.
+                "path_cpu_us_per_call": round(
+                    grpc_unary["cpu"]["aggregator-service"]["us_per_call"]
+                    + grpc_unary["cpu"]["square-grpc-service"]["us_per_call"],
+                    2,
+                ),
+                # (client 1.17 s + server 0.86 s) / 3597 calls.
+                "floor_cpu_us_per_call": 564.36,
+                "floor_load_average_1m": 4.57,
+            },
+        )
         self.assertEqual([r["transport"] for r in data["floor"]["runs"]], ["rest_unary", "grpc_unary", "grpc_stream"])
         self.assertEqual(data["floor"]["aggregator"], {"in_flight": 8, "rest_max_connections": 64, "rest_replicas": 1})
 
@@ -333,16 +423,22 @@ class AttachTests(unittest.TestCase):
     def test_a_failed_floor_leaves_its_paths_an_error_instead_of_a_fraction(self):
         data = sample_with_floor()
         records = data["floor"]["runs"]
-        records[2] = {"transport": "grpc_stream", "window": records[2]["window"], "folder": records[2]["folder"],
-                      "error": "the grpc_stream client failed (exit status 1)"}
+        records[2] = {
+            "transport": "grpc_stream",
+            "window": records[2]["window"],
+            "folder": records[2]["folder"],
+            "error": "the grpc_stream client failed (exit status 1)",
+        }
 
         floor.attach(data, records)
 
         self.assertEqual(data["runs"][2]["floor"]["error"], "no floor: the grpc_stream client failed (exit status 1)")
         self.assertIsNone(data["runs"][2]["floor"]["met"])
         self.assertNotIn("fraction", data["runs"][2]["floor"])
-        self.assertIn("floor grpc_stream, 5 streams × 50 messages: the grpc_stream client failed (exit status 1)",
-                      check_results.floor_check(data))
+        self.assertIn(
+            "floor grpc_stream, 5 streams × 50 messages: the grpc_stream client failed (exit status 1)",
+            check_results.floor_check(data),
+        )
 
     def test_a_path_run_that_failed_and_the_baseline_get_no_floor(self):
         data = sample_results(concurrency=(5,), n_values=(50,))

@@ -19,9 +19,11 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         "/grpc/stream/3": (503, "application/problem+json", '{"title":"Service Unavailable","status":503}'),
         "/rest/square/unary/7": (200, "text/plain", "49"),
         # An aggregator that knows the payload shapes, and one from before them, which ignores the query.
-        "/rest/unary/1?payload=no-such-shape": (400, "application/problem+json",
-                                                '{"status":400,"detail":"payload must be one of small, wide, deep, '
-                                                'collection; got \'no-such-shape\'"}'),
+        "/rest/unary/1?payload=no-such-shape": (
+            400,
+            "application/problem+json",
+            '{"status":400,"detail":"payload must be one of small, wide, deep, collection; got \'no-such-shape\'"}',
+        ),
         "/grpc/unary/1?payload=no-such-shape": (200, "application/json", '[{"1":1}]'),
     }
 
@@ -39,7 +41,6 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
 
 class HttpCheckTests(unittest.TestCase):
-
     @classmethod
     def setUpClass(cls):
         cls.server = support.LoopbackServer(_Handler)
@@ -51,18 +52,20 @@ class HttpCheckTests(unittest.TestCase):
 
     def mismatch(self, path_name, n):
         path = paths.ALL[path_name]
-        return http_check.answer_mismatch(path, path.url({"aggregator-service": self.base,
-                                                          "square-rest-service": self.base}, n), n, 5)
+        return http_check.answer_mismatch(
+            path, path.url({"aggregator-service": self.base, "square-rest-service": self.base}, n), n, 5
+        )
 
     def test_an_aggregator_that_refuses_an_unknown_payload_shape_knows_the_shapes(self):
         urls = {"aggregator-service": self.base}
 
-        self.assertIsNone(http_check.payload_shapes_unknown(
-            paths.ALL["rest/unary"].url(urls, 1, "no-such-shape"), 5))
-        self.assertEqual(http_check.payload_shapes_unknown(paths.ALL["grpc/unary"].url(urls, 1, "no-such-shape"), 5),
-                         "GET %s/grpc/unary/1?payload=no-such-shape answered 200, not 400 naming the payload shapes: "
-                         "this aggregator does not know them (a jar from before PAYLOAD?), so every shape would be "
-                         "measured as the small call; rebuild it" % self.base)
+        self.assertIsNone(http_check.payload_shapes_unknown(paths.ALL["rest/unary"].url(urls, 1, "no-such-shape"), 5))
+        self.assertEqual(
+            http_check.payload_shapes_unknown(paths.ALL["grpc/unary"].url(urls, 1, "no-such-shape"), 5),
+            "GET %s/grpc/unary/1?payload=no-such-shape answered 200, not 400 naming the payload shapes: "
+            "this aggregator does not know them (a jar from before PAYLOAD?), so every shape would be "
+            "measured as the small call; rebuild it" % self.base,
+        )
 
     def test_the_exact_expected_answer_passes(self):
         self.assertIsNone(self.mismatch("rest/unary", 3))
@@ -107,8 +110,9 @@ class HttpCheckTests(unittest.TestCase):
         self.assertEqual(problem.service, "aggregator-service")
 
     def test_a_service_that_exits_during_start_up_is_reported_at_once(self):
-        problem = http_check.wait_healthy([("square-grpc-service", 4242, self.base + "/nothing")], timeout_s=30,
-                                          alive=lambda pid: False)
+        problem = http_check.wait_healthy(
+            [("square-grpc-service", 4242, self.base + "/nothing")], timeout_s=30, alive=lambda pid: False
+        )
 
         self.assertEqual(problem.message, "square-grpc-service (pid 4242) exited during start-up")
 

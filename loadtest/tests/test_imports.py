@@ -29,8 +29,7 @@ def imports_of(folder: str) -> Dict[str, Set[str]]:
                 # `from . import a, b` imports modules a and b; `from .a import thing` module a.
                 found.update(parts[:1] or [alias.name for alias in node.names])
             elif isinstance(node, ast.Import):
-                found.update(alias.name.split(".")[1] for alias in node.names
-                             if alias.name.startswith(package + "."))
+                found.update(alias.name.split(".")[1] for alias in node.names if alias.name.startswith(package + "."))
         graph[module] = found & modules - {module}
     return graph
 
@@ -42,7 +41,7 @@ def circles(graph: Dict[str, Set[str]]) -> List[List[str]]:
 
     def visit(module: str, trail: List[str]) -> None:
         if module in trail:
-            circle = trail[trail.index(module):]
+            circle = trail[trail.index(module) :]
             first = circle.index(min(circle))
             rotated = circle[first:] + circle[:first]
             if rotated + [rotated[0]] not in found:
@@ -60,7 +59,6 @@ def circles(graph: Dict[str, Set[str]]) -> List[List[str]]:
 
 
 class ImportCircleTests(unittest.TestCase):
-
     def test_the_lab_has_no_import_circle(self):
         self.assertEqual(circles(imports_of(LAB)), [])
 
@@ -71,8 +69,13 @@ class ImportCircleTests(unittest.TestCase):
         with tempfile.TemporaryDirectory() as root:
             package = os.path.join(root, "pkg")
             os.mkdir(package)
-            sources = {"__init__": "", "a": "from . import b\n", "b": "from .c import thing\n",
-                       "c": "def thing():\n    from . import a\n    return a\n", "d": "import pkg.a\n"}
+            sources = {
+                "__init__": "",
+                "a": "from . import b\n",
+                "b": "from .c import thing\n",
+                "c": "def thing():\n    from . import a\n    return a\n",
+                "d": "import pkg.a\n",
+            }
             for name, text in sources.items():
                 with open(os.path.join(package, name + ".py"), "w") as handle:
                     handle.write(text)

@@ -15,7 +15,6 @@ PROBLEM = b'{"type":"about:blank","title":"Service Unavailable","status":503,"de
 
 
 class MixSettingsTests(unittest.TestCase):
-
     def test_empty_by_default(self):
         self.assertEqual(Settings.from_env({}).mix, [])
 
@@ -29,16 +28,22 @@ class MixSettingsTests(unittest.TestCase):
         with self.assertRaises(SettingsError) as caught:
             Settings.from_env({"MIX": "grpc/unary soap/unary"})
 
-        self.assertEqual(str(caught.exception), "unknown path 'soap/unary' in MIX; known paths: rest/unary rest/h2c "
-                                                "grpc/unary grpc/pingpong grpc/stream rest/square")
+        self.assertEqual(
+            str(caught.exception),
+            "unknown path 'soap/unary' in MIX; known paths: rest/unary rest/h2c "
+            "grpc/unary grpc/pingpong grpc/stream rest/square",
+        )
 
     def test_one_path_is_no_mix(self):
         with self.assertRaises(SettingsError) as caught:
             Settings.from_env({"MIX": "grpc/unary grpc/unary"})
 
-        self.assertEqual(str(caught.exception), "MIX loads paths at the same time, so it needs at least two, got "
-                                                "'grpc/unary grpc/unary'; known paths: rest/unary rest/h2c grpc/unary "
-                                                "grpc/pingpong grpc/stream rest/square")
+        self.assertEqual(
+            str(caught.exception),
+            "MIX loads paths at the same time, so it needs at least two, got "
+            "'grpc/unary grpc/unary'; known paths: rest/unary rest/h2c grpc/unary "
+            "grpc/pingpong grpc/stream rest/square",
+        )
 
     def test_a_mixed_path_must_be_measured_alone_too(self):
         with self.assertRaises(SettingsError) as caught:
@@ -110,49 +115,134 @@ class AbStatusesTests(unittest.TestCase):
 
 
 class MixFiguresTests(unittest.TestCase):
-
     def test_vegetas_statuses_and_transport_errors_are_kept_apart(self):
-        outcome = {"duration_s": 10.0, "completed": 95, "ok": 80, "rps": 8.0, "latency_ms": {"p99": 120.5},
-                   "non2xx": 15, "errors": {"shed_503": 10, "http_504": 5, "timeout": 5}}
+        outcome = {
+            "duration_s": 10.0,
+            "completed": 95,
+            "ok": 80,
+            "rps": 8.0,
+            "latency_ms": {"p99": 120.5},
+            "non2xx": 15,
+            "errors": {"shed_503": 10, "http_504": 5, "timeout": 5},
+        }
 
         figures = mix.open_figures(outcome)
 
-        self.assertEqual(figures, {"seconds": 10.0, "completed": 95, "ok": 80, "goodput": 8.0, "p99_ms": 120.5,
-                                   "non200": 15, "statuses": {"503": 10, "504": 5}, "transport_errors": {"timeout": 5},
-                                   "wrong_answers": 0})
+        self.assertEqual(
+            figures,
+            {
+                "seconds": 10.0,
+                "completed": 95,
+                "ok": 80,
+                "goodput": 8.0,
+                "p99_ms": 120.5,
+                "non200": 15,
+                "statuses": {"503": 10, "504": 5},
+                "transport_errors": {"timeout": 5},
+                "wrong_answers": 0,
+            },
+        )
 
     def test_alone_goodput_of_ab_counts_only_the_exact_answers(self):
-        run = {"rps": 40.0, "completed": 1000, "non2xx": 100, "verified": {"passed": 900},
-               "latency_ms": {"p99": 20.0}, "repeats": [{}, {}]}
+        run = {
+            "rps": 40.0,
+            "completed": 1000,
+            "non2xx": 100,
+            "verified": {"passed": 900},
+            "latency_ms": {"p99": 20.0},
+            "repeats": [{}, {}],
+        }
 
-        self.assertEqual(mix.alone_figures(run), {"goodput": 36.0, "p99_ms": 20.0, "non200": {"non-2xx": 100},
-                                                  "answered": 1000, "repeats": 2})
+        self.assertEqual(
+            mix.alone_figures(run),
+            {"goodput": 36.0, "p99_ms": 20.0, "non200": {"non-2xx": 100}, "answered": 1000, "repeats": 2},
+        )
 
     def test_a_closed_loop_mix_lasts_as_long_as_the_slowest_path_alone(self):
         self.assertEqual(mix.window_s([{"time_taken_s": 2.2}, {"time_taken_s": 26.1}, None]), 27)
         self.assertEqual(mix.window_s([{"time_taken_s": 0.3}]), 1)
 
     def data(self):
-        unary = {"path": "grpc/unary", "seconds": 27.0, "completed": 60, "ok": 40, "goodput": 1.48, "p99_ms": 4100.0,
-                 "non200": 20, "statuses": {"504": 20}, "transport_errors": {},
-                 "alone": {"goodput": 38.2, "p99_ms": 210.0, "non200": {}, "answered": 1000, "repeats": 1}}
-        stream = {"path": "grpc/stream", "seconds": 27.0, "completed": 6172, "ok": 6172, "goodput": 228.6,
-                  "p99_ms": 40.0, "non200": 0, "statuses": {}, "transport_errors": {},
-                  "alone": {"goodput": 240.0, "p99_ms": 35.0, "non200": {}, "answered": 1000, "repeats": 1}}
-        return {"settings": {"mix": ["grpc/unary", "grpc/stream"], "n": [2000], "concurrency": [6], "load": "closed"},
-                "mix": {"paths": ["grpc/unary", "grpc/stream"], "load": "closed",
-                        "runs": [{"n": 2000, "point": 6, "seconds": 27, "paths": [unary, stream]}]}}
+        unary = {
+            "path": "grpc/unary",
+            "seconds": 27.0,
+            "completed": 60,
+            "ok": 40,
+            "goodput": 1.48,
+            "p99_ms": 4100.0,
+            "non200": 20,
+            "statuses": {"504": 20},
+            "transport_errors": {},
+            "alone": {"goodput": 38.2, "p99_ms": 210.0, "non200": {}, "answered": 1000, "repeats": 1},
+        }
+        stream = {
+            "path": "grpc/stream",
+            "seconds": 27.0,
+            "completed": 6172,
+            "ok": 6172,
+            "goodput": 228.6,
+            "p99_ms": 40.0,
+            "non200": 0,
+            "statuses": {},
+            "transport_errors": {},
+            "alone": {"goodput": 240.0, "p99_ms": 35.0, "non200": {}, "answered": 1000, "repeats": 1},
+        }
+        return {
+            "settings": {"mix": ["grpc/unary", "grpc/stream"], "n": [2000], "concurrency": [6], "load": "closed"},
+            "mix": {
+                "paths": ["grpc/unary", "grpc/stream"],
+                "load": "closed",
+                "runs": [{"n": 2000, "point": 6, "seconds": 27, "paths": [unary, stream]}],
+            },
+        }
 
     def test_the_table_puts_each_path_beside_itself_alone(self):
         table = mix.table(self.data(), view.fmt)["table"]
 
-        self.assertEqual(table["heads"], ["path", "n", "concurrency", "goodput mixed (/s)", "goodput alone (/s)",
-                                          "% of alone", "p99 mixed (ms)", "p99 alone (ms)", "non-200 mixed",
-                                          "non-200 alone"])
-        self.assertEqual([row["cells"] for row in table["rows"]], [
-            ["grpc/unary", "2000", "6", "1.48", "38.20", "4", "4,100.000", "210.000", "504 20 (of 60)", "0 (of 1000)"],
-            ["grpc/stream", "2000", "6", "228.60", "240.00", "95", "40.000", "35.000", "0 (of 6172)",
-             "0 (of 1000)"]])
+        self.assertEqual(
+            table["heads"],
+            [
+                "path",
+                "n",
+                "concurrency",
+                "goodput mixed (/s)",
+                "goodput alone (/s)",
+                "% of alone",
+                "p99 mixed (ms)",
+                "p99 alone (ms)",
+                "non-200 mixed",
+                "non-200 alone",
+            ],
+        )
+        self.assertEqual(
+            [row["cells"] for row in table["rows"]],
+            [
+                [
+                    "grpc/unary",
+                    "2000",
+                    "6",
+                    "1.48",
+                    "38.20",
+                    "4",
+                    "4,100.000",
+                    "210.000",
+                    "504 20 (of 60)",
+                    "0 (of 1000)",
+                ],
+                [
+                    "grpc/stream",
+                    "2000",
+                    "6",
+                    "228.60",
+                    "240.00",
+                    "95",
+                    "40.000",
+                    "35.000",
+                    "0 (of 6172)",
+                    "0 (of 1000)",
+                ],
+            ],
+        )
 
     def test_a_complete_mix_has_no_problem_and_a_missing_path_is_named(self):
         data = self.data()
@@ -160,8 +250,10 @@ class MixFiguresTests(unittest.TestCase):
 
         data["mix"]["runs"][0]["paths"].pop()
         self.assertEqual(mix.problems(data), ["mix n=2000 6: grpc/stream: missing"])
-        self.assertEqual(mix.problems({"settings": {"mix": ["grpc/unary", "grpc/stream"]}}),
-                         ["MIX is grpc/unary grpc/stream but results.json has no mix"])
+        self.assertEqual(
+            mix.problems({"settings": {"mix": ["grpc/unary", "grpc/stream"]}}),
+            ["MIX is grpc/unary grpc/stream but results.json has no mix"],
+        )
 
 
 if __name__ == "__main__":

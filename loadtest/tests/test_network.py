@@ -27,7 +27,6 @@ toxiproxy_proxy_sent_bytes_total{direction="upstream",proxy="grpc-1"} 77
 
 
 class ProfileTests(unittest.TestCase):
-
     def test_the_four_profiles_in_order(self):
         self.assertEqual(network.NAMES, ("loopback", "proxy", "lan", "wan"))
         self.assertFalse(network.PROFILES["loopback"].proxied)
@@ -38,28 +37,59 @@ class ProfileTests(unittest.TestCase):
         self.assertEqual(network.PROFILES["loopback"].toxics(), [])
 
     def test_lan_splits_its_round_trip_in_microseconds_and_limits_both_directions(self):
-        self.assertEqual(network.PROFILES["lan"].toxics(), [
-            {"name": "latency_upstream", "type": "latency_us", "stream": "upstream", "toxicity": 1.0,
-             "attributes": {"latency": 250}},
-            {"name": "bandwidth_upstream", "type": "bandwidth", "stream": "upstream", "toxicity": 1.0,
-             "attributes": {"rate": 125_000}},
-            {"name": "latency_downstream", "type": "latency_us", "stream": "downstream", "toxicity": 1.0,
-             "attributes": {"latency": 250}},
-            {"name": "bandwidth_downstream", "type": "bandwidth", "stream": "downstream", "toxicity": 1.0,
-             "attributes": {"rate": 125_000}}])
+        self.assertEqual(
+            network.PROFILES["lan"].toxics(),
+            [
+                {
+                    "name": "latency_upstream",
+                    "type": "latency_us",
+                    "stream": "upstream",
+                    "toxicity": 1.0,
+                    "attributes": {"latency": 250},
+                },
+                {
+                    "name": "bandwidth_upstream",
+                    "type": "bandwidth",
+                    "stream": "upstream",
+                    "toxicity": 1.0,
+                    "attributes": {"rate": 125_000},
+                },
+                {
+                    "name": "latency_downstream",
+                    "type": "latency_us",
+                    "stream": "downstream",
+                    "toxicity": 1.0,
+                    "attributes": {"latency": 250},
+                },
+                {
+                    "name": "bandwidth_downstream",
+                    "type": "bandwidth",
+                    "stream": "downstream",
+                    "toxicity": 1.0,
+                    "attributes": {"rate": 125_000},
+                },
+            ],
+        )
 
     def test_wan_is_10_ms_each_way_at_100_mbit(self):
         toxics = {toxic["name"]: toxic["attributes"] for toxic in network.PROFILES["wan"].toxics()}
-        self.assertEqual(toxics, {"latency_upstream": {"latency": 10_000}, "bandwidth_upstream": {"rate": 12_500},
-                                  "latency_downstream": {"latency": 10_000},
-                                  "bandwidth_downstream": {"rate": 12_500}})
+        self.assertEqual(
+            toxics,
+            {
+                "latency_upstream": {"latency": 10_000},
+                "bandwidth_upstream": {"rate": 12_500},
+                "latency_downstream": {"latency": 10_000},
+                "bandwidth_downstream": {"rate": 12_500},
+            },
+        )
 
 
 class SentBytesTests(unittest.TestCase):
-
     def test_sent_bytes_by_proxy_and_direction(self):
-        self.assertEqual(network.sent_bytes(METRICS_PAGE), {"rest-1": {"upstream": 2048, "downstream": 5120},
-                                                            "grpc-1": {"upstream": 77, "downstream": 0}})
+        self.assertEqual(
+            network.sent_bytes(METRICS_PAGE),
+            {"rest-1": {"upstream": 2048, "downstream": 5120}, "grpc-1": {"upstream": 77, "downstream": 0}},
+        )
 
     def test_no_proxies_no_counts(self):
         self.assertEqual(network.sent_bytes(""), {})
@@ -103,8 +133,10 @@ class RealToxiproxyTests(unittest.TestCase):
 
             bare = _median_round_trip_ms(port)
             toxiproxy.apply(network.PROFILES["lan"])
-            self.assertEqual(sorted(t["type"] for t in toxiproxy.toxics("echo")),
-                             ["bandwidth", "bandwidth", "latency_us", "latency_us"])
+            self.assertEqual(
+                sorted(t["type"] for t in toxiproxy.toxics("echo")),
+                ["bandwidth", "bandwidth", "latency_us", "latency_us"],
+            )
             lan = _median_round_trip_ms(port)
             toxiproxy.apply(network.PROFILES["wan"])
             wan = _median_round_trip_ms(port, rounds=10)

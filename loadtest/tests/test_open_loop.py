@@ -19,25 +19,44 @@ result_line = support.vegeta_line
 
 
 class ReadResultsTests(unittest.TestCase):
-
     def test_counts_every_kind_of_answer_and_error(self):
         # At 10 requests a second, each on time and answered in 1 ms.
-        answers = [(200, BODY, ""), (200, BODY, ""), (200, BODY, ""), (200, "[]", ""), (200, "", ""),
-                   (503, "{}", ""), (503, "{}", ""), (404, "no", ""), (500, "{}", ""), (204, "", ""),
-                   (0, None, 'Get "%s": context deadline exceeded (Client.Timeout exceeded while awaiting headers)'
-                    % URL),
-                   (0, None, 'Get "%s": dial tcp 0.0.0.0:0->127.0.0.1:8080: connect: connection refused' % URL),
-                   (0, None, 'Get "%s": EOF' % URL),
-                   (0, None, 'Get "%s": read tcp 127.0.0.1:4242->127.0.0.1:8080: read: connection reset by peer'
-                    % URL),
-                   (0, None, 'Get "http://nowhere.invalid/": dial tcp: lookup nowhere.invalid: no such host')]
-        lines = [result_line(seq, seq * 100_000, 1000, code, body, error)
-                 for seq, (code, body, error) in enumerate(answers)]
+        answers = [
+            (200, BODY, ""),
+            (200, BODY, ""),
+            (200, BODY, ""),
+            (200, "[]", ""),
+            (200, "", ""),
+            (503, "{}", ""),
+            (503, "{}", ""),
+            (404, "no", ""),
+            (500, "{}", ""),
+            (204, "", ""),
+            (0, None, 'Get "%s": context deadline exceeded (Client.Timeout exceeded while awaiting headers)' % URL),
+            (0, None, 'Get "%s": dial tcp 0.0.0.0:0->127.0.0.1:8080: connect: connection refused' % URL),
+            (0, None, 'Get "%s": EOF' % URL),
+            (0, None, 'Get "%s": read tcp 127.0.0.1:4242->127.0.0.1:8080: read: connection reset by peer' % URL),
+            (0, None, 'Get "http://nowhere.invalid/": dial tcp: lookup nowhere.invalid: no such host'),
+        ]
+        lines = [
+            result_line(seq, seq * 100_000, 1000, code, body, error) for seq, (code, body, error) in enumerate(answers)
+        ]
 
         record = open_loop.read_results(lines, BODY, rate=10, duration_s=1.4)
 
-        self.assertEqual(record["errors"], {"wrong_answer": 2, "shed_503": 2, "http_404": 1, "http_500": 1,
-                                            "http_204": 1, "timeout": 1, "connection": 3, "other": 1})
+        self.assertEqual(
+            record["errors"],
+            {
+                "wrong_answer": 2,
+                "shed_503": 2,
+                "http_404": 1,
+                "http_500": 1,
+                "http_204": 1,
+                "timeout": 1,
+                "connection": 3,
+                "other": 1,
+            },
+        )
         self.assertEqual((record["sent"], record["completed"], record["ok"]), (15, 10, 3))
         # Failed: 5 transport errors, 2 wrong answers and the 204, a 2xx that is not the 200 promised; non-2xx: the
         # 503s, the 404 and the 500.
@@ -73,16 +92,22 @@ class ReadResultsTests(unittest.TestCase):
         # Corrected, lag + latency: 2000 + 301, 400, 200, 200000 + 63, 100010 + 21, 20 + 500, 700, 800, 900, 1085 µs.
         # Their sorted 5th is 800, 9th 100031 and 10th 200063 (both kept exactly: the histogram's unit there is 64
         # and 128 µs, and these are the top of their units); the mean is 307000 / 10 µs.
-        self.assertEqual(record["latency_ms"],
-                         {"mean": 30.7, "p50": 0.8, "p90": 100.031, "p99": 200.063, "p99_9": 200.063, "max": 200.063})
+        self.assertEqual(
+            record["latency_ms"],
+            {"mean": 30.7, "p50": 0.8, "p90": 100.031, "p99": 200.063, "p99_9": 200.063, "max": 200.063},
+        )
         # Uncorrected, Vegeta's own: the stall does not show at all.
-        self.assertEqual(record["latency_uncorrected_ms"],
-                         {"mean": 0.497, "p50": 0.4, "p90": 0.9, "p99": 1.085, "p99_9": 1.085, "max": 1.085})
+        self.assertEqual(
+            record["latency_uncorrected_ms"],
+            {"mean": 0.497, "p50": 0.4, "p90": 0.9, "p99": 1.085, "p99_9": 1.085, "max": 1.085},
+        )
         self.assertEqual(record["max_schedule_lag_ms"], 200.0)
 
     def test_no_ok_answer_leaves_no_latency(self):
-        lines = [result_line(0, 0, 30, code=503, body="{}"),
-                 result_line(1, 20_000, 400, code=0, error='Get "%s": EOF' % URL)]
+        lines = [
+            result_line(0, 0, 30, code=503, body="{}"),
+            result_line(1, 20_000, 400, code=0, error='Get "%s": EOF' % URL),
+        ]
 
         record = open_loop.read_results(lines, BODY, rate=50, duration_s=0.04)
 
@@ -101,18 +126,19 @@ class ReadResultsTests(unittest.TestCase):
 
 
 class PiecesTests(unittest.TestCase):
-
     def test_timestamps_keep_nanoseconds_and_their_zone(self):
         self.assertEqual(open_loop.timestamp_ns("2026-11-23T12:37:04.349344165Z"), 1795437424349344165)
         self.assertEqual(open_loop.timestamp_ns("2026-11-23T13:37:04.34934416+01:00"), 1795437424349344160)
         self.assertEqual(open_loop.timestamp_ns("2026-11-23T12:37:04Z"), 1795437424000000000)
 
     def test_transport_errors_by_kind(self):
-        kinds = {"dial tcp 127.0.0.1:1: i/o timeout": "timeout",
-                 "context deadline exceeded": "timeout",
-                 "write tcp 127.0.0.1:2->127.0.0.1:1: write: broken pipe": "connection",
-                 "unexpected EOF": "connection",
-                 "http: server gave HTTP response to HTTPS client": "other"}
+        kinds = {
+            "dial tcp 127.0.0.1:1: i/o timeout": "timeout",
+            "context deadline exceeded": "timeout",
+            "write tcp 127.0.0.1:2->127.0.0.1:1: write: broken pipe": "connection",
+            "unexpected EOF": "connection",
+            "http: server gave HTTP response to HTTPS client": "other",
+        }
         for error, kind in kinds.items():
             self.assertEqual(open_loop.classify(0, b"", error, b"x"), kind, error)
 
@@ -193,8 +219,17 @@ class VegetaRunTests(unittest.TestCase):
         self.addCleanup(server.close)
         started = time.monotonic()
 
-        record = open_loop.run(self.vegeta, server.base + "/rest/unary/3", BODY, 20, 60, 5, self.raw_dir, "run_1",
-                               stop_when=lambda: time.monotonic() - started > 1.0)
+        record = open_loop.run(
+            self.vegeta,
+            server.base + "/rest/unary/3",
+            BODY,
+            20,
+            60,
+            5,
+            self.raw_dir,
+            "run_1",
+            stop_when=lambda: time.monotonic() - started > 1.0,
+        )
 
         self.assertLess(time.monotonic() - started, 15)
         self.assertNotIn("error", record)
@@ -216,8 +251,9 @@ class VegetaRunTests(unittest.TestCase):
         record = self.attack(_Mixed, rate=50, duration_s=1)
 
         # Of 50: 503 to 5, 10, .. 50; a wrong body to 7, 14, 21, 28, 42 and 49 (35 had a 503).
-        self.assertEqual((record["sent"], record["ok"], record["errors"]),
-                         (50, 34, {"shed_503": 10, "wrong_answer": 6}))
+        self.assertEqual(
+            (record["sent"], record["ok"], record["errors"]), (50, 34, {"shed_503": 10, "wrong_answer": 6})
+        )
         self.assertEqual((record["failed"], record["non2xx"], record["verified"]["checked"]), (6, 10, 40))
         self.assertEqual(record["rps"], 34.0)
 
@@ -244,7 +280,6 @@ class VegetaRunTests(unittest.TestCase):
         self.assertEqual(sorted(os.listdir(self.raw_dir)), ["bad_1.txt"])
 
 
-
 class OpenLoopResultsTests(unittest.TestCase):
     """An open-loop results.json as the lab writes it (two rates, two repeats each), through the CI check, the
     summary and the report's view."""
@@ -265,18 +300,39 @@ class OpenLoopResultsTests(unittest.TestCase):
         data["runs"][5]["errors"]["timeout"] = 1
 
         # A timeout, like a shed, is what a path past its saturation does; a refused connection is not.
-        self.assertEqual(check_results.problems(data), [
-            "rest/unary n=50 rate=10/s: sent 39 requests, the schedule had 40 (rate x duration x repeats)",
-            "grpc/unary n=50 rate=10/s: 37 200 answers had their body checked, but 40 were right and 0 wrong",
-            "grpc/stream n=50 rate=10/s: errors other than sheds and timeouts: connection 2",
-        ])
+        self.assertEqual(
+            check_results.problems(data),
+            [
+                "rest/unary n=50 rate=10/s: sent 39 requests, the schedule had 40 (rate x duration x repeats)",
+                "grpc/unary n=50 rate=10/s: 37 200 answers had their body checked, but 40 were right and 0 wrong",
+                "grpc/stream n=50 rate=10/s: errors other than sheds and timeouts: connection 2",
+            ],
+        )
 
     def test_the_runs_table_has_the_open_loop_columns_and_the_errors_by_kind(self):
         table = view.view(support.sample_open_results())["tables"]["runs"]
 
-        self.assertEqual(table["heads"], ["path", "n", "rate (/s)", "req/s", "req/s range", "p99 range",
-                                          "spread: req/s · p99",
-                                          "mean", "p50", "p90", "p99", "p99.9", "max", "sent", "ok", "errors"])
+        self.assertEqual(
+            table["heads"],
+            [
+                "path",
+                "n",
+                "rate (/s)",
+                "req/s",
+                "req/s range",
+                "p99 range",
+                "spread: req/s · p99",
+                "mean",
+                "p50",
+                "p90",
+                "p99",
+                "p99.9",
+                "max",
+                "sent",
+                "ok",
+                "errors",
+            ],
+        )
         # rest/unary at 40 a second: a quarter shed; the goodput is the correct answers over the 2 s schedule.
         self.assertEqual(table["rows"][1]["cells"][:5], ["rest/unary", "50", "40", "30.00", "30.00 – 30.00"])
         self.assertEqual(table["rows"][1]["cells"][-3:], ["160", "120", "shed_503 40"])
@@ -284,17 +340,22 @@ class OpenLoopResultsTests(unittest.TestCase):
     def test_the_sweep_axis_is_the_offered_rate_with_errors_per_path(self):
         axis = view.view(support.sample_open_results())["sweep_axis"]
 
-        self.assertEqual((axis["values"], axis["title"], axis["latency_keys"]),
-                         ([10, 40], "offered rate (requests per second)", ["p50", "p99"]))
+        self.assertEqual(
+            (axis["values"], axis["title"], axis["latency_keys"]),
+            ([10, 40], "offered rate (requests per second)", ["p50", "p99"]),
+        )
         rest = axis["lines"][0]
-        self.assertEqual((rest["label"], rest["rps"], rest["error_percent"]), ("rest/unary n=50", [10.0, 30.0],
-                                                                               [0.0, 25.0]))
+        self.assertEqual(
+            (rest["label"], rest["rps"], rest["error_percent"]), ("rest/unary n=50", [10.0, 30.0], [0.0, 25.0])
+        )
 
     def test_the_summary_says_how_the_load_was_sent(self):
         text = report.summary_markdown(support.sample_open_results())
 
-        self.assertIn("Each run: `echo 'GET <url>' | vegeta attack -rate=<rate>/1s -duration=2s -timeout=120s` (an "
-                      "open loop", text)
+        self.assertIn(
+            "Each run: `echo 'GET <url>' | vegeta attack -rate=<rate>/1s -duration=2s -timeout=120s` (an open loop",
+            text,
+        )
         self.assertIn("| rest/unary | 50 | 40 | 30.00 |", text)
 
 

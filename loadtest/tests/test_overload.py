@@ -9,18 +9,23 @@ from tests import support
 
 def _aggregator_page(le_counts, count, uri="/grpc/stream/{n}"):
     """A page with the aggregator's 503 histogram for one path, as Spring writes it."""
-    labels = 'application="aggregator-service",error="none",exception="none",method="GET",outcome="SERVER_ERROR",' \
-             'status="503",uri="%s"' % uri
+    labels = (
+        'application="aggregator-service",error="none",exception="none",method="GET",outcome="SERVER_ERROR",'
+        'status="503",uri="%s"' % uri
+    )
     lines = ["# HELP http_server_requests_seconds", "# TYPE http_server_requests_seconds histogram"]
     lines += ['http_server_requests_seconds_bucket{%s,le="%s"} %d' % (labels, le, n) for le, n in le_counts]
-    lines += ['http_server_requests_seconds_bucket{%s,le="+Inf"} %d' % (labels, count),
-              "http_server_requests_seconds_count{%s} %d" % (labels, count),
-              "http_server_requests_seconds_sum{%s} %f" % (labels, count * 0.002)]
+    lines += [
+        'http_server_requests_seconds_bucket{%s,le="+Inf"} %d' % (labels, count),
+        "http_server_requests_seconds_count{%s} %d" % (labels, count),
+        "http_server_requests_seconds_sum{%s} %f" % (labels, count * 0.002),
+    ]
     return server_metrics.parse("\n".join(lines) + "\n")
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):
     """Sheds every third request with Retry-After, answers one in ten wrongly, and the rest correctly."""
+
     protocol_version = "HTTP/1.1"
     count = 0
     lock = threading.Lock()
@@ -50,7 +55,6 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
 
 class OverloadTest(unittest.TestCase):
-
     def test_the_expected_body_is_the_contract_array(self):
         self.assertEqual(overload.expected_body(3), b'[{"1":1},{"2":4},{"3":9}]')
         self.assertEqual(overload.expected_body(0), b"[]")
@@ -75,10 +79,13 @@ class OverloadTest(unittest.TestCase):
         before = _aggregator_page([("0.001", 10), ("0.002796201", 10), ("0.050331646", 10)], 10)
         # 200 sheds more: 120 within 1 ms, 198 within 2.8 ms, all 200 within 50.3 ms.
         after = _aggregator_page([("0.001", 130), ("0.002796201", 208), ("0.050331646", 210)], 210)
-        self.assertEqual(overload.server_shed_ms("grpc/stream", before, after),
-                         {"count": 200, "p50_at_most": 1.0, "p99_at_most": 2.8})
-        self.assertEqual(overload.server_shed_ms("rest/unary", before, after),
-                         {"count": 0, "p50_at_most": None, "p99_at_most": None})
+        self.assertEqual(
+            overload.server_shed_ms("grpc/stream", before, after),
+            {"count": 200, "p50_at_most": 1.0, "p99_at_most": 2.8},
+        )
+        self.assertEqual(
+            overload.server_shed_ms("rest/unary", before, after), {"count": 0, "p50_at_most": None, "p99_at_most": None}
+        )
         self.assertIsNone(overload.server_shed_ms("grpc/stream", None, after))
 
 

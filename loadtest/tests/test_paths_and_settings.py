@@ -10,7 +10,6 @@ from lab.settings import JVM_OPTIONS_FILE, Settings, service_jvm_options
 
 
 class PathTests(unittest.TestCase):
-
     def test_the_aggregators_answer_is_the_contracts_exact_json(self):
         rest = paths.ALL["rest/unary"]
 
@@ -30,39 +29,48 @@ class PathTests(unittest.TestCase):
     def test_a_payload_shape_is_asked_for_in_the_query_and_small_keeps_the_articles_url(self):
         urls = {"aggregator-service": "http://127.0.0.1:8080"}
 
-        self.assertEqual(paths.ALL["rest/unary"].url(urls, 10, "collection"),
-                         "http://127.0.0.1:8080/rest/unary/10?payload=collection")
+        self.assertEqual(
+            paths.ALL["rest/unary"].url(urls, 10, "collection"),
+            "http://127.0.0.1:8080/rest/unary/10?payload=collection",
+        )
         self.assertEqual(paths.ALL["rest/unary"].url(urls, 10, "small"), "http://127.0.0.1:8080/rest/unary/10")
 
     def test_an_unknown_payload_shape_names_the_known_ones(self):
         with self.assertRaises(ValueError) as caught:
             paths.parse_payloads("wide huge")
-        self.assertEqual(str(caught.exception), "unknown payload shape 'huge' in PAYLOAD; known shapes: small wide "
-                                                "deep collection")
+        self.assertEqual(
+            str(caught.exception), "unknown payload shape 'huge' in PAYLOAD; known shapes: small wide deep collection"
+        )
 
     def test_each_path_needs_the_aggregator_and_its_square_service_only(self):
-        self.assertEqual(paths.services_needed(paths.parse("grpc/stream")),
-                         ["square-grpc-service", "aggregator-service"])
-        self.assertEqual(paths.services_needed(paths.parse(paths.DEFAULT)),
-                         ["square-rest-service", "square-grpc-service", "aggregator-service"])
+        self.assertEqual(
+            paths.services_needed(paths.parse("grpc/stream")), ["square-grpc-service", "aggregator-service"]
+        )
+        self.assertEqual(
+            paths.services_needed(paths.parse(paths.DEFAULT)),
+            ["square-rest-service", "square-grpc-service", "aggregator-service"],
+        )
         self.assertEqual(paths.services_needed(paths.parse("rest/square")), ["square-rest-service"])
 
     def test_an_unknown_path_names_the_known_ones(self):
         with self.assertRaises(ValueError) as caught:
             paths.parse("rest/unary soap/unary")
-        self.assertEqual(str(caught.exception), "unknown path 'soap/unary' in PATHS; known paths: rest/unary rest/h2c "
-                                                "grpc/unary grpc/pingpong grpc/stream rest/square")
+        self.assertEqual(
+            str(caught.exception),
+            "unknown path 'soap/unary' in PATHS; known paths: rest/unary rest/h2c "
+            "grpc/unary grpc/pingpong grpc/stream rest/square",
+        )
 
 
 class SettingsTests(unittest.TestCase):
-
     def test_defaults_replicate_the_article(self):
         settings = Settings.from_env({})
 
         # The article's 100 clients and n = 1000; each run lasts DURATION (20 s), not the article's 1000 requests,
         # so that every path is measured for as long (REQUESTS=1000 gives the article's count).
-        self.assertEqual((settings.requests, settings.duration_s, settings.concurrency, settings.n),
-                         (None, 20.0, [100], [1000]))
+        self.assertEqual(
+            (settings.requests, settings.duration_s, settings.concurrency, settings.n), (None, 20.0, [100], [1000])
+        )
         self.assertEqual(Settings.from_env({"REQUESTS": "1000"}).requests, 1000)
         # Grouped: REST over HTTP/1.1 and HTTP/2, then gRPC unary, ping-pong and pipelined stream.
         self.assertEqual(settings.paths, ["rest/unary", "rest/h2c", "grpc/unary", "grpc/pingpong", "grpc/stream"])
@@ -85,18 +93,28 @@ class SettingsTests(unittest.TestCase):
     def test_lists_of_concurrency_and_n_sweep_every_combination(self):
         settings = Settings.from_env({"CONCURRENCY": "1 8", "N": "10 100", "REQUESTS": "40", "PATHS": "grpc/unary"})
 
-        self.assertEqual(settings.combinations(), [("grpc/unary", "small", 10, 1), ("grpc/unary", "small", 10, 8),
-                                                   ("grpc/unary", "small", 100, 1), ("grpc/unary", "small", 100, 8)])
+        self.assertEqual(
+            settings.combinations(),
+            [
+                ("grpc/unary", "small", 10, 1),
+                ("grpc/unary", "small", 10, 8),
+                ("grpc/unary", "small", 100, 1),
+                ("grpc/unary", "small", 100, 8),
+            ],
+        )
 
     def test_the_warm_up_is_ten_seconds_of_load_and_zero_turns_it_off(self):
         self.assertEqual(Settings.from_env({}).warmup_s, 10.0)
         self.assertEqual(Settings.from_env({"WARMUP_SECONDS": "0", "REQUESTS": "1000"}).warmup_s, 0.0)
         # Without a warm-up, nothing says how many requests last DURATION: a fixed count is needed.
-        with self.assertRaisesRegex(SettingsError, "WARMUP_SECONDS=0 leaves DURATION no pace to count ab's requests "
-                                                   "from: set REQUESTS"):
+        with self.assertRaisesRegex(
+            SettingsError, "WARMUP_SECONDS=0 leaves DURATION no pace to count ab's requests from: set REQUESTS"
+        ):
             Settings.from_env({"WARMUP_SECONDS": "0"})
-        self.assertEqual(ab_output.ab_command("http://h/p", 10_000_000, 100, 120, None, seconds=10),
-                         ["ab", "-t", "10", "-n", "10000000", "-c", "100", "-s", "120", "-q", "-r", "http://h/p"])
+        self.assertEqual(
+            ab_output.ab_command("http://h/p", 10_000_000, 100, 120, None, seconds=10),
+            ["ab", "-t", "10", "-n", "10000000", "-c", "100", "-s", "120", "-q", "-r", "http://h/p"],
+        )
 
     def test_replicas_default_to_one_and_are_bounded(self):
         self.assertEqual(Settings.from_env({}).replicas, 1)
@@ -110,22 +128,39 @@ class SettingsTests(unittest.TestCase):
         settings = Settings.from_env({})
 
         self.assertEqual((settings.payload, settings.network, settings.proxied), (["small"], ["loopback"], False))
-        self.assertEqual({key: settings.as_dict()[key] for key in ("payload", "network")},
-                         {"payload": ["small"], "network": ["loopback"]})
+        self.assertEqual(
+            {key: settings.as_dict()[key] for key in ("payload", "network")},
+            {"payload": ["small"], "network": ["loopback"]},
+        )
 
     def test_every_path_is_measured_with_every_payload_shape(self):
-        settings = Settings.from_env({"PATHS": "rest/unary grpc/unary", "PAYLOAD": "small collection", "N": "20",
-                                      "CONCURRENCY": "2", "REQUESTS": "10"})
+        settings = Settings.from_env(
+            {
+                "PATHS": "rest/unary grpc/unary",
+                "PAYLOAD": "small collection",
+                "N": "20",
+                "CONCURRENCY": "2",
+                "REQUESTS": "10",
+            }
+        )
 
-        self.assertEqual(settings.combinations(), [("rest/unary", "small", 20, 2), ("rest/unary", "collection", 20, 2),
-                                                   ("grpc/unary", "small", 20, 2), ("grpc/unary", "collection", 20, 2)])
+        self.assertEqual(
+            settings.combinations(),
+            [
+                ("rest/unary", "small", 20, 2),
+                ("rest/unary", "collection", 20, 2),
+                ("grpc/unary", "small", 20, 2),
+                ("grpc/unary", "collection", 20, 2),
+            ],
+        )
         self.assertTrue(settings.floor)
 
     def test_networks_in_the_order_given_and_the_proxy_only_for_those_that_need_it(self):
         self.assertEqual(Settings.from_env({"NETWORK": "wan loopback wan"}).network, ["wan", "loopback"])
         self.assertTrue(Settings.from_env({"NETWORK": "loopback proxy"}).proxied)
-        with self.assertRaisesRegex(SettingsError, "unknown network 'moon' in NETWORK; known networks: loopback proxy "
-                                                   "lan wan"):
+        with self.assertRaisesRegex(
+            SettingsError, "unknown network 'moon' in NETWORK; known networks: loopback proxy lan wan"
+        ):
             Settings.from_env({"NETWORK": "moon"})
 
     def test_the_floor_runs_only_when_there_is_a_small_payload_on_loopback_to_compare(self):
@@ -134,11 +169,13 @@ class SettingsTests(unittest.TestCase):
         self.assertFalse(Settings.from_env({"NETWORK": "lan"}).floor)
 
     def test_the_rest_square_baseline_has_no_payload_shape_and_no_network(self):
-        with self.assertRaisesRegex(SettingsError, "rest/square is a baseline straight to square-rest-service and "
-                                                   "carries no payload shape"):
+        with self.assertRaisesRegex(
+            SettingsError, "rest/square is a baseline straight to square-rest-service and carries no payload shape"
+        ):
             Settings.from_env({"PATHS": "rest/square", "PAYLOAD": "small wide"})
-        with self.assertRaisesRegex(SettingsError, "rest/square does not go through the aggregator, so NETWORK does "
-                                                   "not reach it"):
+        with self.assertRaisesRegex(
+            SettingsError, "rest/square does not go through the aggregator, so NETWORK does not reach it"
+        ):
             Settings.from_env({"PATHS": "rest/unary rest/square", "NETWORK": "lan"})
 
     def test_the_proxies_ports_must_fit_below_65536(self):
@@ -146,11 +183,16 @@ class SettingsTests(unittest.TestCase):
             Settings.from_env({"NETWORK": "lan", "PROXY_PORT": "65534", "REPLICAS": "2"})
 
     def test_bad_knobs_are_refused_with_their_name(self):
-        for env, message in (({"REQUESTS": "many"}, "REQUESTS"), ({"N": "-1"}, "N must not be negative"),
-                             ({"CONCURRENCY": "0"}, "CONCURRENCY"), ({"REQUESTS": "10", "CONCURRENCY": "20"}, "above"),
-                             ({"PATHS": "nope"}, "unknown path"), ({"N": "5 5"}, "repeat"),
-                             ({"PAYLOAD": "huge"}, "unknown payload shape 'huge' in PAYLOAD"),
-                             ({"TOXIPROXY_PORT": "70000"}, "TOXIPROXY_PORT must be a port number")):
+        for env, message in (
+            ({"REQUESTS": "many"}, "REQUESTS"),
+            ({"N": "-1"}, "N must not be negative"),
+            ({"CONCURRENCY": "0"}, "CONCURRENCY"),
+            ({"REQUESTS": "10", "CONCURRENCY": "20"}, "above"),
+            ({"PATHS": "nope"}, "unknown path"),
+            ({"N": "5 5"}, "repeat"),
+            ({"PAYLOAD": "huge"}, "unknown payload shape 'huge' in PAYLOAD"),
+            ({"TOXIPROXY_PORT": "70000"}, "TOXIPROXY_PORT must be a port number"),
+        ):
             with self.subTest(env=env), self.assertRaisesRegex(SettingsError, message):
                 Settings.from_env(env)
 
@@ -160,9 +202,9 @@ if __name__ == "__main__":
 
 
 class DurationTests(unittest.TestCase):
-
     def test_a_run_by_time_asks_ab_for_whole_rounds_that_last_about_duration(self):
         from lab.bench import requests_for
+
         # 45 a second for 20 s at 100 clients: 900 requests, 9 rounds of 100.
         self.assertEqual(requests_for(45.0, 100, 20), 900)
         # 48.6 a second: 972 requests rounds to 10 rounds, not a part of one.

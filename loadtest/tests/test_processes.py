@@ -14,7 +14,6 @@ from lab.processes import Processes, Watched, check_alive, exit_text, java_comma
 
 
 class ServiceAliveTests(unittest.TestCase):
-
     def setUp(self):
         self.folder = tempfile.TemporaryDirectory()
         self.addCleanup(self.folder.cleanup)
@@ -28,19 +27,24 @@ class ServiceAliveTests(unittest.TestCase):
 
     def test_a_service_that_exited_is_named_with_its_exit_code_the_run_and_its_logs_last_lines(self):
         running = self.start("square-rest-service", "import time; time.sleep(60)")
-        dead = self.start("aggregator-service", "print('started'); print('Terminating due to "
-                          "java.lang.OutOfMemoryError: Java heap space'); raise SystemExit(3)")
+        dead = self.start(
+            "aggregator-service",
+            "print('started'); print('Terminating due to "
+            "java.lang.OutOfMemoryError: Java heap space'); raise SystemExit(3)",
+        )
         dead.child.wait(timeout=30)
 
         with self.assertRaises(ServiceExited) as caught:
             check_alive([running, dead], "the measured run of rest/unary n=5 c=2, payload small, network loopback")
 
         self.assertIsInstance(caught.exception, LabError)
-        self.assertEqual(str(caught.exception),
-                         "aggregator-service exited (exit code 3) during the measured run of rest/unary n=5 c=2, "
-                         "payload small, network loopback, so the lab stops here: what it measured so far is kept.\n"
-                         "[lab] its log: %s\n[lab] the log's last lines:\n  started\n"
-                         "  Terminating due to java.lang.OutOfMemoryError: Java heap space" % dead.log_path)
+        self.assertEqual(
+            str(caught.exception),
+            "aggregator-service exited (exit code 3) during the measured run of rest/unary n=5 c=2, "
+            "payload small, network loopback, so the lab stops here: what it measured so far is kept.\n"
+            "[lab] its log: %s\n[lab] the log's last lines:\n  started\n"
+            "  Terminating due to java.lang.OutOfMemoryError: Java heap space" % dead.log_path,
+        )
 
     def test_a_service_killed_by_a_signal_says_which(self):
         killed = self.start("square-grpc-service", "import time; time.sleep(60)")
@@ -50,8 +54,9 @@ class ServiceAliveTests(unittest.TestCase):
         with self.assertRaises(ServiceExited) as caught:
             check_alive([killed], "the warm-up of grpc/unary n=1 c=1, payload small, network loopback")
 
-        self.assertIn("square-grpc-service exited (killed by SIGKILL) during the warm-up of grpc/unary",
-                      str(caught.exception))
+        self.assertIn(
+            "square-grpc-service exited (killed by SIGKILL) during the warm-up of grpc/unary", str(caught.exception)
+        )
         self.assertIn("[lab] the log's last lines:\n  (empty)", str(caught.exception))
 
     def test_services_still_running_pass(self):
@@ -68,12 +73,19 @@ class ServiceAliveTests(unittest.TestCase):
         service = bench.Service("square-grpc-service", [alive.child.pid, dead.child.pid], None, watched=[alive, dead])
 
         with self.assertRaises(ServiceExited) as caught:
-            bench.ensure_alive([service], "the measured run of " + bench.run_text(
-                "grpc/unary", 5, 2, conditions=bench.Conditions(stack_label="netty · reactor-netty client · JDK 17")))
+            bench.ensure_alive(
+                [service],
+                "the measured run of "
+                + bench.run_text(
+                    "grpc/unary", 5, 2, conditions=bench.Conditions(stack_label="netty · reactor-netty client · JDK 17")
+                ),
+            )
 
-        self.assertIn("square-grpc-service-2 exited (exit code 1) during the measured run of grpc/unary n=5 c=2, "
-                      "payload small, network loopback, stack netty · reactor-netty client · JDK 17",
-                      str(caught.exception))
+        self.assertIn(
+            "square-grpc-service-2 exited (exit code 1) during the measured run of grpc/unary n=5 c=2, "
+            "payload small, network loopback, stack netty · reactor-netty client · JDK 17",
+            str(caught.exception),
+        )
 
     def test_exit_text_reads_a_negative_code_as_the_signal(self):
         self.assertEqual(exit_text(0), "exit code 0")
@@ -82,7 +94,6 @@ class ServiceAliveTests(unittest.TestCase):
 
 
 class WaitUntilTests(unittest.TestCase):
-
     def test_asks_again_after_each_pause_until_ready(self):
         answers, pauses = iter([False, False, True]), []
 
@@ -106,10 +117,11 @@ class WaitUntilTests(unittest.TestCase):
 
 
 class JavaCommandTests(unittest.TestCase):
-
     def test_the_options_come_before_the_jar_and_its_arguments_after(self):
-        self.assertEqual(java_command("/jdk/bin/java", " -XX:+UseSerialGC  -Xmx128m ", "floor.jar", ("server", "grpc")),
-                         ["/jdk/bin/java", "-XX:+UseSerialGC", "-Xmx128m", "-jar", "floor.jar", "server", "grpc"])
+        self.assertEqual(
+            java_command("/jdk/bin/java", " -XX:+UseSerialGC  -Xmx128m ", "floor.jar", ("server", "grpc")),
+            ["/jdk/bin/java", "-XX:+UseSerialGC", "-Xmx128m", "-jar", "floor.jar", "server", "grpc"],
+        )
         self.assertEqual(java_command("java", "", "a.jar"), ["java", "-jar", "a.jar"])
 
 

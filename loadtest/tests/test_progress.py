@@ -14,24 +14,27 @@ class FakeClock:
 
 
 def settings(**env) -> Settings:
-    return Settings.from_env(dict({"PATHS": "rest/unary grpc/unary", "REPEATS": "2", "WARMUP_SECONDS": "10",
-                                   "FLOOR": "0"}, **env))
+    return Settings.from_env(
+        dict({"PATHS": "rest/unary grpc/unary", "REPEATS": "2", "WARMUP_SECONDS": "10", "FLOOR": "0"}, **env)
+    )
 
 
 class PlanTests(unittest.TestCase):
-
     def test_the_plan_follows_the_rounds_with_warm_ups_in_the_first(self):
         steps = progress.plan(settings(LOAD="open", RATE="50", DURATION="20"), ["netty"], [])
-        self.assertEqual([step.label for step in steps], [
-            "starting the square services",
-            "starting the aggregator and checking every path",
-            "warming up rest/unary n=1000 rate=50",
-            "warming up grpc/unary n=1000 rate=50",
-            "measuring rest/unary n=1000 rate=50, round 1 of 2",
-            "measuring grpc/unary n=1000 rate=50, round 1 of 2",
-            "measuring rest/unary n=1000 rate=50, round 2 of 2",
-            "measuring grpc/unary n=1000 rate=50, round 2 of 2",
-        ])
+        self.assertEqual(
+            [step.label for step in steps],
+            [
+                "starting the square services",
+                "starting the aggregator and checking every path",
+                "warming up rest/unary n=1000 rate=50",
+                "warming up grpc/unary n=1000 rate=50",
+                "measuring rest/unary n=1000 rate=50, round 1 of 2",
+                "measuring grpc/unary n=1000 rate=50, round 1 of 2",
+                "measuring rest/unary n=1000 rate=50, round 2 of 2",
+                "measuring grpc/unary n=1000 rate=50, round 2 of 2",
+            ],
+        )
         self.assertEqual([step.expected_s for step in steps], [20.0, 15.0, 12.0, 12.0, 22.0, 22.0, 22.0, 22.0])
 
     def test_a_fixed_count_of_requests_is_unknown_until_measured(self):
@@ -44,27 +47,31 @@ class PlanTests(unittest.TestCase):
 
 
 class ProgressTests(unittest.TestCase):
-
     def test_a_line_says_the_step_the_share_done_and_the_time_left(self):
         clock = FakeClock()
-        steps = [progress.Step(("start",), "starting", expected_s=20.0),
-                 progress.Step(("measure", "a", 1), "measuring a", ("a",), 30.0),
-                 progress.Step(("measure", "a", 2), "measuring a again", ("a",), 30.0)]
+        steps = [
+            progress.Step(("start",), "starting", expected_s=20.0),
+            progress.Step(("measure", "a", 1), "measuring a", ("a",), 30.0),
+            progress.Step(("measure", "a", 2), "measuring a again", ("a",), 30.0),
+        ]
         tracker = progress.Progress(steps, clock=clock)
         tracker.begin(("start",))
         clock.now += 20
         tracker.begin(("measure", "a", 1))
         clock.now += 10
         # 30 s elapsed; 20 s left of this step and 30 of the next: 50 s left, 38 % done.
-        self.assertEqual(tracker.line(),
-                         "[lab] 38 % done, about 50 s left (30 s elapsed): measuring a, 10s of about 30s")
+        self.assertEqual(
+            tracker.line(), "[lab] 38 % done, about 50 s left (30 s elapsed): measuring a, 10s of about 30s"
+        )
 
     def test_an_unknown_step_is_expected_to_take_what_its_combination_took_last(self):
         clock = FakeClock()
-        steps = [progress.Step(("measure", "a", 1), "a, round 1", ("a",)),
-                 progress.Step(("measure", "b", 1), "b, round 1", ("b",)),
-                 progress.Step(("measure", "a", 2), "a, round 2", ("a",)),
-                 progress.Step(("measure", "b", 2), "b, round 2", ("b",))]
+        steps = [
+            progress.Step(("measure", "a", 1), "a, round 1", ("a",)),
+            progress.Step(("measure", "b", 1), "b, round 1", ("b",)),
+            progress.Step(("measure", "a", 2), "a, round 2", ("a",)),
+            progress.Step(("measure", "b", 2), "b, round 2", ("b",)),
+        ]
         tracker = progress.Progress(steps, clock=clock)
         self.assertEqual(tracker.expected(0), progress.UNKNOWN_STEP_S)
         tracker.begin(("measure", "a", 1))
@@ -76,8 +83,9 @@ class ProgressTests(unittest.TestCase):
         tracker.begin(("measure", "a", 2))
         self.assertEqual(tracker.expected(2), 40)
         self.assertEqual(tracker.expected(3), 100)
-        self.assertEqual(tracker.line(),
-                         "[lab] 50 % done, about 2 min 20 s left (2 min 20 s elapsed): a, round 2, 0s of about 40s")
+        self.assertEqual(
+            tracker.line(), "[lab] 50 % done, about 2 min 20 s left (2 min 20 s elapsed): a, round 2, 0s of about 40s"
+        )
 
     def test_a_step_outside_the_plan_is_added_where_the_run_is(self):
         clock = FakeClock()
@@ -89,8 +97,9 @@ class ProgressTests(unittest.TestCase):
 
     def test_lines_come_every_period_while_the_run_lasts(self):
         lines = []
-        with progress.Progress([progress.Step(("a",), "a", expected_s=1.0)], log=lines.append,
-                               period_s=0.02) as tracker:
+        with progress.Progress(
+            [progress.Step(("a",), "a", expected_s=1.0)], log=lines.append, period_s=0.02
+        ) as tracker:
             tracker.begin(("a",))
             deadline = time.monotonic() + 5
             while len(lines) < 2 and time.monotonic() < deadline:

@@ -25,25 +25,60 @@ def repeated(run, rps_values, p99_values=None):
 
 
 class MergeTests(unittest.TestCase):
-
     def test_figures_are_medians_counts_are_sums_and_peaks_the_largest(self):
-        merged = repeats.merge([
-            {"rps": 10.0, "completed": 1000, "rss_mb": {"a": 100.0}, "failed_breakdown": {"length": 0},
-             "latency_curve_ms": [1.0, 5.0, 9.0], "url": "http://x/1", "errors": {"shed_503": 2}},
-            {"rps": 30.0, "completed": 1000, "rss_mb": {"a": 140.0}, "failed_breakdown": {"length": 1},
-             "latency_curve_ms": [2.0, 3.0, 20.0], "url": "http://x/1", "errors": {"timeout": 1}},
-            {"rps": 20.0, "completed": 999, "rss_mb": {"a": 120.0}, "failed_breakdown": {"length": 0},
-             "latency_curve_ms": [3.0, 4.0, 10.0], "url": "http://x/1", "errors": {}},
-        ])
+        merged = repeats.merge(
+            [
+                {
+                    "rps": 10.0,
+                    "completed": 1000,
+                    "rss_mb": {"a": 100.0},
+                    "failed_breakdown": {"length": 0},
+                    "latency_curve_ms": [1.0, 5.0, 9.0],
+                    "url": "http://x/1",
+                    "errors": {"shed_503": 2},
+                },
+                {
+                    "rps": 30.0,
+                    "completed": 1000,
+                    "rss_mb": {"a": 140.0},
+                    "failed_breakdown": {"length": 1},
+                    "latency_curve_ms": [2.0, 3.0, 20.0],
+                    "url": "http://x/1",
+                    "errors": {"timeout": 1},
+                },
+                {
+                    "rps": 20.0,
+                    "completed": 999,
+                    "rss_mb": {"a": 120.0},
+                    "failed_breakdown": {"length": 0},
+                    "latency_curve_ms": [3.0, 4.0, 10.0],
+                    "url": "http://x/1",
+                    "errors": {},
+                },
+            ]
+        )
 
-        self.assertEqual(merged, {"rps": 20.0, "completed": 2999, "rss_mb": {"a": 140.0},
-                                  "failed_breakdown": {"length": 1}, "latency_curve_ms": [2.0, 4.0, 10.0],
-                                  "url": "http://x/1", "errors": {"shed_503": 2, "timeout": 1}})
+        self.assertEqual(
+            merged,
+            {
+                "rps": 20.0,
+                "completed": 2999,
+                "rss_mb": {"a": 140.0},
+                "failed_breakdown": {"length": 1},
+                "latency_curve_ms": [2.0, 4.0, 10.0],
+                "url": "http://x/1",
+                "errors": {"shed_503": 2, "timeout": 1},
+            },
+        )
 
     def test_a_floor_runs_unanswered_messages_add_up_over_its_repeats(self):
-        merged = repeats.merge([{"calls_per_second": 100.0, "unanswered_at_end": 0},
-                                {"calls_per_second": 300.0, "unanswered_at_end": 3},
-                                {"calls_per_second": 200.0, "unanswered_at_end": 1}])
+        merged = repeats.merge(
+            [
+                {"calls_per_second": 100.0, "unanswered_at_end": 0},
+                {"calls_per_second": 300.0, "unanswered_at_end": 3},
+                {"calls_per_second": 200.0, "unanswered_at_end": 1},
+            ]
+        )
 
         self.assertEqual(merged, {"calls_per_second": 200.0, "unanswered_at_end": 4})
 
@@ -59,7 +94,6 @@ class MergeTests(unittest.TestCase):
 
 
 class SpreadTests(unittest.TestCase):
-
     def test_spread_is_max_minus_min_over_the_median_in_percent(self):
         run = repeated(sample_results()["runs"][0], [20.0, 22.0, 25.0], p99_values=[100.0, 120.0, 110.0])
 
@@ -75,8 +109,10 @@ class SpreadTests(unittest.TestCase):
 
     def test_one_repeat_has_no_spread_and_a_figure_a_repeat_lacks_has_no_median(self):
         run = sample_results()["runs"][0]
-        self.assertEqual(repeats.spread([bench.repeat_summary(run)], repeats.SPREAD_OF),
-                         {"rps": None, "p50": None, "p99": None, "cpu_us_per_call": None})
+        self.assertEqual(
+            repeats.spread([bench.repeat_summary(run)], repeats.SPREAD_OF),
+            {"rps": None, "p50": None, "p99": None, "cpu_us_per_call": None},
+        )
         # A repeat of an open loop past saturation with no correct answer has no latency to take a median of.
         self.assertEqual(repeats.merge([{"p99": 100.0}, {"p99": None}, {"p99": 300.0}]), {"p99": None})
 
@@ -88,13 +124,15 @@ class SpreadTests(unittest.TestCase):
 
 
 class RepeatedResultsTests(unittest.TestCase):
-
     def results(self):
         data = sample_results()
         data["settings"]["repeats"] = 3
         steady, moving = [1400.0, 1433.77, 1450.0], [600.0, 676.51, 700.0]
-        data["runs"] = [repeated(data["runs"][0], steady), repeated(data["runs"][1], moving),
-                        repeated(data["runs"][2], [164.81] * 3)]
+        data["runs"] = [
+            repeated(data["runs"][0], steady),
+            repeated(data["runs"][1], moving),
+            repeated(data["runs"][2], [164.81] * 3),
+        ]
         return data
 
     def test_counts_add_up_over_the_repeats_and_the_ci_check_passes(self):
@@ -113,13 +151,27 @@ class RepeatedResultsTests(unittest.TestCase):
 
         run = repeats.combine(records, bench.repeat_summary)
 
-        self.assertEqual({key: run["bytes_per_call"][key] for key in ("request", "response", "square_calls",
-                                                                       "connections_closed", "method")},
-                         {"request": 107.5, "response": 110.0, "square_calls": 3 * 1000 * 1000,
-                          "connections_closed": 1, "method": "tcp_info"})
-        self.assertEqual([repeat["bytes_per_call"] for repeat in run["repeats"]],
-                         [{"request": 106.9, "response": 110.0}, {"request": 108.0, "response": 110.0},
-                          {"request": 107.5, "response": 110.0}])
+        self.assertEqual(
+            {
+                key: run["bytes_per_call"][key]
+                for key in ("request", "response", "square_calls", "connections_closed", "method")
+            },
+            {
+                "request": 107.5,
+                "response": 110.0,
+                "square_calls": 3 * 1000 * 1000,
+                "connections_closed": 1,
+                "method": "tcp_info",
+            },
+        )
+        self.assertEqual(
+            [repeat["bytes_per_call"] for repeat in run["repeats"]],
+            [
+                {"request": 106.9, "response": 110.0},
+                {"request": 108.0, "response": 110.0},
+                {"request": 107.5, "response": 110.0},
+            ],
+        )
 
     def test_the_ci_check_wants_every_repeat(self):
         data = self.results()
@@ -131,13 +183,19 @@ class RepeatedResultsTests(unittest.TestCase):
         data = self.results()
         page = view.view(data)
 
-        self.assertEqual(page["alerts"], ["1 run(s) moved more than 10 % in req/s between their repeats, so read "
-                                          "them with care: grpc/unary (14.8 %)"])
+        self.assertEqual(
+            page["alerts"],
+            [
+                "1 run(s) moved more than 10 % in req/s between their repeats, so read "
+                "them with care: grpc/unary (14.8 %)"
+            ],
+        )
         self.assertEqual(page["ranges"][1], {"rps": [600.0, 700.0], "p99": [48.293, 48.293]})
         table = page["tables"]["runs"]
         self.assertEqual(table["heads"][3:7], ["req/s", "req/s range", "p99 range", "spread: req/s · p99"])
-        self.assertEqual(table["rows"][0]["cells"][3:7],
-                         ["1,433.77", "1,400.00 – 1,450.00", "187.0 ms – 187.0 ms", "3.5 % · 0.0 %"])
+        self.assertEqual(
+            table["rows"][0]["cells"][3:7], ["1,433.77", "1,400.00 – 1,450.00", "187.0 ms – 187.0 ms", "3.5 % · 0.0 %"]
+        )
         self.assertEqual(table["rows"][1]["cells"][6], {"text": "14.8 % · 0.0 %", "class": "below-goal"})
         self.assertIn("median of 3 interleaved repeats", page["subtitle"])
         self.assertEqual(page["cards"][1]["rows"][0], ["spread of 3: req/s · p99", "14.8 % · 0.0 %", "below-goal"])
@@ -149,7 +207,6 @@ class RepeatedResultsTests(unittest.TestCase):
 
 
 class SettingsTests(unittest.TestCase):
-
     def test_three_interleaved_repeats_of_a_closed_loop_by_default(self):
         settings = Settings.from_env({})
 
@@ -159,28 +216,31 @@ class SettingsTests(unittest.TestCase):
     def test_an_open_loop_sweeps_its_rates_and_has_no_floor(self):
         settings = Settings.from_env({"LOAD": "open", "RATE": "50 100", "DURATION": "5", "PATHS": "grpc/stream"})
 
-        self.assertEqual(settings.combinations(), [("grpc/stream", "small", 1000, 50),
-                                                   ("grpc/stream", "small", 1000, 100)])
+        self.assertEqual(
+            settings.combinations(), [("grpc/stream", "small", 1000, 50), ("grpc/stream", "small", 1000, 100)]
+        )
         self.assertFalse(settings.floor)
         recorded = settings.as_dict()
-        self.assertEqual((recorded["load"], recorded["rate"], recorded["duration_s"], recorded["requests"]),
-                         ("open", [50, 100], 5.0, None))
+        self.assertEqual(
+            (recorded["load"], recorded["rate"], recorded["duration_s"], recorded["requests"]),
+            ("open", [50, 100], 5.0, None),
+        )
 
     def test_bad_values_say_what_is_wrong(self):
-        for env, message in [({"LOAD": "half"}, "LOAD must be one of closed, open, got 'half'"),
-                             ({"RATE": "50 50"}, "RATE must not repeat a value"),
-                             ({"RATE": "0"}, "RATE must be at least 1, got 0"),
-                             ({"REPEATS": "0"}, "REPEATS must be at least 1, got 0"),
-                             ({"DURATION": "0"}, "DURATION must be more than 0, got '0'")]:
+        for env, message in [
+            ({"LOAD": "half"}, "LOAD must be one of closed, open, got 'half'"),
+            ({"RATE": "50 50"}, "RATE must not repeat a value"),
+            ({"RATE": "0"}, "RATE must be at least 1, got 0"),
+            ({"REPEATS": "0"}, "REPEATS must be at least 1, got 0"),
+            ({"DURATION": "0"}, "DURATION must be more than 0, got '0'"),
+        ]:
             with self.subTest(env=env):
                 with self.assertRaises(SettingsError) as caught:
                     Settings.from_env(env)
                 self.assertEqual(str(caught.exception), message)
 
 
-
 class ComparisonsTests(unittest.TestCase):
-
     def test_each_measured_pair_gives_its_ratio_of_req_per_second_and_of_cpu_per_call(self):
         runs = sample_results()["runs"]
         rest, grpc_unary, stream = runs
@@ -189,16 +249,23 @@ class ComparisonsTests(unittest.TestCase):
 
         table = view.comparisons_table([rest, h2c, grpc_unary, pingpong, stream])
 
-        self.assertEqual([row["cells"][:2] + [row["cells"][4]] for row in table["rows"]], [
-            ["REST: HTTP/2 multiplexed against HTTP/1.1", "rest/h2c ÷ rest/unary", "1.50×"],
-            ["gRPC unary against REST over HTTP/1.1", "grpc/unary ÷ rest/unary", "0.47×"],
-            ["gRPC unary against REST over HTTP/2: the framing, on the same protocol", "grpc/unary ÷ rest/h2c",
-             "0.31×"],
-            ["gRPC: one stream, one message at a time, against unary calls", "grpc/pingpong ÷ grpc/unary", "0.50×"],
-            ["gRPC: one stream pipelined against one message at a time", "grpc/stream ÷ grpc/pingpong", "0.49×"],
-        ])
-        self.assertEqual(table["heads"], ["comparison", "paths", "n", "concurrency", "req/s ratio",
-                                          "CPU per call ratio"])
+        self.assertEqual(
+            [row["cells"][:2] + [row["cells"][4]] for row in table["rows"]],
+            [
+                ["REST: HTTP/2 multiplexed against HTTP/1.1", "rest/h2c ÷ rest/unary", "1.50×"],
+                ["gRPC unary against REST over HTTP/1.1", "grpc/unary ÷ rest/unary", "0.47×"],
+                [
+                    "gRPC unary against REST over HTTP/2: the framing, on the same protocol",
+                    "grpc/unary ÷ rest/h2c",
+                    "0.31×",
+                ],
+                ["gRPC: one stream, one message at a time, against unary calls", "grpc/pingpong ÷ grpc/unary", "0.50×"],
+                ["gRPC: one stream pipelined against one message at a time", "grpc/stream ÷ grpc/pingpong", "0.49×"],
+            ],
+        )
+        self.assertEqual(
+            table["heads"], ["comparison", "paths", "n", "concurrency", "req/s ratio", "CPU per call ratio"]
+        )
 
     def test_without_a_pair_there_is_no_table(self):
         self.assertIsNone(view.comparisons_table(sample_results()["runs"][2:]))

@@ -10,43 +10,53 @@ import unittest
 
 from lab import bench, check_results, floor, paths, report, results
 
-from tests.support import (
-    LAB_JAVA_OPTS,
-    ab_fixture,
-    cpu_usage,
-    sample_conditions,
-    sample_results,
-    sample_with_floor,
-)
+from tests.support import LAB_JAVA_OPTS, ab_fixture, cpu_usage, sample_conditions, sample_results, sample_with_floor
 
 
 class RunRecordTests(unittest.TestCase):
-
     def record(self):
         report, curve = ab_fixture("ab-rest-square-c100")
-        usage = cpu_usage({"aggregator-service": 2.0, "square-rest-service": 1.0, "ab": 0.1, "machine": 3.5,
-                           "other": 0.4}, wall_s=1.0)
-        return bench.figures(paths.ALL["rest/unary"], 1000, report, curve, usage,
-                             {"aggregator-service": 200.0, "square-rest-service": 150.0})
+        usage = cpu_usage(
+            {"aggregator-service": 2.0, "square-rest-service": 1.0, "ab": 0.1, "machine": 3.5, "other": 0.4}, wall_s=1.0
+        )
+        return bench.figures(
+            paths.ALL["rest/unary"],
+            1000,
+            report,
+            curve,
+            usage,
+            {"aggregator-service": 200.0, "square-rest-service": 150.0},
+        )
 
     def test_every_response_had_the_expected_answers_length_or_the_run_says_not(self):
         report, curve = ab_fixture("ab-aggregator-grpc-stream-c100")
         record = bench.figures(paths.ALL["grpc/stream"], 1000, report, curve, {}, {})
 
         # ab checks every response's length against the first one's; the first one's is the expected answer's.
-        self.assertEqual(record["verified"], {"pre_check": "exact body", "expected_bytes": 14437,
-                                              "response_bytes": 14437, "length_checked": 1000,
-                                              "length_mismatches": 0, "passed": 1000})
+        self.assertEqual(
+            record["verified"],
+            {
+                "pre_check": "exact body",
+                "expected_bytes": 14437,
+                "response_bytes": 14437,
+                "length_checked": 1000,
+                "length_mismatches": 0,
+                "passed": 1000,
+            },
+        )
         self.assertEqual(results.problems(dict(record, failed=0, non2xx=0)), [])
 
         wrong = bench.figures(paths.ALL["grpc/stream"], 100, report, curve, {}, {})
         self.assertEqual(wrong["verified"]["passed"], 0)
-        self.assertEqual(results.problems(dict(wrong, failed=0, non2xx=0)),
-                         ["responses of 14437 bytes where the expected answer has 1151"])
+        self.assertEqual(
+            results.problems(dict(wrong, failed=0, non2xx=0)),
+            ["responses of 14437 bytes where the expected answer has 1151"],
+        )
 
     def test_percentiles_come_from_the_csv_curve_and_the_mean_from_ab(self):
-        self.assertEqual(self.record()["latency_ms"],
-                         {"mean": 69.746, "p50": 57.664, "p90": 112.315, "p99": 187.001, "max": 219.952})
+        self.assertEqual(
+            self.record()["latency_ms"], {"mean": 69.746, "p50": 57.664, "p90": 112.315, "p99": 187.001, "max": 219.952}
+        )
 
     def test_cpu_per_request_and_per_downstream_call(self):
         cpu = self.record()["cpu"]["aggregator-service"]
@@ -58,15 +68,15 @@ class RunRecordTests(unittest.TestCase):
         record = self.record()
 
         self.assertEqual(record["latency_table_ms"]["99"], 187)
-        self.assertEqual((record["completed"], record["failed"], record["non2xx"], record["rps"]),
-                         (1000, 0, 0, 1433.77))
+        self.assertEqual(
+            (record["completed"], record["failed"], record["non2xx"], record["rps"]), (1000, 0, 0, 1433.77)
+        )
         self.assertEqual(record["downstream_calls"], 1000 * 1000)
 
     def test_without_a_csv_the_printed_table_gives_the_percentiles(self):
         report, _ = ab_fixture("ab-rest-square-c100")
 
-        self.assertEqual(bench.latency(report, None),
-                         {"mean": 69.746, "p50": 58, "p90": 112, "p99": 187, "max": 220})
+        self.assertEqual(bench.latency(report, None), {"mean": 69.746, "p50": 58, "p90": 112, "p99": 187, "max": 220})
 
 
 def section(text, heading):
@@ -88,19 +98,29 @@ class SummaryTests(unittest.TestCase):
         text = report.summary_markdown(sample_results())
 
         runs = section(text, "")
-        self.assertEqual(runs[0], "| path | n | concurrency | req/s | mean | p50 | p90 | p99 | max | completed | "
-                                  "failed | non-2xx |")
+        self.assertEqual(
+            runs[0], "| path | n | concurrency | req/s | mean | p50 | p90 | p99 | max | completed | failed | non-2xx |"
+        )
         self.assertEqual(len(runs), 2 + 3)
-        self.assertEqual(runs[2], "| rest/unary | 1000 | 100 | 1,433.77 | 69.7 ms | 57.7 ms | 112.3 ms | 187.0 ms | "
-                                  "220.0 ms | 1000 | 0 | 0 |")
+        self.assertEqual(
+            runs[2],
+            "| rest/unary | 1000 | 100 | 1,433.77 | 69.7 ms | 57.7 ms | 112.3 ms | 187.0 ms | "
+            "220.0 ms | 1000 | 0 | 0 |",
+        )
         resources = section(text, "## CPU and memory")
-        self.assertEqual(resources[0], "| path | n | concurrency | aggregator-service | square-rest-service | "
-                                       "square-grpc-service | ab | steal | machine | service CPU / request | "
-                                       "service CPU / call | bytes / call: request · response | peak RSS (MiB) |")
+        self.assertEqual(
+            resources[0],
+            "| path | n | concurrency | aggregator-service | square-rest-service | "
+            "square-grpc-service | ab | steal | machine | service CPU / request | "
+            "service CPU / call | bytes / call: request · response | peak RSS (MiB) |",
+        )
         # The fixture's shares of the cores over its 0.7 s run; per call: 0.98 ms over n = 1000 calls.
-        self.assertEqual(resources[2], "| rest/unary | 1000 | 100 | 90 %, 0.63 s | 50 %, 0.35 s | – | 10 %, 0.07 s | "
-                                       "5 %, 0.04 s | 175 %, 1.22 s | 0.98 ms | 1.0 µs | 108 B · 110 B | "
-                                       "181 / 150 / – |")
+        self.assertEqual(
+            resources[2],
+            "| rest/unary | 1000 | 100 | 90 %, 0.63 s | 50 %, 0.35 s | – | 10 %, 0.07 s | "
+            "5 %, 0.04 s | 175 %, 1.22 s | 0.98 ms | 1.0 µs | 108 B · 110 B | "
+            "181 / 150 / – |",
+        )
 
     def test_the_markdown_names_the_machine_and_flags_failures(self):
         data = sample_results()
@@ -114,22 +134,26 @@ class SummaryTests(unittest.TestCase):
 
 
 class ServerSideSummaryTests(unittest.TestCase):
-
     def test_a_table_with_the_services_own_counts_and_times(self):
         data = sample_results()
         data["runs"][1]["server_side"] = {"error": "no server-side figures: cannot read x"}
 
         table = section(report.summary_markdown(data), "## Server side")
 
-        self.assertEqual(table[0], "| path | n | concurrency | aggregator requests | aggregator ms / request | "
-                                   "downstream calls | client µs / call | square calls | square µs / call |")
-        self.assertEqual(table[2], "| rest/unary | 1000 | 100 | 1,000 | 250.00 | 1,000,000 | 1,900.0 | 1,000,000 | "
-                                   "40.0 |")
+        self.assertEqual(
+            table[0],
+            "| path | n | concurrency | aggregator requests | aggregator ms / request | "
+            "downstream calls | client µs / call | square calls | square µs / call |",
+        )
+        self.assertEqual(
+            table[2], "| rest/unary | 1000 | 100 | 1,000 | 250.00 | 1,000,000 | 1,900.0 | 1,000,000 | 40.0 |"
+        )
         self.assertEqual(table[3], "| grpc/unary | 1000 | 100 | no server-side figures: cannot read x |  |  |  |  |  |")
         # The stream's times are its time per message, upper bounds, and marked so: the client's is its 250 ms a
         # request over its 1,000 messages.
-        self.assertEqual(table[4], "| grpc/stream | 1000 | 100 | 200 | 250.00 | 200,000 | ≤ 250.0 | 200,000 | "
-                                   "≤ 300.0 |")
+        self.assertEqual(
+            table[4], "| grpc/stream | 1000 | 100 | 200 | 250.00 | 200,000 | ≤ 250.0 | 200,000 | ≤ 300.0 |"
+        )
 
     def test_older_results_without_server_side_figures_have_no_such_table(self):
         data = sample_results()
@@ -140,7 +164,6 @@ class ServerSideSummaryTests(unittest.TestCase):
 
 
 class FloorSummaryTests(unittest.TestCase):
-
     def test_a_row_per_path_against_its_floor_the_missed_goal_in_bold(self):
         data = sample_with_floor()
         data["runs"][0]["rps"] = 0.5 * 6828.561 / 50
@@ -148,15 +171,25 @@ class FloorSummaryTests(unittest.TestCase):
 
         table = section(report.summary_markdown(data), "## Transport floor")
 
-        self.assertEqual(table[0], "| path | n | concurrency | downstream calls/s | floor: transport, window | "
-                                   "floor calls/s | fraction of floor | goal 60 % | path CPU µs/call | "
-                                   "floor CPU µs/call | load 1m: path / floor |")
-        self.assertEqual(table[2], "| rest/unary | 50 | 5 | 3,414 | rest_unary, 40 connections | 6,829 | **50.0 %** | "
-                                   "**not met** | 19.5 | 161.0 | 1.50 / 4.64 |")
-        self.assertEqual(table[3], "| grpc/unary | 50 | 5 | 33,826 | grpc_unary, 40 calls in flight | 1,781 | "
-                                   "1,899.1 % | met | 38.5 | 564.4 | 1.50 / 4.57 |")
-        self.assertTrue(table[4].startswith("| grpc/stream | 50 | 5 | 8,241 | grpc_stream, 5 streams × 50 messages | "
-                                            "3,530 |"))
+        self.assertEqual(
+            table[0],
+            "| path | n | concurrency | downstream calls/s | floor: transport, window | "
+            "floor calls/s | fraction of floor | goal 60 % | path CPU µs/call | "
+            "floor CPU µs/call | load 1m: path / floor |",
+        )
+        self.assertEqual(
+            table[2],
+            "| rest/unary | 50 | 5 | 3,414 | rest_unary, 40 connections | 6,829 | **50.0 %** | "
+            "**not met** | 19.5 | 161.0 | 1.50 / 4.64 |",
+        )
+        self.assertEqual(
+            table[3],
+            "| grpc/unary | 50 | 5 | 33,826 | grpc_unary, 40 calls in flight | 1,781 | "
+            "1,899.1 % | met | 38.5 | 564.4 | 1.50 / 4.57 |",
+        )
+        self.assertTrue(
+            table[4].startswith("| grpc/stream | 50 | 5 | 8,241 | grpc_stream, 5 streams × 50 messages | 3,530 |")
+        )
         self.assertEqual(len(table), 5)
 
     def test_the_section_says_how_the_floor_ran_and_shows_a_failed_floor_run(self):
@@ -164,12 +197,21 @@ class FloorSummaryTests(unittest.TestCase):
 
         text = report.summary_markdown(data)
 
-        self.assertIn("(aggregator.in-flight 8, aggregator.rest.max-connections 64); each floor run warmed up for 1s, "
-                      "then measured 2s.", text)
-        self.assertIn("| grpc/stream | 50 | 5 | 8,241 | grpc_stream, 5 streams × 50 messages | "
-                      "**no floor: its floor run failed (below)** |  |  |  |  |  |\n", text)
-        self.assertIn("| grpc_stream | 5 streams × 50 messages | error: the grpc_stream client failed (exit status 1) "
-                      "|  |  |  |  |  |  |  |  | floor/grpc_stream_s5_m50/ |", section(text, "The floor runs:"))
+        self.assertIn(
+            "(aggregator.in-flight 8, aggregator.rest.max-connections 64); each floor run warmed up for 1s, "
+            "then measured 2s.",
+            text,
+        )
+        self.assertIn(
+            "| grpc/stream | 50 | 5 | 8,241 | grpc_stream, 5 streams × 50 messages | "
+            "**no floor: its floor run failed (below)** |  |  |  |  |  |\n",
+            text,
+        )
+        self.assertIn(
+            "| grpc_stream | 5 streams × 50 messages | error: the grpc_stream client failed (exit status 1) "
+            "|  |  |  |  |  |  |  |  | floor/grpc_stream_s5_m50/ |",
+            section(text, "The floor runs:"),
+        )
 
     def test_a_failed_floor_runs_output_cannot_break_the_markdown(self):
         data = with_failed_stream_floor("usage: client <grpc_unary|grpc_stream|rest_unary>")
@@ -189,19 +231,22 @@ class FloorSummaryTests(unittest.TestCase):
 
 
 class FloorCheckTests(unittest.TestCase):
-
     def test_a_consistent_floor_passes_and_says_what_it_could_not_compare(self):
         data = sample_with_floor()
 
         self.assertEqual(check_results.problems(data), [])
-        self.assertEqual(check_results.notes(data), [
-            # The fixtures' floors ran for two seconds after one of warm-up: far from a real floor.
-            "rest/unary n=50 c=5: 1050 % of its floor, more than the bare transport did: that floor is not a "
-            "floor (too short a warm-up, or a busy machine)",
-            "grpc/unary n=50 c=5: 1899 % of its floor, more than the bare transport did: that floor is not a "
-            "floor (too short a warm-up, or a busy machine)",
-            "grpc/stream n=50 c=5: 233 % of its floor, more than the bare transport did: that floor is not a "
-            "floor (too short a warm-up, or a busy machine)"])
+        self.assertEqual(
+            check_results.notes(data),
+            [
+                # The fixtures' floors ran for two seconds after one of warm-up: far from a real floor.
+                "rest/unary n=50 c=5: 1050 % of its floor, more than the bare transport did: that floor is not a "
+                "floor (too short a warm-up, or a busy machine)",
+                "grpc/unary n=50 c=5: 1899 % of its floor, more than the bare transport did: that floor is not a "
+                "floor (too short a warm-up, or a busy machine)",
+                "grpc/stream n=50 c=5: 233 % of its floor, more than the bare transport did: that floor is not a "
+                "floor (too short a warm-up, or a busy machine)",
+            ],
+        )
 
     def test_a_path_under_its_floor_gets_no_such_note(self):
         data = sample_with_floor()
@@ -228,25 +273,33 @@ class FloorCheckTests(unittest.TestCase):
 
         found = check_results.problems(data)
 
-        self.assertEqual(found, [
-            "rest/unary n=50 c=5: fraction 0.61, but 71688.5 / 6828.561 = 10.498332",
-            "grpc/unary n=50 c=5: floor calls/s 5000.0, but its floor run made 1781.121",
-            "grpc/unary n=50 c=5: fraction 18.9911, but 33825.5 / 5000.0 = 6.765100",
-            "grpc/stream n=50 c=5: downstream calls/s 9000.0, but req/s x n = 8240.5"])
+        self.assertEqual(
+            found,
+            [
+                "rest/unary n=50 c=5: fraction 0.61, but 71688.5 / 6828.561 = 10.498332",
+                "grpc/unary n=50 c=5: floor calls/s 5000.0, but its floor run made 1781.121",
+                "grpc/unary n=50 c=5: fraction 18.9911, but 33825.5 / 5000.0 = 6.765100",
+                "grpc/stream n=50 c=5: downstream calls/s 9000.0, but req/s x n = 8240.5",
+            ],
+        )
 
     def test_met_must_follow_from_the_fraction(self):
         data = sample_with_floor()
         data["runs"][1]["floor"]["met"] = False
 
-        self.assertEqual(check_results.problems(data), [
-            "grpc/unary n=50 c=5: goal 0.6 met False does not follow from the fraction 18.9911 and the goal 0.6"])
+        self.assertEqual(
+            check_results.problems(data),
+            ["grpc/unary n=50 c=5: goal 0.6 met False does not follow from the fraction 18.9911 and the goal 0.6"],
+        )
 
     def test_a_floor_with_another_window_than_the_aggregators_fails(self):
         data = sample_with_floor()
         data["floor"]["runs"][1]["settings"]["in_flight"] = 160
 
-        self.assertEqual(check_results.problems(data), [
-            "floor grpc_unary, 40 calls in flight: the floor ran with in_flight=160, the aggregator's window is 40"])
+        self.assertEqual(
+            check_results.problems(data),
+            ["floor grpc_unary, 40 calls in flight: the floor ran with in_flight=160, the aggregator's window is 40"],
+        )
 
     def test_results_whose_aggregator_had_other_settings_than_the_floors_fail(self):
         data = sample_with_floor()
@@ -254,36 +307,51 @@ class FloorCheckTests(unittest.TestCase):
 
         found = check_results.problems(data)
 
-        self.assertIn("floor: made for the aggregator settings {'in_flight': 8, 'rest_max_connections': 64, "
-                      "'rest_replicas': 1}, but the aggregator ran with {'in_flight': 32, 'rest_max_connections': 64, "
-                      "'rest_replicas': 1}", found)
+        self.assertIn(
+            "floor: made for the aggregator settings {'in_flight': 8, 'rest_max_connections': 64, "
+            "'rest_replicas': 1}, but the aggregator ran with {'in_flight': 32, 'rest_max_connections': 64, "
+            "'rest_replicas': 1}",
+            found,
+        )
         self.assertIn("no floor run for grpc_unary, 160 calls in flight", found)
         self.assertIn("no floor run for rest_unary, 64 connections", found)
-        self.assertIn("grpc/unary n=50 c=5: compared with the floor of grpc_unary {'in_flight': 40}, but the "
-                      "aggregator's window was grpc_unary {'in_flight': 160}", found)
+        self.assertIn(
+            "grpc/unary n=50 c=5: compared with the floor of grpc_unary {'in_flight': 40}, but the "
+            "aggregator's window was grpc_unary {'in_flight': 160}",
+            found,
+        )
 
     def test_a_floor_run_with_another_number_of_repeats_than_repeats_fails(self):
         data = sample_with_floor()
         data["floor"]["runs"][2]["repeats"] = [{}, {}, {}]
 
-        self.assertEqual(check_results.problems(data),
-                         ["floor grpc_stream, 5 streams × 50 messages: 3 repeats, REPEATS=1"])
+        self.assertEqual(
+            check_results.problems(data), ["floor grpc_stream, 5 streams × 50 messages: 3 repeats, REPEATS=1"]
+        )
 
     def test_a_missing_or_failed_floor_fails(self):
         data = sample_with_floor()
         del data["floor"]
-        self.assertEqual(check_results.problems(data), [
-            "FLOOR=1, but results.json has no floor section: the floor did not run or did not finish"])
+        self.assertEqual(
+            check_results.problems(data),
+            ["FLOOR=1, but results.json has no floor section: the floor did not run or did not finish"],
+        )
         data["settings"]["floor"] = False
         self.assertEqual(check_results.problems(data), [])
 
         data = sample_with_floor()
         records = data["floor"]["runs"]
-        records[0] = {"transport": "rest_unary", "window": {"connections": 40}, "folder": "floor/rest_unary_c40",
-                      "error": "the floor's server was not listening after 60 s"}
+        records[0] = {
+            "transport": "rest_unary",
+            "window": {"connections": 40},
+            "folder": "floor/rest_unary_c40",
+            "error": "the floor's server was not listening after 60 s",
+        }
         floor.attach(data, records)
-        self.assertEqual(check_results.problems(data), [
-            "floor rest_unary, 40 connections: the floor's server was not listening after 60 s"])
+        self.assertEqual(
+            check_results.problems(data),
+            ["floor rest_unary, 40 connections: the floor's server was not listening after 60 s"],
+        )
 
     def test_the_floor_must_run_with_the_services_jvm_options(self):
         data = sample_with_floor()
@@ -292,12 +360,13 @@ class FloorCheckTests(unittest.TestCase):
         found = check_results.problems(data)
 
         self.assertEqual(len(found), 3)
-        self.assertEqual(found[0], "floor rest_unary, 40 connections: ran with JAVA_OPTS %r, the services with '-Xmx1g'"
-                         % LAB_JAVA_OPTS)
+        self.assertEqual(
+            found[0],
+            "floor rest_unary, 40 connections: ran with JAVA_OPTS %r, the services with '-Xmx1g'" % LAB_JAVA_OPTS,
+        )
 
 
 class CheckResultsTests(unittest.TestCase):
-
     def test_a_clean_complete_run_passes(self):
         self.assertEqual(check_results.problems(sample_results()), [])
 
@@ -305,8 +374,10 @@ class CheckResultsTests(unittest.TestCase):
         data = sample_results()
         data["runs"][0]["verified"].update(response_bytes=2, passed=0)
 
-        self.assertIn("rest/unary n=1000 c=100: 0 of 1000 responses had the expected answer's length",
-                      check_results.problems(data))
+        self.assertIn(
+            "rest/unary n=1000 c=100: 0 of 1000 responses had the expected answer's length",
+            check_results.problems(data),
+        )
 
     def test_failures_missing_paths_disorder_and_missing_cpu_fail(self):
         data = sample_results()
@@ -320,8 +391,9 @@ class CheckResultsTests(unittest.TestCase):
 
         self.assertIn("rest/unary n=1000 c=100: 3 failed requests", found)
         self.assertTrue(any("grpc/unary n=1000 c=100: percentiles out of order" in p for p in found))
-        self.assertIn("grpc/stream n=1000 c=100: no CPU seconds recorded for square-grpc-service, "
-                      "which served this path", found)
+        self.assertIn(
+            "grpc/stream n=1000 c=100: no CPU seconds recorded for square-grpc-service, which served this path", found
+        )
         self.assertIn("no run for path rest/square n=1000 concurrency=100", found)
         self.assertIn("the lab did not finish (finished_at is empty)", found)
 
@@ -334,12 +406,14 @@ class CheckResultsTests(unittest.TestCase):
         found = check_results.problems(data)
 
         self.assertIn("rest/unary n=1000 c=100: the answer was not verified", found)
-        self.assertIn("grpc/unary n=1000 c=100: ab exited with code 1: apr_pollset_poll: "
-                      "The timeout specified has expired", found)
+        self.assertIn(
+            "grpc/unary n=1000 c=100: ab exited with code 1: apr_pollset_poll: The timeout specified has expired", found
+        )
 
     def test_the_command_reads_a_results_folder(self):
-        with tempfile.TemporaryDirectory() as folder, contextlib.redirect_stdout(io.StringIO()), \
-                contextlib.redirect_stderr(io.StringIO()) as errors:
+        with tempfile.TemporaryDirectory() as folder, contextlib.redirect_stdout(
+            io.StringIO()
+        ), contextlib.redirect_stderr(io.StringIO()) as errors:
             results.write_json(folder, sample_results())
             self.assertEqual(check_results.main([folder]), 0)
             broken = copy.deepcopy(sample_results())
@@ -359,9 +433,13 @@ class ConditionsCheckTests(unittest.TestCase):
         self.assertEqual(check_results.problems(data), [])
 
         data["runs"] = [run for run in data["runs"] if (run["network"], run["payload"]) != ("lan", "collection")]
-        self.assertEqual(check_results.problems(data), [
-            "no run for path grpc/stream n=20 concurrency=1 payload=collection network=lan",
-            "no run for path rest/unary n=20 concurrency=1 payload=collection network=lan"])
+        self.assertEqual(
+            check_results.problems(data),
+            [
+                "no run for path grpc/stream n=20 concurrency=1 payload=collection network=lan",
+                "no run for path rest/unary n=20 concurrency=1 payload=collection network=lan",
+            ],
+        )
 
     def test_a_run_must_say_its_payload_and_network(self):
         data = sample_results()
@@ -371,8 +449,9 @@ class ConditionsCheckTests(unittest.TestCase):
         found = check_results.problems(data)
 
         self.assertIn("rest/unary n=1000 c=100: payload None is not one of small, wide, deep, collection", found)
-        self.assertIn("grpc/unary n=1000 c=100 network=moon: network 'moon' is not one of loopback, proxy, lan, wan",
-                      found)
+        self.assertIn(
+            "grpc/unary n=1000 c=100 network=moon: network 'moon' is not one of loopback, proxy, lan, wan", found
+        )
 
     def test_every_run_has_bytes_per_call_above_zero(self):
         data = sample_results()
@@ -380,33 +459,45 @@ class ConditionsCheckTests(unittest.TestCase):
         data["runs"][1]["bytes_per_call"]["response"] = 0.0
         data["runs"][2]["bytes_per_call"] = {"error": "no bytes per call: ss exited with code 1: x"}
 
-        self.assertEqual(check_results.problems(data), [
-            "rest/unary n=1000 c=100: no bytes per call (bytes_per_call is missing)",
-            "grpc/unary n=1000 c=100: response bytes per call is 0.0",
-            "grpc/stream n=1000 c=100: no bytes per call: ss exited with code 1: x"])
+        self.assertEqual(
+            check_results.problems(data),
+            [
+                "rest/unary n=1000 c=100: no bytes per call (bytes_per_call is missing)",
+                "grpc/unary n=1000 c=100: response bytes per call is 0.0",
+                "grpc/stream n=1000 c=100: no bytes per call: ss exited with code 1: x",
+            ],
+        )
 
     def test_the_articles_rest_call_has_a_gets_request_bytes(self):
         data = sample_conditions()
         data["runs"][0]["bytes_per_call"]["request"] = 11.2
 
-        self.assertEqual(check_results.problems(data), [
-            "rest/unary n=20 c=1: 11.2 request bytes per call, but a GET with its headers has 60 to 400"])
+        self.assertEqual(
+            check_results.problems(data),
+            ["rest/unary n=20 c=1: 11.2 request bytes per call, but a GET with its headers has 60 to 400"],
+        )
 
     def test_a_shape_carries_more_bytes_than_the_small_call(self):
         data = sample_conditions()
         # rest/unary collection on loopback, as an aggregator that ignored ?payload= would have it.
         data["runs"][1]["bytes_per_call"].update(request=108.0, response=110.0)
 
-        self.assertEqual(check_results.problems(data), [
-            "rest/unary n=20 c=1 payload=collection: 108.0 request and 110.0 response bytes per call, no more than "
-            "the small call's 108.0 and 110.0: the shape was not carried"])
+        self.assertEqual(
+            check_results.problems(data),
+            [
+                "rest/unary n=20 c=1 payload=collection: 108.0 request and 110.0 response bytes per call, no more than "
+                "the small call's 108.0 and 110.0: the shape was not carried"
+            ],
+        )
 
     def test_a_run_through_the_proxy_has_the_proxys_cpu(self):
         data = sample_conditions()
         del data["runs"][4]["cpu"]["toxiproxy"]
 
-        self.assertEqual(check_results.problems(data), [
-            "rest/unary n=20 c=1 network=lan: no CPU seconds recorded for Toxiproxy, which carried its calls"])
+        self.assertEqual(
+            check_results.problems(data),
+            ["rest/unary n=20 c=1 network=lan: no CPU seconds recorded for Toxiproxy, which carried its calls"],
+        )
 
     def test_on_a_network_a_p50_below_its_round_trips_fails(self):
         data = sample_conditions()
@@ -414,11 +505,14 @@ class ConditionsCheckTests(unittest.TestCase):
         data["runs"][4]["latency_ms"].update(p50=1.4)
         data["runs"][6]["latency_ms"].update(p50=0.5)
 
-        self.assertEqual(check_results.problems(data), [
-            "rest/unary n=20 c=1 network=lan: p50 1.4 ms, below the 1.5 ms that its round trips of 0.5 ms take at "
-            "least on network lan: the network's latency did not apply"])
-        self.assertEqual([check_results.round_trips(path, 20, 8) for path in paths.ALL],
-                         [3, 3, 3, 20, 1, 0])
+        self.assertEqual(
+            check_results.problems(data),
+            [
+                "rest/unary n=20 c=1 network=lan: p50 1.4 ms, below the 1.5 ms that its round trips of 0.5 ms take at "
+                "least on network lan: the network's latency did not apply"
+            ],
+        )
+        self.assertEqual([check_results.round_trips(path, 20, 8) for path in paths.ALL], [3, 3, 3, 20, 1, 0])
 
     def test_round_trips_want_the_stream_below_rest_unary_on_a_network_with_one(self):
         data = sample_conditions()
@@ -426,16 +520,23 @@ class ConditionsCheckTests(unittest.TestCase):
 
         data["runs"][6]["latency_ms"]["p50"] = 70.0
         del data["runs"][7]
-        self.assertEqual(check_results.round_trip_problems(data), [
-            "rest/unary n=20 c=1 network=lan: grpc/stream's p50 70.0 ms is not below rest/unary's 63.43 ms, though "
-            "its messages share one round trip",
-            "rest/unary n=20 c=1 payload=collection network=lan: no grpc/stream run beside it to compare"])
-        self.assertEqual(check_results.round_trip_problems(sample_results()),
-                         ["--round-trips: no rest/unary run on a network with a round trip"])
+        self.assertEqual(
+            check_results.round_trip_problems(data),
+            [
+                "rest/unary n=20 c=1 network=lan: grpc/stream's p50 70.0 ms is not below rest/unary's 63.43 ms, though "
+                "its messages share one round trip",
+                "rest/unary n=20 c=1 payload=collection network=lan: no grpc/stream run beside it to compare",
+            ],
+        )
+        self.assertEqual(
+            check_results.round_trip_problems(sample_results()),
+            ["--round-trips: no rest/unary run on a network with a round trip"],
+        )
 
     def test_the_command_takes_round_trips_as_an_option(self):
-        with tempfile.TemporaryDirectory() as folder, contextlib.redirect_stdout(io.StringIO()) as out, \
-                contextlib.redirect_stderr(io.StringIO()):
+        with tempfile.TemporaryDirectory() as folder, contextlib.redirect_stdout(
+            io.StringIO()
+        ) as out, contextlib.redirect_stderr(io.StringIO()):
             results.write_json(folder, sample_conditions())
             self.assertEqual(check_results.main([folder, "--round-trips"]), 0)
             self.assertEqual(check_results.main([folder, "--nope"]), 2)
@@ -445,25 +546,35 @@ class ConditionsCheckTests(unittest.TestCase):
         data = sample_results()
         data["runs"][0]["bytes_per_call"]["connections_closed"] = 2
 
-        self.assertIn("rest/unary n=1000 c=100: 2 of the square service's connections closed during the run: idle "
-                      "ones carried nothing, but any bytes a busy one carried in the run are not in its bytes per "
-                      "call", check_results.notes(data))
+        self.assertIn(
+            "rest/unary n=1000 c=100: 2 of the square service's connections closed during the run: idle "
+            "ones carried nothing, but any bytes a busy one carried in the run are not in its bytes per "
+            "call",
+            check_results.notes(data),
+        )
 
     def test_a_fraction_of_floor_is_for_the_small_payload_on_loopback_only(self):
         data = sample_with_floor()
         data["runs"][0]["payload"] = "wide"
         data["settings"]["payload"] = ["small", "wide"]
 
-        self.assertIn("rest/unary n=50 c=5 payload=wide: a fraction of floor, but the floor is for the small payload "
-                      "on loopback only", check_results.problems(data))
+        self.assertIn(
+            "rest/unary n=50 c=5 payload=wide: a fraction of floor, but the floor is for the small payload "
+            "on loopback only",
+            check_results.problems(data),
+        )
 
 
 def with_failed_stream_floor(error):
     """The sample with a floor whose grpc_stream run failed with this error."""
     data = sample_with_floor()
     records = data["floor"]["runs"]
-    records[2] = {"transport": "grpc_stream", "window": records[2]["window"], "folder": records[2]["folder"],
-                  "error": error}
+    records[2] = {
+        "transport": "grpc_stream",
+        "window": records[2]["window"],
+        "folder": records[2]["folder"],
+        "error": error,
+    }
     floor.attach(data, records)
     return data
 
@@ -473,11 +584,13 @@ if __name__ == "__main__":
 
 
 class ReplicasTests(unittest.TestCase):
-
     def test_the_summary_says_how_replicas_are_counted_only_when_there_are_several(self):
         data = sample_results()
         self.assertNotIn("replicas", report.summary_markdown(data))
 
         data["settings"]["replicas"] = 2
-        self.assertIn("2 replicas of each square service: a square service's CPU is its replicas' added up, its "
-                      "peak RSS the largest replica's.", report.summary_markdown(data))
+        self.assertIn(
+            "2 replicas of each square service: a square service's CPU is its replicas' added up, its "
+            "peak RSS the largest replica's.",
+            report.summary_markdown(data),
+        )

@@ -12,38 +12,58 @@ ALL = [SQUARE_REST, SQUARE_GRPC, AGGREGATOR]
 
 
 class LayoutTests(unittest.TestCase):
-
     def test_one_replica_each_on_the_default_ports(self):
         instances = services.layout(Settings.from_env({}), ALL)
 
-        self.assertEqual([(i.name, i.ports) for i in instances], [
-            ("square-rest-service", {"SQUARE_REST_PORT": 7575}),
-            ("square-grpc-service", {"SQUARE_GRPC_PORT": 6565, "SQUARE_GRPC_ACTUATOR_PORT": 6566}),
-            ("aggregator-service", {"AGGREGATOR_PORT": 8080})])
-        self.assertEqual(instances[2].arguments, [
-            "--server.address=127.0.0.1", "--server.port=8080", "--aggregator.rest.base-url=http://127.0.0.1:7575",
-            "--aggregator.grpc.target=127.0.0.1:6565", "--aggregator.deadline=120s"])
-        self.assertEqual([i.actuator for i in instances], ["http://127.0.0.1:7575/actuator",
-                                                           "http://127.0.0.1:6566/actuator",
-                                                           "http://127.0.0.1:8080/actuator"])
+        self.assertEqual(
+            [(i.name, i.ports) for i in instances],
+            [
+                ("square-rest-service", {"SQUARE_REST_PORT": 7575}),
+                ("square-grpc-service", {"SQUARE_GRPC_PORT": 6565, "SQUARE_GRPC_ACTUATOR_PORT": 6566}),
+                ("aggregator-service", {"AGGREGATOR_PORT": 8080}),
+            ],
+        )
+        self.assertEqual(
+            instances[2].arguments,
+            [
+                "--server.address=127.0.0.1",
+                "--server.port=8080",
+                "--aggregator.rest.base-url=http://127.0.0.1:7575",
+                "--aggregator.grpc.target=127.0.0.1:6565",
+                "--aggregator.deadline=120s",
+            ],
+        )
+        self.assertEqual(
+            [i.actuator for i in instances],
+            ["http://127.0.0.1:7575/actuator", "http://127.0.0.1:6566/actuator", "http://127.0.0.1:8080/actuator"],
+        )
         self.assertEqual([i.base_url for i in instances], ["http://127.0.0.1:7575", None, "http://127.0.0.1:8080"])
 
     def test_replicas_sit_one_rest_port_and_two_grpc_ports_apart_and_the_aggregator_calls_them_all(self):
         instances = services.layout(Settings.from_env({"REPLICAS": "2", "SQUARE_REST_PORT": "17575"}), ALL)
 
-        self.assertEqual([i.name for i in instances], ["square-rest-service", "square-rest-service-2",
-                                                       "square-grpc-service", "square-grpc-service-2",
-                                                       "aggregator-service"])
+        self.assertEqual(
+            [i.name for i in instances],
+            [
+                "square-rest-service",
+                "square-rest-service-2",
+                "square-grpc-service",
+                "square-grpc-service-2",
+                "aggregator-service",
+            ],
+        )
         self.assertEqual(instances[1].ports, {"SQUARE_REST_PORT+1": 17576})
         self.assertEqual(instances[3].ports, {"SQUARE_GRPC_PORT+2": 6567, "SQUARE_GRPC_ACTUATOR_PORT+2": 6568})
-        self.assertIn("--aggregator.rest.base-url=http://127.0.0.1:17575,http://127.0.0.1:17576",
-                      instances[4].arguments)
+        self.assertIn(
+            "--aggregator.rest.base-url=http://127.0.0.1:17575,http://127.0.0.1:17576", instances[4].arguments
+        )
         self.assertIn("--aggregator.grpc.target=127.0.0.1:6565,127.0.0.1:6567", instances[4].arguments)
 
     def test_aggregator_args_come_after_the_labs_and_may_set_the_deadline(self):
         given = Settings.from_env({"AGGREGATOR_ARGS": "--aggregator.in-flight=1"})
-        self.assertEqual(services.aggregator_arguments(given), ["--aggregator.deadline=120s",
-                                                                "--aggregator.in-flight=1"])
+        self.assertEqual(
+            services.aggregator_arguments(given), ["--aggregator.deadline=120s", "--aggregator.in-flight=1"]
+        )
         own = Settings.from_env({"AGGREGATOR_ARGS": "--aggregator.deadline=5s", "AB_TIMEOUT": "30"})
         self.assertEqual(services.aggregator_arguments(own), ["--aggregator.deadline=5s"])
 
@@ -53,32 +73,45 @@ class LayoutTests(unittest.TestCase):
         routes = services.proxy_routes(settings, squares)
         limits = deadlines.Deadlines(125, 12, 125, "why")
 
-        aggregator = services.aggregator(settings, squares, {r.name: "127.0.0.1:%d" % r.listen_port for r in routes},
-                                         limits)
+        aggregator = services.aggregator(
+            settings, squares, {r.name: "127.0.0.1:%d" % r.listen_port for r in routes}, limits
+        )
 
-        self.assertEqual([(r.name, r.knob, r.listen_port, r.upstream) for r in routes], [
-            ("square-rest-service", "PROXY_PORT", 7700, "127.0.0.1:7575"),
-            ("square-rest-service-2", "PROXY_PORT+1", 7701, "127.0.0.1:7576"),
-            ("square-grpc-service", "PROXY_PORT+2", 7702, "127.0.0.1:6565"),
-            ("square-grpc-service-2", "PROXY_PORT+3", 7703, "127.0.0.1:6567")])
-        self.assertEqual(aggregator.arguments[2:], [
-            "--aggregator.rest.base-url=http://127.0.0.1:7700,http://127.0.0.1:7701",
-            "--aggregator.grpc.target=127.0.0.1:7702,127.0.0.1:7703",
-            "--aggregator.deadline=125s", "--aggregator.call-deadline=12s"])
+        self.assertEqual(
+            [(r.name, r.knob, r.listen_port, r.upstream) for r in routes],
+            [
+                ("square-rest-service", "PROXY_PORT", 7700, "127.0.0.1:7575"),
+                ("square-rest-service-2", "PROXY_PORT+1", 7701, "127.0.0.1:7576"),
+                ("square-grpc-service", "PROXY_PORT+2", 7702, "127.0.0.1:6565"),
+                ("square-grpc-service-2", "PROXY_PORT+3", 7703, "127.0.0.1:6567"),
+            ],
+        )
+        self.assertEqual(
+            aggregator.arguments[2:],
+            [
+                "--aggregator.rest.base-url=http://127.0.0.1:7700,http://127.0.0.1:7701",
+                "--aggregator.grpc.target=127.0.0.1:7702,127.0.0.1:7703",
+                "--aggregator.deadline=125s",
+                "--aggregator.call-deadline=12s",
+            ],
+        )
 
     def test_aggregator_args_may_set_the_call_deadline_of_every_network(self):
         settings = Settings.from_env({"AGGREGATOR_ARGS": "--aggregator.call-deadline=30s"})
 
-        self.assertEqual(services.aggregator_arguments(settings, deadlines.Deadlines(125, 12, 125, "why")),
-                         ["--aggregator.deadline=125s", "--aggregator.call-deadline=30s"])
+        self.assertEqual(
+            services.aggregator_arguments(settings, deadlines.Deadlines(125, 12, 125, "why")),
+            ["--aggregator.deadline=125s", "--aggregator.call-deadline=30s"],
+        )
 
     def test_the_baseline_path_starts_the_rest_square_service_alone(self):
-        self.assertEqual([i.name for i in services.layout(Settings.from_env({"PATHS": "rest/square"}), [SQUARE_REST])],
-                         ["square-rest-service"])
+        self.assertEqual(
+            [i.name for i in services.layout(Settings.from_env({"PATHS": "rest/square"}), [SQUARE_REST])],
+            ["square-rest-service"],
+        )
 
 
 class PortTests(unittest.TestCase):
-
     def test_a_taken_port_is_named_with_the_knob_that_moves_it(self):
         with socket.socket() as holder:
             holder.bind(("127.0.0.1", 0))
@@ -92,8 +125,9 @@ class PortTests(unittest.TestCase):
 
         message = str(raised.exception)
         self.assertIn("port %d (SQUARE_REST_PORT+1) is already in use on 127.0.0.1." % port, message)
-        self.assertIn("give the lab other ports, e.g. SQUARE_REST_PORT=%d loadtest/run.sh" % (port - 1 + 10000),
-                      message)
+        self.assertIn(
+            "give the lab other ports, e.g. SQUARE_REST_PORT=%d loadtest/run.sh" % (port - 1 + 10000), message
+        )
 
     def test_a_taken_proxy_port_is_named_with_its_knob_and_only_on_a_network_that_needs_one(self):
         with socket.socket() as holder:
@@ -101,9 +135,14 @@ class PortTests(unittest.TestCase):
             holder.listen()
             port = holder.getsockname()[1]
             # Every other port free, so that only the proxy's is taken.
-            env = {"PROXY_PORT": str(port), "SQUARE_REST_PORT": str(_free_port()),
-                   "SQUARE_GRPC_ACTUATOR_PORT": str(_free_port()), "AGGREGATOR_PORT": str(_free_port()),
-                   "TOXIPROXY_PORT": str(_free_port()), "PATHS": "rest/unary"}
+            env = {
+                "PROXY_PORT": str(port),
+                "SQUARE_REST_PORT": str(_free_port()),
+                "SQUARE_GRPC_ACTUATOR_PORT": str(_free_port()),
+                "AGGREGATOR_PORT": str(_free_port()),
+                "TOXIPROXY_PORT": str(_free_port()),
+                "PATHS": "rest/unary",
+            }
             settings = Settings.from_env(dict(env, NETWORK="loopback wan"))
             instances = services.layout(settings, [SQUARE_REST, AGGREGATOR])
 

@@ -17,22 +17,27 @@ JAVA_HOME = os.path.dirname(os.path.dirname(os.path.realpath(JAVA)))
 
 
 class StackSettingsTests(unittest.TestCase):
-
     def test_netty_and_reactor_nettys_client_on_the_labs_own_java_without_virtual_threads_by_default(self):
         settings = Settings.from_env({})
 
-        self.assertEqual((settings.rest_server, settings.rest_client, settings.java_homes, settings.virtual_threads),
-                         (["netty"], ["reactor-netty"], [], False))
-        self.assertEqual({key: settings.as_dict()[key] for key in ("rest_server", "java_homes", "virtual_threads")},
-                         {"rest_server": ["netty"], "java_homes": [], "virtual_threads": False})
+        self.assertEqual(
+            (settings.rest_server, settings.rest_client, settings.java_homes, settings.virtual_threads),
+            (["netty"], ["reactor-netty"], [], False),
+        )
+        self.assertEqual(
+            {key: settings.as_dict()[key] for key in ("rest_server", "java_homes", "virtual_threads")},
+            {"rest_server": ["netty"], "java_homes": [], "virtual_threads": False},
+        )
 
     def test_servers_in_the_order_given_each_once(self):
-        self.assertEqual(Settings.from_env({"REST_SERVER": "jetty tomcat jetty netty"}).rest_server,
-                         ["jetty", "tomcat", "netty"])
+        self.assertEqual(
+            Settings.from_env({"REST_SERVER": "jetty tomcat jetty netty"}).rest_server, ["jetty", "tomcat", "netty"]
+        )
 
     def test_a_server_that_does_not_exist_names_the_knob_and_the_servers(self):
-        with self.assertRaisesRegex(SettingsError, "unknown server 'undertow' in REST_SERVER; known servers: netty "
-                                                   "tomcat jetty"):
+        with self.assertRaisesRegex(
+            SettingsError, "unknown server 'undertow' in REST_SERVER; known servers: netty tomcat jetty"
+        ):
             Settings.from_env({"REST_SERVER": "tomcat undertow"})
 
     def test_virtual_threads_are_on_or_off(self):
@@ -42,35 +47,49 @@ class StackSettingsTests(unittest.TestCase):
 
 
 class ResolveTests(unittest.TestCase):
-
     def test_the_first_server_measures_every_path_and_the_others_the_rest_paths(self):
         settings = Settings.from_env({"REST_SERVER": "tomcat jetty", "PATHS": "rest/unary grpc/unary rest/h2c"})
 
         found = stacks.resolve(settings, JAVA)
 
-        self.assertEqual([(stack.rest_server, stack.paths) for stack in found],
-                         [("tomcat", ("rest/unary", "grpc/unary", "rest/h2c")), ("jetty", ("rest/unary", "rest/h2c"))])
+        self.assertEqual(
+            [(stack.rest_server, stack.paths) for stack in found],
+            [("tomcat", ("rest/unary", "grpc/unary", "rest/h2c")), ("jetty", ("rest/unary", "rest/h2c"))],
+        )
         self.assertRegex(found[1].label, r"^jetty · reactor-netty client · JDK \d+$")
         self.assertEqual(found[1].arguments("square-rest-service"), ["--square.server=jetty"])
-        self.assertEqual(found[1].arguments("aggregator-service"), ["--aggregator.rest.client=reactor-netty",
-                                                                    "--aggregator.rest.h2c-client=reactor-netty"])
+        self.assertEqual(
+            found[1].arguments("aggregator-service"),
+            ["--aggregator.rest.client=reactor-netty", "--aggregator.rest.h2c-client=reactor-netty"],
+        )
 
     def test_each_client_measures_the_aggregators_rest_paths_and_the_jdks_only_http_1_1(self):
-        settings = Settings.from_env({"REST_SERVER": "tomcat netty", "REST_CLIENT": "reactor-netty jdk",
-                                      "PATHS": "rest/unary rest/h2c rest/square grpc/stream"})
+        settings = Settings.from_env(
+            {
+                "REST_SERVER": "tomcat netty",
+                "REST_CLIENT": "reactor-netty jdk",
+                "PATHS": "rest/unary rest/h2c rest/square grpc/stream",
+            }
+        )
 
         found = stacks.resolve(settings, JAVA)
 
-        self.assertEqual([(stack.rest_server, stack.rest_client, stack.paths) for stack in found], [
-            ("tomcat", "reactor-netty", ("rest/unary", "rest/h2c", "rest/square", "grpc/stream")),
-            ("tomcat", "jdk", ("rest/unary",)),
-            ("netty", "reactor-netty", ("rest/unary", "rest/h2c", "rest/square")),
-            ("netty", "jdk", ("rest/unary", "rest/square"))])
+        self.assertEqual(
+            [(stack.rest_server, stack.rest_client, stack.paths) for stack in found],
+            [
+                ("tomcat", "reactor-netty", ("rest/unary", "rest/h2c", "rest/square", "grpc/stream")),
+                ("tomcat", "jdk", ("rest/unary",)),
+                ("netty", "reactor-netty", ("rest/unary", "rest/h2c", "rest/square")),
+                ("netty", "jdk", ("rest/unary", "rest/square")),
+            ],
+        )
         self.assertEqual(found[1].arguments("aggregator-service"), ["--aggregator.rest.client=jdk"])
 
     def test_a_client_that_does_not_exist_names_the_knob_and_the_clients(self):
-        with self.assertRaisesRegex(SettingsError, "unknown client 'okhttp' in REST_CLIENT; known clients: "
-                                                   "reactor-netty webclient jetty apache jdk"):
+        with self.assertRaisesRegex(
+            SettingsError,
+            "unknown client 'okhttp' in REST_CLIENT; known clients: reactor-netty webclient jetty apache jdk",
+        ):
             Settings.from_env({"REST_CLIENT": "okhttp"})
 
     def test_a_service_that_does_not_run_what_its_stack_asks_is_named(self):
@@ -78,25 +97,36 @@ class ResolveTests(unittest.TestCase):
         jetty = stacks.Stack("jetty", "apache", jdk, False, ("rest/unary",))
 
         self.assertEqual(stacks.not_running(jetty, "square-rest-service", {"square": {"server": "jetty"}}), [])
-        self.assertEqual(stacks.not_running(jetty, "square-rest-service", {}), [
-            "square-rest-service runs server=tomcat, not jetty as stack jetty · apache client · JDK 17 asks "
-            "(GET /actuator/info, square.server)"])
-        self.assertEqual(stacks.not_running(jetty, "aggregator-service", {"aggregator": {
-            "rest-client": "apache", "rest-h2c-client": "reactor-netty"}}), [
-            "aggregator-service runs rest-h2c-client=reactor-netty, not apache as stack jetty · apache client · JDK "
-            "17 asks (GET /actuator/info, aggregator.rest-h2c-client)"])
+        self.assertEqual(
+            stacks.not_running(jetty, "square-rest-service", {}),
+            [
+                "square-rest-service runs server=tomcat, not jetty as stack jetty · apache client · JDK 17 asks "
+                "(GET /actuator/info, square.server)"
+            ],
+        )
+        self.assertEqual(
+            stacks.not_running(
+                jetty,
+                "aggregator-service",
+                {"aggregator": {"rest-client": "apache", "rest-h2c-client": "reactor-netty"}},
+            ),
+            [
+                "aggregator-service runs rest-h2c-client=reactor-netty, not apache as stack jetty · apache client · "
+                "JDK 17 asks (GET /actuator/info, aggregator.rest-h2c-client)"
+            ],
+        )
         default = stacks.Stack("tomcat", "reactor-netty", jdk, False, ("rest/unary",))
         self.assertEqual(stacks.not_running(default, "aggregator-service", {"aggregator": {}}), [])
 
     def test_several_servers_without_a_rest_path_are_refused(self):
-        with self.assertRaisesRegex(SettingsError, "REST_SERVER lists tomcat netty, but PATHS has no path it "
-                                                   "changes"):
+        with self.assertRaisesRegex(SettingsError, "REST_SERVER lists tomcat netty, but PATHS has no path it changes"):
             stacks.resolve(Settings.from_env({"REST_SERVER": "tomcat netty", "PATHS": "grpc/unary"}), JAVA)
 
     def test_a_folder_that_is_not_a_jdk_is_refused_before_anything_starts(self):
         with tempfile.TemporaryDirectory() as folder:
-            with self.assertRaisesRegex(SettingsError, "JAVA_HOMES: %s is not a JDK \\(it has no executable "
-                                                       "bin/java\\)" % folder):
+            with self.assertRaisesRegex(
+                SettingsError, "JAVA_HOMES: %s is not a JDK \\(it has no executable bin/java\\)" % folder
+            ):
                 stacks.resolve(Settings.from_env({"JAVA_HOMES": folder}), JAVA)
 
     def test_a_jdk_folder_is_asked_for_its_version(self):
@@ -109,8 +139,10 @@ class ResolveTests(unittest.TestCase):
     def test_virtual_threads_need_jdk_21(self):
         settings = Settings.from_env({"VIRTUAL_THREADS": "on"})
         if stacks.probe("", JAVA).major >= stacks.VIRTUAL_THREADS_JDK:
-            self.assertEqual(stacks.resolve(settings, JAVA)[0].arguments("square-grpc-service"),
-                             ["--spring.threads.virtual.enabled=true"])
+            self.assertEqual(
+                stacks.resolve(settings, JAVA)[0].arguments("square-grpc-service"),
+                ["--spring.threads.virtual.enabled=true"],
+            )
         else:
             with self.assertRaisesRegex(SettingsError, "VIRTUAL_THREADS=on needs JDK 21 or newer"):
                 stacks.resolve(settings, JAVA)
@@ -119,8 +151,10 @@ class ResolveTests(unittest.TestCase):
         jdk = stacks.Jdk("/opt/jdk-25", "/opt/jdk-25/bin/java", "25.0.1")
 
         self.assertEqual(stacks.Stack("netty", "jetty", jdk, False, ()).label, "netty · jetty client · JDK 25")
-        self.assertEqual(stacks.Stack("tomcat", "reactor-netty", jdk, True, ()).label,
-                         "tomcat · reactor-netty client · JDK 25 · virtual threads")
+        self.assertEqual(
+            stacks.Stack("tomcat", "reactor-netty", jdk, True, ()).label,
+            "tomcat · reactor-netty client · JDK 25 · virtual threads",
+        )
         self.assertEqual(stacks.Jdk("", "java", "1.8.0_402").major, 8)
 
     def test_a_stack_other_than_the_first_names_its_raw_files_and_logs(self):
@@ -128,17 +162,27 @@ class ResolveTests(unittest.TestCase):
         stack = stacks.Stack("jetty", "reactor-netty", jdk, True, ())
 
         self.assertEqual(stack.slug, "jetty-reactor-netty-client-jdk-25-virtual-threads")
-        self.assertEqual(bench.run_slug("rest/unary", 1000, 100, conditions=bench.Conditions(stack=stack.slug)),
-                         "rest-unary_jetty-reactor-netty-client-jdk-25-virtual-threads_n1000_c100")
-        self.assertEqual(bench.run_slug("rest/unary", 1000, 100, conditions=bench.Conditions()),
-                         "rest-unary_n1000_c100")
+        self.assertEqual(
+            bench.run_slug("rest/unary", 1000, 100, conditions=bench.Conditions(stack=stack.slug)),
+            "rest-unary_jetty-reactor-netty-client-jdk-25-virtual-threads_n1000_c100",
+        )
+        self.assertEqual(
+            bench.run_slug("rest/unary", 1000, 100, conditions=bench.Conditions()), "rest-unary_n1000_c100"
+        )
 
 
 def two_stacks():
     """sample_results() on tomcat, and its rest/unary again on jetty: 1.5 times the req/s for 0.8 of the CPU."""
     data = sample_results()
-    tomcat = {"label": "tomcat · JDK 17", "rest_server": "tomcat", "java_home": None, "java": "java",
-              "jdk_version": "17.0.15", "virtual_threads": False, "paths": list(data["settings"]["paths"])}
+    tomcat = {
+        "label": "tomcat · JDK 17",
+        "rest_server": "tomcat",
+        "java_home": None,
+        "java": "java",
+        "jdk_version": "17.0.15",
+        "virtual_threads": False,
+        "paths": list(data["settings"]["paths"]),
+    }
     jetty = dict(tomcat, label="jetty · JDK 17", rest_server="jetty", paths=["rest/unary"])
     data["settings"]["stacks"] = [tomcat, jetty]
     for run in data["runs"]:
@@ -153,7 +197,6 @@ def two_stacks():
 
 
 class StackResultsTests(unittest.TestCase):
-
     def test_a_run_is_told_apart_by_its_stack(self):
         data = two_stacks()
 
@@ -168,9 +211,20 @@ class StackResultsTests(unittest.TestCase):
         table = view.comparisons_table(data["runs"], view.conditions_shown(data["settings"]))
 
         rows = [row["cells"] for row in table["rows"] if "against tomcat" in row["cells"][0]]
-        self.assertEqual(rows, [["rest/unary: jetty · JDK 17 against tomcat · JDK 17",
-                                 "jetty · JDK 17 ÷ tomcat · JDK 17", "jetty · JDK 17", "1000", "100", "1.50×",
-                                 "0.80×"]])
+        self.assertEqual(
+            rows,
+            [
+                [
+                    "rest/unary: jetty · JDK 17 against tomcat · JDK 17",
+                    "jetty · JDK 17 ÷ tomcat · JDK 17",
+                    "jetty · JDK 17",
+                    "1000",
+                    "100",
+                    "1.50×",
+                    "0.80×",
+                ]
+            ],
+        )
         self.assertIn("stack", table["heads"])
 
     def test_the_check_wants_each_stacks_paths_and_no_more(self):
@@ -179,15 +233,18 @@ class StackResultsTests(unittest.TestCase):
 
         data["runs"].pop()
 
-        self.assertIn("no run for path rest/unary n=1000 concurrency=100 on jetty · JDK 17",
-                      check_results.problems(data))
+        self.assertIn(
+            "no run for path rest/unary n=1000 concurrency=100 on jetty · JDK 17", check_results.problems(data)
+        )
 
     def test_the_report_names_the_stacks(self):
         shown = view.view(two_stacks())
 
         self.assertIn("stacks tomcat · JDK 17, jetty · JDK 17", shown["subtitle"])
-        self.assertEqual([row[0] for row in shown["settings"] if row[0].startswith("stack ")],
-                         ["stack tomcat · JDK 17", "stack jetty · JDK 17"])
+        self.assertEqual(
+            [row[0] for row in shown["settings"] if row[0].startswith("stack ")],
+            ["stack tomcat · JDK 17", "stack jetty · JDK 17"],
+        )
         self.assertEqual(len(shown["cards"]), 3)
 
 

@@ -35,23 +35,54 @@ class MergeTest(unittest.TestCase):
     def test_curves_are_merged_weighted_by_each_runs_requests(self):
         fast = [float(p) for p in range(101)]
         slow = [100.0 + p for p in range(101)]
-        self.assertEqual([0.0, 50.0, 100.0, 150.0, 200.0],
-                         [ab_output.merge_curves([fast, slow], [10, 10])[p] for p in (0, 25, 50, 75, 100)])
+        self.assertEqual(
+            [0.0, 50.0, 100.0, 150.0, 200.0],
+            [ab_output.merge_curves([fast, slow], [10, 10])[p] for p in (0, 25, 50, 75, 100)],
+        )
         # Three times as many fast requests: the median is inside the fast run's curve.
         self.assertEqual(66.667, ab_output.merge_curves([fast, slow], [30, 10])[50])
 
     def test_reports_add_up_as_ab_would_count_one_run(self):
-        first = ab_output.AbReport(concurrency=4, completed=40, failed=1, failed_breakdown=_breakdown(1), non2xx=2,
-                                   time_taken_s=1.0, rps=40.0, mean_ms=100.0, mean_across_ms=25.0,
-                                   document_length=3)
-        second = ab_output.AbReport(concurrency=4, completed=20, failed=0, failed_breakdown=_breakdown(0), non2xx=0,
-                                    time_taken_s=1.0, rps=20.0, mean_ms=200.0, mean_across_ms=50.0,
-                                    document_length=3)
+        first = ab_output.AbReport(
+            concurrency=4,
+            completed=40,
+            failed=1,
+            failed_breakdown=_breakdown(1),
+            non2xx=2,
+            time_taken_s=1.0,
+            rps=40.0,
+            mean_ms=100.0,
+            mean_across_ms=25.0,
+            document_length=3,
+        )
+        second = ab_output.AbReport(
+            concurrency=4,
+            completed=20,
+            failed=0,
+            failed_breakdown=_breakdown(0),
+            non2xx=0,
+            time_taken_s=1.0,
+            rps=20.0,
+            mean_ms=200.0,
+            mean_across_ms=50.0,
+            document_length=3,
+        )
         merged = ab_output.merge([first, second], [float(p) for p in range(101)])
-        self.assertEqual((60, 1, 2, 2.0, 30.0, 133.333, 33.333), (merged.completed, merged.failed, merged.non2xx,
-                         merged.time_taken_s, merged.rps, merged.mean_ms, merged.mean_across_ms))
-        self.assertEqual({50: 50, 66: 66, 75: 75, 80: 80, 90: 90, 95: 95, 98: 98, 99: 99, 100: 100},
-                         merged.percentile_table_ms)
+        self.assertEqual(
+            (60, 1, 2, 2.0, 30.0, 133.333, 33.333),
+            (
+                merged.completed,
+                merged.failed,
+                merged.non2xx,
+                merged.time_taken_s,
+                merged.rps,
+                merged.mean_ms,
+                merged.mean_across_ms,
+            ),
+        )
+        self.assertEqual(
+            {50: 50, 66: 66, 75: 75, 80: 80, 90: 90, 95: 95, 98: 98, 99: 99, 100: 100}, merged.percentile_table_ms
+        )
 
 
 def _breakdown(connect):
@@ -89,8 +120,9 @@ class TimedRepeatTest(unittest.TestCase):
         self.addCleanup(server.close)
         settings = Settings.from_env({"REQUESTS": "12", "CONCURRENCY": "4", "DURATION": "2"})
         folder = tempfile.mkdtemp()
-        closed = bench._closed_loop(server.base + "/", 4, 12, settings, os.path.join(folder, "run.txt"),
-                                    os.path.join(folder, "run.csv"))
+        closed = bench._closed_loop(
+            server.base + "/", 4, 12, settings, os.path.join(folder, "run.txt"), os.path.join(folder, "run.csv")
+        )
         self.assertEqual((None, 1, 12, 12), (closed.error, closed.runs, closed.requests, closed.report.completed))
 
 

@@ -14,14 +14,18 @@ from lab.paths import AGGREGATOR, SQUARE_GRPC, SQUARE_REST
 
 
 class InstallerTests(unittest.TestCase):
-
     def test_a_failed_installer_is_named_with_what_it_leaves_missing_and_its_last_lines(self):
         with self.assertRaises(ToolMissing) as raised:
-            tools._install(["sh", "-c", "echo first; echo '2026/11/26 10:00:00 go: no such module'; exit 3"],
-                           "go install x", "LOAD=open has no load generator")
+            tools._install(
+                ["sh", "-c", "echo first; echo '2026/11/26 10:00:00 go: no such module'; exit 3"],
+                "go install x",
+                "LOAD=open has no load generator",
+            )
 
-        self.assertEqual(str(raised.exception), "go install x failed (exit code 3), so LOAD=open has no load "
-                                                "generator:\n  first\n  go: no such module")
+        self.assertEqual(
+            str(raised.exception),
+            "go install x failed (exit code 3), so LOAD=open has no load generator:\n  first\n  go: no such module",
+        )
 
     def test_a_java_home_without_java_says_what_to_install(self):
         with tempfile.TemporaryDirectory() as empty, mock.patch.dict(os.environ, {"JAVA_HOME": empty}):
@@ -30,7 +34,6 @@ class InstallerTests(unittest.TestCase):
 
 
 class VegetaTests(unittest.TestCase):
-
     def test_the_version_vegeta_reports(self):
         release = "Version: v12.13.0\nCommit: 0123abc\nRuntime: go1.26.8 linux/amd64\nDate: 2026-01-01T00:00:00Z\n"
         self.assertEqual(tools.version_of(release), "v12.13.0")
@@ -60,8 +63,12 @@ class VegetaTests(unittest.TestCase):
                 tools.ensure_vegeta(tools_bin, find_go=lambda: None, log=self.fail)
 
         message = str(caught.exception)
-        for part in ("Go is needed for LOAD=open", "apt-get install -y golang", "https://go.dev/dl",
-                     "LOAD=closed (ab) needs no Go"):
+        for part in (
+            "Go is needed for LOAD=open",
+            "apt-get install -y golang",
+            "https://go.dev/dl",
+            "LOAD=closed (ab) needs no Go",
+        ):
             self.assertIn(part, message)
 
     @staticmethod
@@ -74,7 +81,6 @@ class VegetaTests(unittest.TestCase):
 
 
 class EnsureToxiproxyTests(unittest.TestCase):
-
     def test_without_go_the_error_says_what_needs_it_and_what_does_not(self):
         with tempfile.TemporaryDirectory() as tools_bin:
             with self.assertRaises(LabError) as raised:
@@ -85,7 +91,6 @@ class EnsureToxiproxyTests(unittest.TestCase):
 
 
 class LibraryModulesTests(unittest.TestCase):
-
     def test_every_library_module_of_the_build_makes_the_jars_built_from_it_stale(self):
         # A library is every module of the root pom that the lab does not start or is not itself: a change in one
         # must rebuild the services, or the lab measures the jars of before.

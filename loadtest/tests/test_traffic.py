@@ -20,14 +20,18 @@ REST_PORT, GRPC_PORT = 17575, 16565
 
 def readings(port):
     """The before and after readings of the connections on one port."""
+
     def on_port(name):
-        return {connection: counts for connection, counts in traffic.parse_connections(fixture(name)).items()
-                if connection[0].endswith(":%d" % port)}
+        return {
+            connection: counts
+            for connection, counts in traffic.parse_connections(fixture(name)).items()
+            if connection[0].endswith(":%d" % port)
+        }
+
     return on_port("wire/ss-before.txt"), on_port("wire/ss-after.txt")
 
 
 class ParseTests(unittest.TestCase):
-
     def test_each_connection_with_its_bytes_received_and_acked(self):
         connections = traffic.parse_connections(fixture("wire/ss-before.txt"))
 
@@ -36,8 +40,10 @@ class ParseTests(unittest.TestCase):
         self.assertEqual(connections[("[::ffff:127.0.0.1]:17575", "[::ffff:127.0.0.1]:52136")], (6632, 6739))
 
     def test_a_connection_that_moved_nothing_yet_has_no_counters_and_counts_zero(self):
-        text = ("0      0      127.0.0.1:6565 127.0.0.1:40000\n"
-                "\t cubic wscale:7,7 rto:204 mss:32768 cwnd:10 segs_out:1 segs_in:1\n")
+        text = (
+            "0      0      127.0.0.1:6565 127.0.0.1:40000\n"
+            "\t cubic wscale:7,7 rto:204 mss:32768 cwnd:10 segs_out:1 segs_in:1\n"
+        )
 
         self.assertEqual(traffic.parse_connections(text), {("127.0.0.1:6565", "127.0.0.1:40000"): (0, 0)})
 
@@ -51,15 +57,16 @@ class ParseTests(unittest.TestCase):
 
 
 class PerCallTests(unittest.TestCase):
-
     def test_rest_unary_the_pooled_connections_over_4000_calls(self):
         before, after = readings(REST_PORT)
 
         record = traffic.by_sockets("square-rest-service", [REST_PORT], before, after, 4000)
 
         # 427,680 bytes received and 434,320 sent by the 34 connections: a GET with its headers, a 200 with its own.
-        self.assertEqual({key: record[key] for key in ("request", "response", "connections", "connections_closed")},
-                         {"request": 106.9, "response": 108.6, "connections": 34, "connections_closed": 0})
+        self.assertEqual(
+            {key: record[key] for key in ("request", "response", "connections", "connections_closed")},
+            {"request": 106.9, "response": 108.6, "connections": 34, "connections_closed": 0},
+        )
         self.assertEqual(record["method"], "tcp_info")
 
     def test_grpc_unary_its_one_connection_over_4000_calls(self):
@@ -78,8 +85,12 @@ class PerCallTests(unittest.TestCase):
         self.assertEqual(delta, {"received": 100, "sent": 100, "connections": 2, "connections_closed": 1})
 
     def test_rest_square_from_rchar_and_wchar_over_500_calls(self):
-        record = traffic.from_syscalls("square-rest-service", cpu.process_io_chars(fixture("wire/io-before")),
-                                       cpu.process_io_chars(fixture("wire/io-after")), 500)
+        record = traffic.from_syscalls(
+            "square-rest-service",
+            cpu.process_io_chars(fixture("wire/io-before")),
+            cpu.process_io_chars(fixture("wire/io-after")),
+            500,
+        )
 
         # 59,458 bytes read and 64,208 written by Tomcat's read and write calls.
         self.assertEqual((record["request"], record["response"], record["method"]), (118.9, 128.4, "rchar/wchar"))
@@ -92,8 +103,10 @@ class RunRecordTests(unittest.TestCase):
     """How a measured run picks its readings and its number of calls."""
 
     def wire(self, path_name):
-        services = [bench.Service("square-rest-service", [1], None, serving_ports=[REST_PORT]),
-                    bench.Service("square-grpc-service", [2], None, serving_ports=[GRPC_PORT])]
+        services = [
+            bench.Service("square-rest-service", [1], None, serving_ports=[REST_PORT]),
+            bench.Service("square-grpc-service", [2], None, serving_ports=[GRPC_PORT]),
+        ]
         return bench._Wire(paths.ALL[path_name], services)
 
     def test_an_aggregator_path_reads_its_square_services_connections_on_the_port_it_serves(self):
@@ -107,8 +120,10 @@ class RunRecordTests(unittest.TestCase):
         after = cpu.Sample(1, {}, 0, 0, process_io={"square-rest-service": (3000, 2600)})
 
         self.assertFalse(wire.by_sockets)
-        self.assertEqual({key: wire.per_call(before, after, 20)[key] for key in ("request", "response", "method")},
-                         {"request": 100.0, "response": 30.0, "method": "rchar/wchar"})
+        self.assertEqual(
+            {key: wire.per_call(before, after, 20)[key] for key in ("request", "response", "method")},
+            {"request": 100.0, "response": 30.0, "method": "rchar/wchar"},
+        )
 
     def test_the_calls_are_the_square_services_own_count_when_it_was_read(self):
         self.assertEqual(bench._square_calls({"server_side": {"square_calls": 4000}, "downstream_calls": 3999}), 4000)

@@ -2,6 +2,7 @@
 
 Standard library only, so that the tests need nothing but python3 and the tools they check.
 """
+
 import json
 import os
 import shutil
@@ -40,8 +41,7 @@ def _local_tool(name):
 
 def run(args, timeout=120, **kwargs):
     """Runs a command to its end and returns the CompletedProcess (text output, stdout and stderr apart)."""
-    return subprocess.run(args, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL,
-                          **kwargs)
+    return subprocess.run(args, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL, **kwargs)
 
 
 def free_port():

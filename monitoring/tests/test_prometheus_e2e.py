@@ -2,6 +2,7 @@
 monitoring/prometheus.yml, its targets moved to free ports), known traffic through every aggregator path, and
 the metrics read back through Prometheus's HTTP API: exact counts per transport from both sides of the wire,
 the recording rules, and every query of the Grafana dashboard."""
+
 import datetime
 import json
 import os
@@ -30,8 +31,13 @@ from tests.support import (
 )
 
 VERSION = "1.0.0-SNAPSHOT"
-TRANSPORTS = {"rest_unary": "/rest/unary/{n}", "rest_h2c": "/rest/h2c/{n}", "grpc_unary": "/grpc/unary/{n}",
-              "grpc_pingpong": "/grpc/pingpong/{n}", "grpc_stream": "/grpc/stream/{n}"}
+TRANSPORTS = {
+    "rest_unary": "/rest/unary/{n}",
+    "rest_h2c": "/rest/h2c/{n}",
+    "grpc_unary": "/grpc/unary/{n}",
+    "grpc_pingpong": "/grpc/pingpong/{n}",
+    "grpc_stream": "/grpc/stream/{n}",
+}
 # What the square services can tell apart: one REST endpoint for HTTP/1.1 and HTTP/2, one bidi method for the
 # pipelined stream and ping-pong; their recording rules are labelled so.
 SQUARE_SIDE_TRANSPORTS = {"rest_unary", "grpc_unary", "grpc_stream"}
@@ -82,18 +88,32 @@ class PrometheusEndToEndTests(unittest.TestCase):
         cls.workdir = Path(tempfile.mkdtemp(prefix="prometheus-e2e."))
         cls.addClassCleanup(shutil.rmtree, cls.workdir, ignore_errors=True)
 
-        cls.ports = {name: free_port() for name in ("aggregator", "square_rest", "square_grpc", "square_grpc_http",
-                                                    "prometheus")}
+        cls.ports = {
+            name: free_port() for name in ("aggregator", "square_rest", "square_grpc", "square_grpc_http", "prometheus")
+        }
         cls.prometheus = f"http://127.0.0.1:{cls.ports['prometheus']}"
         local = "--server.address=127.0.0.1"
         cls.start(java, jars["square-rest-service"], [local, f"--server.port={cls.ports['square_rest']}"])
-        cls.start(java, jars["square-grpc-service"], [
-            local, f"--server.port={cls.ports['square_grpc_http']}",
-            "--grpc.server.address=127.0.0.1", f"--grpc.server.port={cls.ports['square_grpc']}"])
-        cls.start(java, jars["aggregator-service"], [
-            local, f"--server.port={cls.ports['aggregator']}",
-            f"--aggregator.rest.base-url=http://127.0.0.1:{cls.ports['square_rest']}",
-            f"--aggregator.grpc.target=127.0.0.1:{cls.ports['square_grpc']}"])
+        cls.start(
+            java,
+            jars["square-grpc-service"],
+            [
+                local,
+                f"--server.port={cls.ports['square_grpc_http']}",
+                "--grpc.server.address=127.0.0.1",
+                f"--grpc.server.port={cls.ports['square_grpc']}",
+            ],
+        )
+        cls.start(
+            java,
+            jars["aggregator-service"],
+            [
+                local,
+                f"--server.port={cls.ports['aggregator']}",
+                f"--aggregator.rest.base-url=http://127.0.0.1:{cls.ports['square_rest']}",
+                f"--aggregator.grpc.target=127.0.0.1:{cls.ports['square_grpc']}",
+            ],
+        )
         cls.with_logs(cls.wait_for_health)
 
         cls.start_prometheus()
@@ -106,83 +126,122 @@ class PrometheusEndToEndTests(unittest.TestCase):
     def test_prometheus_scrapes_the_three_services_on_their_actuators(self):
         targets = self.active_targets()
         self.assertEqual(JOBS, {t["labels"]["job"] for t in targets})
-        expected_urls = {f"http://127.0.0.1:{self.ports[p]}/actuator/prometheus"
-                         for p in ("aggregator", "square_rest", "square_grpc_http")}
+        expected_urls = {
+            f"http://127.0.0.1:{self.ports[p]}/actuator/prometheus"
+            for p in ("aggregator", "square_rest", "square_grpc_http")
+        }
         self.assertEqual(expected_urls, {t["scrapeUrl"] for t in targets})
         self.assertEqual({"up"}, {t["health"] for t in targets})
 
     def test_fanout_timer_counts_every_request_per_transport(self):
-        self.assertEqual({(t, "success"): REQUESTS for t in TRANSPORTS},
-                         self.nonzero("sum by (transport, outcome) (aggregator_fanout_seconds_count)",
-                                      "transport", "outcome"))
-        self.assertEqual({(t,): REQUESTS for t in TRANSPORTS},
-                         self.nonzero('sum by (transport) (aggregator_fanout_seconds_bucket{le="+Inf"})',
-                                      "transport"), "histogram buckets, not only a count")
+        self.assertEqual(
+            {(t, "success"): REQUESTS for t in TRANSPORTS},
+            self.nonzero("sum by (transport, outcome) (aggregator_fanout_seconds_count)", "transport", "outcome"),
+        )
+        self.assertEqual(
+            {(t,): REQUESTS for t in TRANSPORTS},
+            self.nonzero('sum by (transport) (aggregator_fanout_seconds_bucket{le="+Inf"})', "transport"),
+            "histogram buckets, not only a count",
+        )
 
     def test_downstream_calls_count_every_square_per_transport(self):
-        self.assertEqual({(t, "success"): SQUARES for t in TRANSPORTS},
-                         self.nonzero("sum by (transport, outcome) (aggregator_downstream_calls_total)",
-                                      "transport", "outcome"))
+        self.assertEqual(
+            {(t, "success"): SQUARES for t in TRANSPORTS},
+            self.nonzero("sum by (transport, outcome) (aggregator_downstream_calls_total)", "transport", "outcome"),
+        )
 
     def test_downstream_latency_in_flight_and_stream_messages(self):
-        self.assertEqual({(t, "success"): SQUARES for t in TRANSPORTS},
-                         self.nonzero("sum by (transport, outcome) (aggregator_downstream_latency_seconds_count)",
-                                      "transport", "outcome"))
-        self.assertEqual({(t,): SQUARES for t in TRANSPORTS},
-                         self.nonzero('sum by (transport) (aggregator_downstream_latency_seconds_bucket{le="+Inf"})',
-                                      "transport"))
-        self.assertEqual({}, self.nonzero("sum by (transport) (aggregator_downstream_inflight)", "transport"),
-                         "calls still in flight after every answer came back")
+        self.assertEqual(
+            {(t, "success"): SQUARES for t in TRANSPORTS},
+            self.nonzero(
+                "sum by (transport, outcome) (aggregator_downstream_latency_seconds_count)", "transport", "outcome"
+            ),
+        )
+        self.assertEqual(
+            {(t,): SQUARES for t in TRANSPORTS},
+            self.nonzero('sum by (transport) (aggregator_downstream_latency_seconds_bucket{le="+Inf"})', "transport"),
+        )
+        self.assertEqual(
+            {},
+            self.nonzero("sum by (transport) (aggregator_downstream_inflight)", "transport"),
+            "calls still in flight after every answer came back",
+        )
         # The pipelined stream's messages and the ping-pong's.
-        self.assertEqual({("sent",): 2 * SQUARES, ("received",): 2 * SQUARES},
-                         self.nonzero("sum by (direction) (aggregator_stream_messages_total)", "direction"))
+        self.assertEqual(
+            {("sent",): 2 * SQUARES, ("received",): 2 * SQUARES},
+            self.nonzero("sum by (direction) (aggregator_stream_messages_total)", "direction"),
+        )
 
     def test_square_services_saw_every_call(self):
-        rest = ('sum(http_server_requests_seconds_count{application="square-rest-service",'
-                'uri="/rest/square/unary/{number}"})')
+        rest = (
+            'sum(http_server_requests_seconds_count{application="square-rest-service",'
+            'uri="/rest/square/unary/{number}"})'
+        )
         # rest/unary and rest/h2c on the one endpoint; grpc/stream and grpc/pingpong on the one bidi method.
         self.assertEqual({(): 2 * SQUARES}, self.nonzero(rest))
         grpc = '{application="square-grpc-service",service="vinsmath.SquareRpc"}'
-        self.assertEqual({("findSquareUnary",): SQUARES, ("findSquareBiStream",): 2 * SQUARES},
-                         self.nonzero(f"sum by (method) (grpc_server_requests_received_messages_total{grpc})",
-                                      "method"))
-        self.assertEqual({("findSquareUnary",): SQUARES, ("findSquareBiStream",): 2 * SQUARES},
-                         self.nonzero(f"sum by (method) (grpc_server_responses_sent_messages_total{grpc})",
-                                      "method"))
-        self.assertEqual({("findSquareUnary",): SQUARES, ("findSquareBiStream",): 2 * REQUESTS},
-                         self.nonzero(f"sum by (method) (grpc_server_processing_duration_seconds_count{grpc})",
-                                      "method"), "one unary call per square, one stream per request")
+        self.assertEqual(
+            {("findSquareUnary",): SQUARES, ("findSquareBiStream",): 2 * SQUARES},
+            self.nonzero(f"sum by (method) (grpc_server_requests_received_messages_total{grpc})", "method"),
+        )
+        self.assertEqual(
+            {("findSquareUnary",): SQUARES, ("findSquareBiStream",): 2 * SQUARES},
+            self.nonzero(f"sum by (method) (grpc_server_responses_sent_messages_total{grpc})", "method"),
+        )
+        self.assertEqual(
+            {("findSquareUnary",): SQUARES, ("findSquareBiStream",): 2 * REQUESTS},
+            self.nonzero(f"sum by (method) (grpc_server_processing_duration_seconds_count{grpc})", "method"),
+            "one unary call per square, one stream per request",
+        )
 
     def test_jvm_and_process_metrics_for_every_service(self):
-        for metric in ("process_cpu_usage", "process_cpu_time_ns_total", "jvm_memory_used_bytes",
-                       "jvm_threads_live_threads"):
+        for metric in (
+            "process_cpu_usage",
+            "process_cpu_time_ns_total",
+            "jvm_memory_used_bytes",
+            "jvm_threads_live_threads",
+        ):
             with self.subTest(metric=metric):
                 series = self.query(f"count by (application) ({metric})")
                 self.assertEqual(JOBS, {s["metric"].get("application") for s in series})
 
     def test_recording_rules_answer_per_transport(self):
-        rules = {rule: ("transport", set(TRANSPORTS)) for rule in (
-            "transport:aggregator_downstream_calls:rate1m", "transport:aggregator_fanout_seconds:p99_1m",
-            "transport:aggregator_downstream_latency_seconds:p99_1m")}
-        rules.update({rule: ("transport", SQUARE_SIDE_TRANSPORTS) for rule in (
-            "transport:square_server_calls:rate1m", "transport:square_server_seconds_per_call:mean1m")})
+        rules = {
+            rule: ("transport", set(TRANSPORTS))
+            for rule in (
+                "transport:aggregator_downstream_calls:rate1m",
+                "transport:aggregator_fanout_seconds:p99_1m",
+                "transport:aggregator_downstream_latency_seconds:p99_1m",
+            )
+        }
+        rules.update(
+            {
+                rule: ("transport", SQUARE_SIDE_TRANSPORTS)
+                for rule in ("transport:square_server_calls:rate1m", "transport:square_server_seconds_per_call:mean1m")
+            }
+        )
         rules["application:process_cpu_seconds:rate1m"] = ("application", JOBS)
         for rule, (label, values) in rules.items():
             with self.subTest(rule=rule):
                 # A rate needs two scrapes in its window, and the rule one evaluation after them.
-                wait_until(f"{rule} for every {label}",
-                           lambda rule=rule, label=label, values=values:
-                               self.labels_of(self.query(rule), label) == values,
-                           timeout=SCRAPE_WAIT_SECONDS, interval=1)
+                wait_until(
+                    f"{rule} for every {label}",
+                    lambda rule=rule, label=label, values=values: self.labels_of(self.query(rule), label) == values,
+                    timeout=SCRAPE_WAIT_SECONDS,
+                    interval=1,
+                )
 
     def test_every_dashboard_query_is_accepted_and_returns_data(self):
         for title, expr in self.dashboard_queries():
             with self.subTest(panel=title, expr=expr):
                 answer = prometheus_query(self.prometheus, expr)
                 self.assertEqual("success", answer["status"], answer.get("error"))
-                wait_until(f"data for '{expr}'",
-                           lambda expr=expr: prometheus_query(self.prometheus, expr)["data"]["result"],
-                           timeout=SCRAPE_WAIT_SECONDS, interval=1)
+                wait_until(
+                    f"data for '{expr}'",
+                    lambda expr=expr: prometheus_query(self.prometheus, expr)["data"]["result"],
+                    timeout=SCRAPE_WAIT_SECONDS,
+                    interval=1,
+                )
 
     # --- helpers ---------------------------------------------------------------------------------------------
 
@@ -191,21 +250,30 @@ class PrometheusEndToEndTests(unittest.TestCase):
         module = jar_path.parent.parent.name
         log = cls.workdir / f"{module}.log"
         with open(log, "w") as out:
-            process = subprocess.Popen([java, *JVM_OPTIONS, "-jar", str(jar_path), *arguments],
-                                       stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                                       start_new_session=True)
+            process = subprocess.Popen(
+                [java, *JVM_OPTIONS, "-jar", str(jar_path), *arguments],
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         cls.processes[module] = (process, log)
         cls.addClassCleanup(stop_process, process)
 
     @classmethod
     def start_prometheus(cls):
         pid_file = cls.workdir / "prometheus.pid"
-        env = {**os.environ,
-               "AGGREGATOR_ADDRESS": f"127.0.0.1:{cls.ports['aggregator']}",
-               "SQUARE_REST_ADDRESS": f"127.0.0.1:{cls.ports['square_rest']}",
-               "SQUARE_GRPC_ACTUATOR_ADDRESS": f"127.0.0.1:{cls.ports['square_grpc_http']}"}
-        started = run([str(RUN_PROMETHEUS), "--background", "--pid-file", str(pid_file),
-                       "--port", str(cls.ports["prometheus"])], env=env, timeout=300)
+        env = {
+            **os.environ,
+            "AGGREGATOR_ADDRESS": f"127.0.0.1:{cls.ports['aggregator']}",
+            "SQUARE_REST_ADDRESS": f"127.0.0.1:{cls.ports['square_rest']}",
+            "SQUARE_GRPC_ACTUATOR_ADDRESS": f"127.0.0.1:{cls.ports['square_grpc_http']}",
+        }
+        started = run(
+            [str(RUN_PROMETHEUS), "--background", "--pid-file", str(pid_file), "--port", str(cls.ports["prometheus"])],
+            env=env,
+            timeout=300,
+        )
         cls.addClassCleanup(cls.stop_prometheus, pid_file)
         if started.returncode != 0:
             raise AssertionError(f"run-prometheus.sh failed:\n{started.stderr}")
@@ -254,12 +322,15 @@ class PrometheusEndToEndTests(unittest.TestCase):
     def wait_for_scrape_after_traffic(cls):
         """Until every target has had a successful scrape that began after the last request was answered, so
         that each service's counters are read back final, not from a scrape in the middle of the traffic."""
+
         def scraped_after_traffic(target):
             return target["health"] == "up" and scrape_time(target["lastScrape"]) > cls.traffic_ended
 
-        wait_until("a scrape of every target after the traffic",
-                   lambda: all(scraped_after_traffic(t) for t in cls.active_targets()),
-                   timeout=SCRAPE_WAIT_SECONDS)
+        wait_until(
+            "a scrape of every target after the traffic",
+            lambda: all(scraped_after_traffic(t) for t in cls.active_targets()),
+            timeout=SCRAPE_WAIT_SECONDS,
+        )
 
     @classmethod
     def with_logs(cls, step):
@@ -288,8 +359,9 @@ class PrometheusEndToEndTests(unittest.TestCase):
         for series in cls.query(promql):
             value = float(series["value"][1])
             if value:
-                values[tuple(series["metric"].get(label) for label in labels)] = int(value) \
-                    if value.is_integer() else value
+                values[tuple(series["metric"].get(label) for label in labels)] = (
+                    int(value) if value.is_integer() else value
+                )
         return values
 
     @staticmethod

@@ -1,5 +1,6 @@
 """monitoring/run-prometheus.sh as a person or the lab uses it: a real Prometheus on a free port of 127.0.0.1,
 started and stopped in the foreground and in the background, and refused on a taken port."""
+
 import os
 import re
 import signal
@@ -13,7 +14,6 @@ from tests.support import RUN_PROMETHEUS, free_port, http_get, port_open, run, s
 
 
 class RunPrometheusTests(unittest.TestCase):
-
     @classmethod
     def setUpClass(cls):
         tool("prometheus")
@@ -26,8 +26,13 @@ class RunPrometheusTests(unittest.TestCase):
     def test_foreground_run_serves_until_terminated_and_removes_its_data(self):
         log = Path(self.workdir.name) / "foreground.log"
         with open(log, "w") as out:
-            process = subprocess.Popen([str(RUN_PROMETHEUS), "--port", str(self.port)], stdin=subprocess.DEVNULL,
-                                       stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+            process = subprocess.Popen(
+                [str(RUN_PROMETHEUS), "--port", str(self.port)],
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         self.addCleanup(stop_process, process)
 
         wait_until("Prometheus ready", lambda: process.poll() is None and self.ready(), timeout=60)
@@ -42,8 +47,18 @@ class RunPrometheusTests(unittest.TestCase):
     def test_background_run_returns_when_ready_and_stop_ends_it(self):
         pid_file = Path(self.workdir.name) / "prometheus.pid"
         data_dir = Path(self.workdir.name) / "kept-data"
-        started = run([str(RUN_PROMETHEUS), "--background", "--pid-file", str(pid_file), "--port", str(self.port),
-                       "--data-dir", str(data_dir)])
+        started = run(
+            [
+                str(RUN_PROMETHEUS),
+                "--background",
+                "--pid-file",
+                str(pid_file),
+                "--port",
+                str(self.port),
+                "--data-dir",
+                str(data_dir),
+            ]
+        )
         self.addCleanup(run, [str(RUN_PROMETHEUS), "--stop", "--pid-file", str(pid_file)])
         self.assertEqual(0, started.returncode, started.stderr)
         self.assertTrue(self.ready(), "not ready when --background returned")
@@ -69,8 +84,11 @@ class RunPrometheusTests(unittest.TestCase):
         self.assertIn(f"port {port} is already in use", refused.stderr)
 
     def test_refuses_a_scrape_target_that_is_not_host_and_port(self):
-        refused = run([str(RUN_PROMETHEUS), "--port", str(self.port)], timeout=30,
-                      env={**os.environ, "AGGREGATOR_ADDRESS": "http://127.0.0.1:8080/"})
+        refused = run(
+            [str(RUN_PROMETHEUS), "--port", str(self.port)],
+            timeout=30,
+            env={**os.environ, "AGGREGATOR_ADDRESS": "http://127.0.0.1:8080/"},
+        )
         self.assertNotEqual(0, refused.returncode)
         self.assertIn("must be host:port", refused.stderr)
         self.assertFalse(port_open(self.port))

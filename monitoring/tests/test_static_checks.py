@@ -1,6 +1,7 @@
 """Checks of the monitoring and deployment files with the real tools that can run without the services, a
 Docker engine or a cluster: promtool, docker-compose, hadolint, shellcheck, kubernetes-validate, and the
 files' own structure."""
+
 import http.server
 import json
 import re
@@ -22,12 +23,12 @@ EXIT_ON_OOM = "-XX:+ExitOnOutOfMemoryError"
 
 
 def assert_ran(test, completed):
-    test.assertEqual(0, completed.returncode,
-                     f"{' '.join(map(str, completed.args))} failed:\n{completed.stdout}\n{completed.stderr}")
+    test.assertEqual(
+        0, completed.returncode, f"{' '.join(map(str, completed.args))} failed:\n{completed.stdout}\n{completed.stderr}"
+    )
 
 
 class PrometheusConfigTests(unittest.TestCase):
-
     def test_configs_are_valid_for_promtool(self):
         promtool = tool("promtool")
         for config in PROMETHEUS_CONFIGS:
@@ -54,15 +55,18 @@ class PrometheusConfigTests(unittest.TestCase):
             return [line for line in text.splitlines() if not line.lstrip().startswith("#")]
 
         local = normalised("prometheus.yml", [["127.0.0.1:8080"], ["127.0.0.1:7575"], ["127.0.0.1:6566"]])
-        compose = normalised("prometheus-compose.yml", [
-            ["aggregator-service:8080"],
-            ["square-rest-service-1:7575", "square-rest-service-2:7575"],
-            ["square-grpc-service-1:6566", "square-grpc-service-2:6566"]])
+        compose = normalised(
+            "prometheus-compose.yml",
+            [
+                ["aggregator-service:8080"],
+                ["square-rest-service-1:7575", "square-rest-service-2:7575"],
+                ["square-grpc-service-1:6566", "square-grpc-service-2:6566"],
+            ],
+        )
         self.assertEqual(local, compose)
 
 
 class DashboardTests(unittest.TestCase):
-
     @classmethod
     def setUpClass(cls):
         cls.dashboard = json.loads(DASHBOARD.read_text())
@@ -85,18 +89,24 @@ class DashboardTests(unittest.TestCase):
         for panel in self.dashboard["panels"]:
             pos = panel["gridPos"]
             self.assertLessEqual(pos["x"] + pos["w"], 24, panel["title"])
-            cells = {(x, y) for x in range(pos["x"], pos["x"] + pos["w"])
-                     for y in range(pos["y"], pos["y"] + pos["h"])}
+            cells = {(x, y) for x in range(pos["x"], pos["x"] + pos["w"]) for y in range(pos["y"], pos["y"] + pos["h"])}
             self.assertFalse(cells & taken, f"{panel['title']} overlaps another panel")
             taken |= cells
 
     def test_dashboard_shows_what_the_issue_asks_for(self):
         queries = " ".join(t["expr"] for p in self.panels for t in p["targets"])
-        for metric in ("aggregator_fanout_seconds_count", "aggregator_fanout_seconds_bucket",
-                       "aggregator_downstream_calls_total", "aggregator_downstream_latency_seconds_bucket",
-                       "aggregator_downstream_inflight", "aggregator_stream_messages_total",
-                       "process_cpu_usage", "jvm_memory_used_bytes", "http_server_requests_seconds_bucket",
-                       "grpc_server_processing_duration_seconds_bucket"):
+        for metric in (
+            "aggregator_fanout_seconds_count",
+            "aggregator_fanout_seconds_bucket",
+            "aggregator_downstream_calls_total",
+            "aggregator_downstream_latency_seconds_bucket",
+            "aggregator_downstream_inflight",
+            "aggregator_stream_messages_total",
+            "process_cpu_usage",
+            "jvm_memory_used_bytes",
+            "http_server_requests_seconds_bucket",
+            "grpc_server_processing_duration_seconds_bucket",
+        ):
             with self.subTest(metric=metric):
                 self.assertIn(metric, queries)
         self.assertIn("histogram_quantile(0.99", queries)
@@ -108,7 +118,6 @@ class DashboardTests(unittest.TestCase):
 
 
 class ComposeTests(unittest.TestCase):
-
     @classmethod
     def setUpClass(cls):
         compose = tool("docker-compose")
@@ -157,8 +166,9 @@ class ComposeTests(unittest.TestCase):
 
     def test_aggregator_waits_for_one_healthy_replica_of_each_and_calls_all_at_their_container_addresses(self):
         block = self.services["aggregator-service"]
-        self.assertIn("AGGREGATOR_REST_BASE_URL: http://square-rest-service-1:7575,http://square-rest-service-2:7575",
-                      block)
+        self.assertIn(
+            "AGGREGATOR_REST_BASE_URL: http://square-rest-service-1:7575,http://square-rest-service-2:7575", block
+        )
         self.assertIn("AGGREGATOR_GRPC_TARGET: square-grpc-service-1:6565,square-grpc-service-2:6565", block)
         self.assertEqual(2, block.count("condition: service_healthy"))
         self.assertEqual(2, block.count("condition: service_started"))
@@ -196,8 +206,9 @@ class DockerfileTests(unittest.TestCase):
         self.assertRegex(self.dockerfile, r"(?m)^HEALTHCHECK .*CMD \[\"/usr/local/bin/healthcheck\"\]")
 
     def test_the_jar_it_copies_has_the_project_version(self):
-        version = re.search(r"<artifactId>rest-vs-grpc-lab</artifactId>\s*<version>([^<]+)</version>",
-                            (REPO / "pom.xml").read_text()).group(1)
+        version = re.search(
+            r"<artifactId>rest-vs-grpc-lab</artifactId>\s*<version>([^<]+)</version>", (REPO / "pom.xml").read_text()
+        ).group(1)
         self.assertIn(f'target/${{MODULE}}-{version}.jar"', self.dockerfile)
 
     def test_build_context_leaves_out_build_output_and_history(self):
@@ -218,8 +229,15 @@ class KubernetesManifestTests(unittest.TestCase):
         # kubernetes-validate's own interpreter has PyYAML; these tests use the standard library only.
         with open(validate) as script:
             python = script.readline()[2:].strip()
-        loaded = run([python, "-c", "import json, sys, yaml; print(json.dumps([d for f in sys.argv[1:] "
-                      "for d in yaml.safe_load_all(open(f)) if d]))", *map(str, cls.files)])
+        loaded = run(
+            [
+                python,
+                "-c",
+                "import json, sys, yaml; print(json.dumps([d for f in sys.argv[1:] "
+                "for d in yaml.safe_load_all(open(f)) if d]))",
+                *map(str, cls.files),
+            ]
+        )
         if loaded.returncode != 0:
             raise AssertionError(f"could not read the manifests:\n{loaded.stderr}")
         cls.objects = {(o["kind"], o["metadata"]["name"]): o for o in json.loads(loaded.stdout)}
@@ -241,33 +259,47 @@ class KubernetesManifestTests(unittest.TestCase):
 
     def test_schema_validation_rejects_a_misspelt_field(self):
         broken = (MANIFESTS / "square-rest-service.yaml").read_text().replace("readinessProbe:", "readynessProbe:")
-        completed = subprocess.run([tool("kubernetes-validate"), "--strict", "--quiet", "-"], input=broken,
-                                   capture_output=True, text=True, timeout=120)
+        completed = subprocess.run(
+            [tool("kubernetes-validate"), "--strict", "--quiet", "-"],
+            input=broken,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         self.assertEqual(1, completed.returncode, completed.stderr)
         self.assertIn("'readynessProbe' was unexpected", completed.stdout + completed.stderr)
 
     def test_each_service_is_a_deployment_and_a_service_of_the_image_compose_builds(self):
-        self.assertEqual({(kind, name) for name in JAVA_SERVICES for kind in ("Deployment", "Service")},
-                         set(self.objects))
-        version = re.search(r"<artifactId>rest-vs-grpc-lab</artifactId>\s*<version>([^<]+)</version>",
-                            (REPO / "pom.xml").read_text()).group(1)
+        self.assertEqual(
+            {(kind, name) for name in JAVA_SERVICES for kind in ("Deployment", "Service")}, set(self.objects)
+        )
+        version = re.search(
+            r"<artifactId>rest-vs-grpc-lab</artifactId>\s*<version>([^<]+)</version>", (REPO / "pom.xml").read_text()
+        ).group(1)
         for name in JAVA_SERVICES:
             with self.subTest(service=name):
                 self.assertEqual(f"rest-vs-grpc-lab/{name}:{version}", self.container(name)["image"])
-                self.assertEqual(self.deployment(name)["spec"]["selector"]["matchLabels"],
-                                 self.objects[("Service", name)]["spec"]["selector"])
+                self.assertEqual(
+                    self.deployment(name)["spec"]["selector"]["matchLabels"],
+                    self.objects[("Service", name)]["spec"]["selector"],
+                )
 
     def test_probes_ask_the_actuators_liveness_and_readiness_groups(self):
         for name in JAVA_SERVICES:
             container = self.container(name)
             ports = {p["name"]: p["containerPort"] for p in container["ports"]}
             with self.subTest(service=name):
-                for probe, group in (("startupProbe", "liveness"), ("livenessProbe", "liveness"),
-                                     ("readinessProbe", "readiness")):
+                for probe, group in (
+                    ("startupProbe", "liveness"),
+                    ("livenessProbe", "liveness"),
+                    ("readinessProbe", "readiness"),
+                ):
                     get = container[probe]["httpGet"]
                     self.assertEqual(f"/actuator/health/{group}", get["path"])
-                    self.assertEqual(7575 if name == "square-rest-service" else 6566 if name == "square-grpc-service"
-                                     else 8080, ports[get["port"]])
+                    self.assertEqual(
+                        7575 if name == "square-rest-service" else 6566 if name == "square-grpc-service" else 8080,
+                        ports[get["port"]],
+                    )
 
     def test_square_services_run_two_replicas_with_equal_requests_and_limits(self):
         resources = [self.container(name)["resources"] for name in ("square-rest-service", "square-grpc-service")]
@@ -325,20 +357,25 @@ class ServiceJvmOptionsTests(unittest.TestCase):
     def test_the_images_entrypoint(self):
         dockerfile = (REPO / "Dockerfile").read_text()
         entrypoint = re.search(r"(?m)^ENTRYPOINT (\[.*])$", dockerfile).group(1)
-        self.assertEqual(["java", "@/opt/service/jvm.options", "-jar", "/opt/service/service.jar"],
-                         json.loads(entrypoint))
+        self.assertEqual(
+            ["java", "@/opt/service/jvm.options", "-jar", "/opt/service/service.jar"], json.loads(entrypoint)
+        )
         self.assertRegex(dockerfile, r"(?m)^COPY jvm.options /opt/service/jvm.options$")
 
     def test_spring_boot_run_with_full_jit(self):
         pom = (REPO / "pom.xml").read_text()
-        self.assertRegex(pom, r"<artifactId>spring-boot-maven-plugin</artifactId>\s*<configuration>\s*(<!--.*?-->\s*)?"
-                              r"<jvmArguments>@\$\{maven.multiModuleProjectDirectory\}/jvm.options</jvmArguments>")
+        self.assertRegex(
+            pom,
+            r"<artifactId>spring-boot-maven-plugin</artifactId>\s*<configuration>\s*(<!--.*?-->\s*)?"
+            r"<jvmArguments>@\$\{maven.multiModuleProjectDirectory\}/jvm.options</jvmArguments>",
+        )
         # Spring Boot's optimized launch would add -XX:TieredStopAtLevel=1 and serve half as fast.
         self.assertIn("<optimizedLaunch>false</optimizedLaunch>", pom)
 
     def test_the_lab(self):
-        self.assertRegex((REPO / "loadtest" / "lab" / "settings.py").read_text(),
-                         r'\("JAVA_OPTS", service_jvm_options\(\)')
+        self.assertRegex(
+            (REPO / "loadtest" / "lab" / "settings.py").read_text(), r'\("JAVA_OPTS", service_jvm_options\(\)'
+        )
 
     def test_the_readmes_java_commands(self):
         commands = re.findall(r"java (?:\S+ )*-jar \S+", (REPO / "README.md").read_text())
@@ -373,8 +410,17 @@ class ShellScriptTests(unittest.TestCase):
 
     def test_every_script_of_the_repository_is_checked(self):
         names = {str(script.relative_to(REPO)) for script in self.scripts}
-        self.assertLessEqual({".ci/run", "docker/healthcheck.sh", "loadtest/run.sh", "loadtest/python-env.sh",
-                              "monitoring/run-prometheus.sh", "monitoring/install-tools.sh"}, names)
+        self.assertLessEqual(
+            {
+                ".ci/run",
+                "docker/healthcheck.sh",
+                "loadtest/run.sh",
+                "loadtest/python-env.sh",
+                "monitoring/run-prometheus.sh",
+                "monitoring/install-tools.sh",
+            },
+            names,
+        )
 
     def test_scripts_are_executable_and_pass_shellcheck(self):
         shellcheck = tool("shellcheck")
@@ -385,9 +431,11 @@ class ShellScriptTests(unittest.TestCase):
 
     def test_healthcheck_accepts_only_a_200_that_says_up(self):
         healthcheck = str(REPO / "docker" / "healthcheck.sh")
-        for status, body, expected in ((200, '{"status":"UP"}', 0),
-                                       (503, '{"status":"DOWN"}', 1),
-                                       (200, '{"status":"DOWN"}', 1)):
+        for status, body, expected in (
+            (200, '{"status":"UP"}', 0),
+            (503, '{"status":"DOWN"}', 1),
+            (200, '{"status":"DOWN"}', 1),
+        ):
             with self.subTest(status=status, body=body), _health_server(status, body) as port:
                 self.assertEqual(expected, run([healthcheck, str(port)], timeout=10).returncode)
         self.assertEqual(1, run([healthcheck, str(free_port())], timeout=10).returncode)
