@@ -374,7 +374,7 @@ class ServiceJvmOptionsTests(unittest.TestCase):
 
     def test_the_lab(self):
         self.assertRegex(
-            (REPO / "loadtest" / "lab" / "settings.py").read_text(), r'\("JAVA_OPTS", service_jvm_options\(\)'
+            (REPO / "loadtest" / "lab" / "settings.py").read_text(), r'\(\s*"JAVA_OPTS",\s*service_jvm_options\(\)'
         )
 
     def test_the_readmes_java_commands(self):
