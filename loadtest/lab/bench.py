@@ -105,12 +105,13 @@ def warm_up(
     log=print,
     vegeta: Optional[str] = None,
     conditions: Conditions = DEFAULT_CONDITIONS,
-) -> Optional[float]:
+) -> "WarmUp":
     """WARMUP_SECONDS of the measured load (concurrency, or rate), discarded: time, not a count of requests, because
-    the JIT needs seconds of steady load whatever a path's pace. Then waits until the aggregator is idle. Returns the
-    closed loop's pace at its end (requests a second; lab.bench.requests_for), or None."""
+    the JIT needs seconds of steady load whatever a path's pace; a closed loop goes on while the JIT still compiles
+    (WarmUp). Then waits until the aggregator is idle. Returns the closed loop's pace at its end (requests a second;
+    lab.bench.requests_for) and how long it took."""
     if not settings.warmup_s:
-        return None
+        return WarmUp(None, 0.0)
     url = path.url({s.name: s.base_url for s in services if s.base_url}, n, conditions.payload)
     slug = run_slug(path.name, n, point, settings.open_loop, conditions) + "-warmup"
     if settings.open_loop:
@@ -120,34 +121,91 @@ def warm_up(
         )
         if "error" in outcome:
             log("  warning: the warm-up failed: %s" % outcome["error"])
-        pace = None
+        warm = WarmUp(None, settings.warmup_s)
     else:
-        log("  warm-up: %gs at %d at a time (discarded)" % (settings.warmup_s, point))
-        pace = _warm_in_rounds(url, point, settings, os.path.join(raw_dir, slug + ".txt"), log)
+        log("  warm-up: %gs at %d at a time (discarded), longer while the JIT compiles" % (settings.warmup_s, point))
+        compiling = _JitWatch({s.name: s.metrics_urls for s in services if s.name in path.services and s.metrics_urls})
+        warm = _warm_in_rounds(url, point, settings, os.path.join(raw_dir, slug + ".txt"), compiling, log)
+        log("  warm after %.0fs%s" % (warm.seconds, "" if warm.jit_settled else ", the JIT still compiling"))
     ensure_alive(services, "the warm-up of " + run_text(path.name, n, point, settings.open_loop, conditions))
     _await_idle(path, services, settings.ab_timeout_s, log)
-    return pace
+    return warm
 
 
-def _warm_in_rounds(url: str, point: int, settings: Settings, report_path: str, log) -> Optional[float]:
-    """ab runs of whole rounds of point requests, one after another, until WARMUP_SECONDS have passed: each lasts about
-    a quarter of the warm-up at the pace of the one before (the first is one round), so that the last one's pace,
-    measured like a measured run's, counts the requests of the first. Returns that pace, or None when ab failed."""
-    ends = time.monotonic() + settings.warmup_s
+# A closed loop's warm-up goes on past WARMUP_SECONDS, up to JIT_WAIT times it, while any service of the path spent
+# more than JIT_BUSY of the last stretch compiling: code still being compiled at round 1 made the REST paths
+# faster at round 3 than at round 1 (docs/performance.md, "Warm until the JIT settles").
+JIT_BUSY = 0.05
+JIT_WAIT = 4
+
+
+@dataclass(frozen=True)
+class WarmUp:
+    """A warm-up's outcome: the closed loop's pace at its end (None: unknown), its seconds, and whether every
+    service's JIT had settled (None: not watched)."""
+
+    pace: Optional[float]
+    seconds: float
+    jit_settled: Optional[bool] = None
+
+    def record(self) -> Dict:
+        return {"seconds": round(self.seconds, 1), "jit_settled": self.jit_settled}
+
+
+class _JitWatch:
+    """The share of the time since its last look that each service's JIT compiled (jvm_compilation_time_ms_total,
+    Micrometer's, on /actuator/prometheus)."""
+
+    def __init__(self, urls: Dict[str, List[str]]) -> None:
+        self.urls = urls
+        self.last = self._read()
+
+    def busiest_share(self) -> Optional[float]:
+        """The largest service's share since the last look, or None when a page could not be read."""
+        before, self.last = self.last, self._read()
+        if before is None or self.last is None:
+            return None
+        (started, compiled_before), (ended, compiled_after) = before, self.last
+        elapsed_ms = (ended - started) * 1000.0
+        return max((compiled_after[name] - compiled_before[name]) / elapsed_ms for name in compiled_after)
+
+    def _read(self):
+        if not self.urls:
+            return None
+        try:
+            pages = server_metrics.scrape_all(self.urls)
+        except server_metrics.MetricsError:
+            return None
+        return time.monotonic(), {
+            name: server_metrics.total(samples, "jvm_compilation_time_ms_total") for name, samples in pages.items()
+        }
+
+
+def _warm_in_rounds(url: str, point: int, settings: Settings, report_path: str, compiling: _JitWatch, log) -> WarmUp:
+    """ab runs of whole rounds of point requests, one after another, until WARMUP_SECONDS have passed and the JIT has
+    settled (or JIT_WAIT times WARMUP_SECONDS): each lasts about a quarter of WARMUP_SECONDS at the pace of the one
+    before (the first is one round), so that the last one's pace, measured like a measured run's, counts the requests
+    of the first. Returns that pace (None when ab failed)."""
+    started = time.monotonic()
+    ends, latest = started + settings.warmup_s, started + settings.warmup_s * JIT_WAIT
     requests, pace = point, None
     while True:
         done = _run_ab(ab_output.ab_command(url, requests, point, settings.ab_timeout_s, None), report_path)
         if done.returncode != 0:
             log("  warning: the warm-up ended with ab exit code %d (see %s)" % (done.returncode, report_path))
-            return None
+            return WarmUp(None, time.monotonic() - started)
         try:
             pace = ab_output.parse_report(done.stdout).rps or pace
         except ab_output.AbOutputError:
             pass
-        left = ends - time.monotonic()
-        if left <= 0 or not pace:
-            return pace
-        requests = requests_for(pace, point, min(left, settings.warmup_s / 4))
+        busy = compiling.busiest_share()
+        now = time.monotonic()
+        settled = None if busy is None else busy <= JIT_BUSY
+        if not pace or (now >= ends and settled is not False) or now >= latest:
+            return WarmUp(pace, now - started, settled)
+        requests = requests_for(
+            pace, point, min(ends - now, settings.warmup_s / 4) if now < ends else settings.warmup_s / 4
+        )
 
 
 def measure(

@@ -344,6 +344,7 @@ def measure_network(
 
     # Each combination's closed-loop pace lately (the warm-up's, then its last repeat's): DURATION's count of requests.
     paces: Dict[tuple, Optional[float]] = {}
+    warm_ups: Dict[tuple, Dict] = {}
     if settings.warmup_s:
         for index, (path_name, shape, n, point) in enumerate(combos, 1):
             print(
@@ -351,7 +352,7 @@ def measure_network(
             )
             combination = (stack.label, name, path_name, shape, n, point)
             lab_progress.begin(("warm-up",) + combination)
-            paces[combination] = bench.warm_up(
+            warmed = bench.warm_up(
                 paths.ALL[path_name],
                 n,
                 point,
@@ -362,6 +363,7 @@ def measure_network(
                 vegeta=vegeta,
                 conditions=conditions_of(shape),
             )
+            paces[combination], warm_ups[combination] = warmed.pace, warmed.record()
     for repeat in range(1, settings.repeats + 1):
         for index, (path_name, shape, n, point) in enumerate(combos, 1):
             conditions = conditions_of(shape)
@@ -387,6 +389,8 @@ def measure_network(
             )
             paces[combination] = record.get("rps") or paces.get(combination)
             record["stack"] = stack.label
+            if combination in warm_ups:
+                record["warm_up"] = warm_ups[combination]
             measured.setdefault((stack.label, name, path_name, shape, n, point), []).append(record)
             _print_outcome(record)
             # Rewritten after every repeat: an interrupted lab still leaves the runs it measured so far.

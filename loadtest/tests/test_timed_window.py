@@ -126,5 +126,49 @@ class TimedRepeatTest(unittest.TestCase):
         self.assertEqual((None, 1, 12, 12), (closed.error, closed.runs, closed.requests, closed.report.completed))
 
 
+class _Compiling(_Slow):
+    """A path whose service's JIT compiles for the first COMPILING_S seconds (half of every second), then settles."""
+
+    started = 0.0
+
+    def do_GET(self):
+        if self.path != "/actuator/prometheus":
+            return super().do_GET()
+        elapsed_ms = (time.monotonic() - _Compiling.started) * 1000.0
+        compiled_ms = 0.5 * min(elapsed_ms, _Compiling.compiling_s * 1000.0)
+        body = ('jvm_compilation_time_ms_total{compiler="HotSpot"} %.1f\n' % compiled_ms).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain; version=0.0.4")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@unittest.skipUnless(shutil.which("ab"), "needs ApacheBench (apache2-utils)")
+class JitSettledWarmUpTest(unittest.TestCase):
+    def warm(self, compiling_s: float) -> bench.WarmUp:
+        _Compiling.started, _Compiling.compiling_s = time.monotonic(), compiling_s
+        server = support.LoopbackServer(_Compiling)
+        self.addCleanup(server.close)
+        settings = Settings.from_env({"WARMUP_SECONDS": "1", "CONCURRENCY": "4"})
+        watch = bench._JitWatch({"square": [server.base + "/actuator/prometheus"]})
+        report_path = os.path.join(tempfile.mkdtemp(), "warm.txt")
+        return bench._warm_in_rounds(server.base + "/", 4, settings, report_path, watch, print)
+
+    def test_the_warm_up_goes_on_while_the_jit_compiles_then_stops(self):
+        warm = self.warm(compiling_s=2.0)
+        self.assertTrue(warm.jit_settled)
+        # Past the JIT's 2 s, within a quarter-second stretch of it; not the 4 s cap.
+        self.assertGreater(warm.seconds, 2.0)
+        self.assertLess(warm.seconds, 3.0)
+        self.assertGreater(warm.pace, 50)
+
+    def test_a_jit_that_never_settles_stops_the_warm_up_at_jit_wait_times_warmup_seconds(self):
+        warm = self.warm(compiling_s=60.0)
+        self.assertFalse(warm.jit_settled)
+        self.assertAlmostEqual(bench.JIT_WAIT * 1.0, warm.seconds, delta=0.5)
+        self.assertEqual({"seconds": round(warm.seconds, 1), "jit_settled": False}, warm.record())
+
+
 if __name__ == "__main__":
     unittest.main()
