@@ -8,7 +8,7 @@ A table is {"heads": [...], "rows": [{"cells": [...], "class", "title", "swatch"
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Dict, List, Optional
 
-from . import floor, mix, paths, repeats, results, server_metrics, soak, verdict
+from . import floor, mix, paths, repeats, results, server_metrics, soak, templates, verdict
 from .results import path_cpu
 
 DASH = "–"
@@ -907,101 +907,19 @@ def floor_runs_table(section: Optional[Dict]) -> Optional[Dict]:
 
 
 def notes(data: Dict, cores: int) -> List[str]:
-    found = [
-        "Everything ran on this one machine: ab, the aggregator and the square services share its %d cores, so a "
-        "service that spends CPU takes it from the others. Read CPU beside requests per second." % cores,
-        "ab speaks HTTP/1.0 without keep-alive, as in the article: every request opens a new TCP connection to the "
-        "aggregator. The aggregator keeps its own connections (and gRPC channel) to the square services.",
-        "Each request asks the aggregator for n squares: n REST calls over HTTP/1.1 (rest/unary) or multiplexed over "
-        "HTTP/2 cleartext (rest/h2c), n gRPC unary calls (grpc/unary), or n messages on one bidirectional gRPC "
-        "stream, one at a time (grpc/pingpong) or pipelined (grpc/stream). Every path was checked once for the exact "
-        "expected answer before it was measured.",
-        "Latency percentiles come from ab's -e curve (microsecond resolution); ab's own printed table, in whole "
-        "milliseconds, is kept beside it in results.json and in the raw output.",
-        "CPU is read from /proc right before and right after the measured run: CPU seconds of each service process, "
-        'of ab, and of the whole machine. %% is of one core (%d %% = all cores). "CPU per downstream call" is the '
-        "services' CPU divided by the square calls (or stream messages) the run made." % (cores * 100),
-        "Peak RSS is each service's VmHWM "
-        + (
-            "during the measured run (reset right before it)."
-            if all(run.get("rss_scope") == "run" for run in data["runs"] if "error" not in run)
-            else "since the service started."
-        ),
-        "Server side: each service's own /actuator/prometheus, read right before and right after the measured run "
-        "(outside the CPU window). The client side of a call is the aggregator's time from sending it to its answer; "
-        "the server side is the square service's own processing time. The gap is the wire, the framework and "
-        "queueing.",
-        'On a machine shared with other work, figures vary from run to run: "everything else on the machine" in the '
-        "CPU chart shows how much else was running.",
-    ]
-    repeated = data["settings"].get("repeats", 1)
-    if repeated > 1:
-        found.insert(
-            1,
-            "Every combination was measured %d times, interleaved: round 1 ran every combination once, "
-            "then round 2, so that the machine's drift hit every path alike. Each figure is the median "
-            "of its repeats (counts are their sum, peak RSS their largest); the range and the spread, "
-            "(max - min) / median, say how far it moved. A spread above %g %% is flagged."
-            % (repeated, repeats.SPREAD_LIMIT_PERCENT),
-        )
-    found.append(
-        "Steal is CPU time the hypervisor gave another guest while this machine's cores wanted to run: a "
-        'noisy neighbour shows there, not in the services\' CPU. "Everything else" excludes it.'
+    """report.html's "How to read this": report/notes.txt.j2 with the facts of this run."""
+    settings = data["settings"]
+    return templates.paragraphs(
+        "notes.txt.j2",
+        open_loop=settings.get("load") == "open",
+        cores=cores,
+        repeats=settings.get("repeats", 1),
+        spread_limit=repeats.SPREAD_LIMIT_PERCENT,
+        rss_reset=all(run.get("rss_scope") == "run" for run in data["runs"] if "error" not in run),
+        payloads="payload" in conditions_shown(settings),
+        proxied=any((profile or {}).get("proxied") for profile in (settings.get("networks") or {}).values()),
+        floor=bool(data.get("floor")),
     )
-    found.append(
-        "Bytes per call: the TCP payload the square service's connections received (request) and sent "
-        "(response) over the measured run, from the kernel's per-connection counters (tcp_info, as ss -ti "
-        "shows them), divided by the calls (stream messages) it served: HTTP headers, HTTP/2 and gRPC "
-        "framing included, TCP/IP headers not. rest/square, whose connections each close in the run, is "
-        "counted from the process's read and write calls (/proc/<pid>/io)."
-    )
-    shown = conditions_shown(data["settings"])
-    if "payload" in shown:
-        found.append(
-            "Payload shapes (PAYLOAD): small is the article's call, a number and its square; wide a tree of "
-            "61 objects, deep 8 nested ones, collection a list of 100, each object with an id, a name, a "
-            "count and a value. Every call carries the shape for its number and the square service echoes "
-            "it: JSON over REST, protobuf over gRPC. The aggregator checks each echo and answers the same "
-            "squares whatever the shape."
-        )
-    if any((profile or {}).get("proxied") for profile in (data["settings"].get("networks") or {}).values()):
-        found.append(
-            "Networks (NETWORK): on every network but loopback the aggregator calls each square-service "
-            "replica through a proxy of its own (Toxiproxy, one process: its CPU is shown beside the "
-            "services', with the proxy per call apart from without it, and never in everything else), "
-            "which adds the profile's round trip and limits each connection to its rate, both directions. "
-            "proxy adds nothing: what the proxy itself costs. Each network has its aggregator started for "
-            "it, with deadlines long enough for its round trips (Settings). The floor is the bare "
-            "transports on loopback: only the small payload on loopback is compared with it."
-        )
-    if data["settings"].get("load") == "open":
-        # ab's notes say what Vegeta does instead.
-        found = [
-            note.replace("ab, the aggregator", "Vegeta, the aggregator").replace("of ab, and", "of Vegeta, and")
-            for note in found
-            if not note.startswith("Latency percentiles come from ab")
-        ]
-        found[found.index(next(note for note in found if note.startswith("ab speaks")))] = (
-            "Open loop (LOAD=open): Vegeta sends RATE requests a second on a fixed schedule, whether or not earlier "
-            "ones have answered, over keep-alive connections (as many as the schedule needs). Each latency is "
-            "measured from the request's intended send time (coordinated omission corrected), into an HdrHistogram; "
-            "percentiles are of the correct answers only, so that a fast 503 does not flatter them. req/s is the "
-            "goodput: correct answers per second of the schedule. Every answer's body was compared with the "
-            "exact expected one."
-        )
-    if data.get("floor"):
-        found.append(
-            "Floor: the bare transport (transport-floor/, a plain grpc-java or Netty HTTP client and server, no "
-            "Spring) with the window the aggregator had: rest_unary, as many connections as the aggregator's pool "
-            "could use; rest_h2c, concurrency × min(n, in-flight) calls in flight on the aggregator's HTTP/2 "
-            "connections; grpc_unary, concurrency × min(n, in-flight) calls in flight; grpc_pingpong, concurrency "
-            "streams of n messages, one in flight on each; grpc_stream, concurrency "
-            "streams of n messages. It runs after the paths, with the services stopped, so it has the whole "
-            "machine, as the paths had. The fraction is what the path got through its transport against what the "
-            "bare transport does here; CPU per call compares the path's services (the aggregator also serves ab's "
-            "requests) with the floor's client and server."
-        )
-    return found
 
 
 def settings_list(data: Dict) -> List[List[str]]:
