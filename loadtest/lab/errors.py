@@ -25,6 +25,10 @@ class FloorError(LabError):
     """The floor cannot be planned or read; the message says why."""
 
 
+class ResultsError(LabError):
+    """results.json cannot be read, or would not hold to its schema; the message names the file or each key."""
+
+
 class ReportError(Exception):
     """The report cannot be written; the message says what to run."""
 

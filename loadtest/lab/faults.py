@@ -17,7 +17,6 @@ shows each path's answer to the same fault beside the others', in a fifth of the
 import argparse
 import csv
 import datetime
-import json
 import os
 import shutil
 import subprocess
@@ -479,9 +478,7 @@ def report(results_dir: str, record: Dict) -> int:
     found = checks(record)
     record["checks"] = {name: {"passed": not missed, "failures": missed} for name, missed in found.items()}
     record["passed"] = not any(found.values())
-    with open(os.path.join(results_dir, "faults.json"), "w") as handle:
-        json.dump(record, handle, indent=2)
-        handle.write("\n")
+    results.write_json(results_dir, record, name="faults.json")
     text = summary(record)
     with open(os.path.join(results_dir, "faults.md"), "w") as handle:
         handle.write(text)

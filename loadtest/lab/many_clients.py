@@ -15,7 +15,6 @@ ab's child sockets count against this process's open-files limit, so it raises i
 
 import argparse
 import datetime
-import json
 import os
 import resource
 import subprocess
@@ -425,9 +424,7 @@ def report(results_dir: str, record: Dict, limits: Limits) -> int:
     found = clients_figures.checks(record["rows"], limits, record["stopped"])
     record["checks"] = {name: {"passed": not missed, "failures": missed} for name, missed in found.items()}
     record["passed"] = not any(found.values())
-    with open(os.path.join(results_dir, "clients.json"), "w") as handle:
-        json.dump(record, handle, indent=2)
-        handle.write("\n")
+    results.write_json(results_dir, record, name="clients.json")
     text = summary(record, limits)
     with open(os.path.join(results_dir, "clients.md"), "w") as handle:
         handle.write(text)

@@ -1,11 +1,21 @@
 """results.json, a contract other tools read: its writing and reading, and what each run in it says of itself."""
 
 import datetime
+import functools
 import json
 import os
 from typing import Dict, List, Optional, Tuple
 
+import jsonschema
+
+from .errors import ResultsError
 from .paths import AGGREGATOR, SMALL, SQUARE_GRPC, SQUARE_REST
+
+# Every key results.json may hold, its type, and which a run must have: the contract, beside this module.
+SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results.schema.json")
+RESULTS_JSON = "results.json"
+# The key a failed part carries instead of its figures: a run, its bytes_per_call, server_side or floor, a floor run.
+ERROR = "error"
 
 # Toxiproxy, between the aggregator and the square services on a NETWORK other than loopback, is a process of the run
 # as the services are: its CPU is shown beside theirs, never in "other".
@@ -19,8 +29,15 @@ def now() -> str:
     return datetime.datetime.now().astimezone().isoformat(timespec="seconds")
 
 
-def write_json(results_dir: str, results: Dict) -> str:
-    target = os.path.join(results_dir, "results.json")
+def write_json(results_dir: str, results: Dict, name: str = RESULTS_JSON) -> str:
+    """Writes results_dir/results.json, the only way the lab writes it, once it holds to the schema (ResultsError,
+    naming each key that does not, and the file as it was); name: another document of a run (faults.json,
+    clients.json), written the same way, which the schema does not describe."""
+    if name == RESULTS_JSON:
+        found = violations(results)
+        if found:
+            raise ResultsError("results.json would break its schema (%s):\n  %s" % (SCHEMA, "\n  ".join(found)))
+    target = os.path.join(results_dir, name)
     # Written to a side file and renamed, so that a reader never sees half a file.
     with open(target + ".part", "w") as handle:
         json.dump(results, handle, indent=2)
@@ -30,14 +47,66 @@ def write_json(results_dir: str, results: Dict) -> str:
 
 
 def read_json(results_dir: str) -> Dict:
-    with open(os.path.join(results_dir, "results.json")) as handle:
+    """results_dir/results.json as it is, for the check, the report and the floor; violations() says where it breaks
+    the schema (a file from an older lab may, and is still read)."""
+    target = os.path.join(results_dir, RESULTS_JSON)
+    try:
+        with open(target) as handle:
+            data = json.load(handle)
+    except OSError as error:
+        raise ResultsError("cannot read %s: %s" % (target, error.strerror or error)) from None
+    except ValueError as error:
+        raise ResultsError("%s is not JSON: %s" % (target, error)) from None
+    if not isinstance(data, dict):
+        raise ResultsError("%s holds a %s, not a results object" % (target, type(data).__name__))
+    return data
+
+
+@functools.lru_cache(maxsize=1)
+def schema() -> Dict:
+    with open(SCHEMA) as handle:
         return json.load(handle)
+
+
+def violations(data: Dict) -> List[str]:
+    """Where data breaks results.schema.json, one line each, naming the key by its path (runs[2].latency_ms.p50);
+    empty when it holds."""
+    validator = jsonschema.Draft202012Validator(schema())
+    found = []
+    for error in sorted(validator.iter_errors(data), key=lambda error: list(map(str, error.absolute_path))):
+        where = key_path(error.absolute_path)
+        if error.validator == "required":
+            # The message names the missing key: said as the key's own path.
+            missing = error.message.split("'")[1]
+            found.append("%s: missing" % key_path(list(error.absolute_path) + [missing]))
+        elif error.validator == "type":
+            found.append("%s: %s is not of type %s" % (where, _short(error.instance), _types(error.validator_value)))
+        else:
+            found.append("%s: %s" % (where, error.message))
+    return found
+
+
+def key_path(parts) -> str:
+    """A key's place in results.json as one string: runs[2].latency_ms.p50 ("(top)" for the whole document)."""
+    text = ""
+    for part in parts:
+        text += "[%d]" % part if isinstance(part, int) else ("." if text else "") + str(part)
+    return text or "(top)"
+
+
+def _short(value) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _types(expected) -> str:
+    return " or ".join(expected) if isinstance(expected, list) else expected
 
 
 def problems(run: Dict) -> List[str]:
     """Why a run's figures cannot be trusted as they stand; empty when they can."""
-    if "error" in run:
-        return [run["error"]]
+    if ERROR in run:
+        return [run[ERROR]]
     found = []
     verified = run.get("verified")
     if not verified:
