@@ -1,0 +1,200 @@
+"""results.json's schema (lab/results.schema.json): a real default run's file holds to it, every key it or the lab's
+test results carry is described, and a wrong type or a missing key is named by its path, by the writer and the check.
+"""
+
+import contextlib
+import io
+import json
+import os
+import tempfile
+import unittest
+
+import jsonschema
+from lab import check_results, results
+from lab.errors import ResultsError
+
+from tests.support import FIXTURES, sample_conditions, sample_open_results, sample_results, sample_with_floor
+
+# The default run (REPEATS=3, DURATION=20, CONCURRENCY=100, N=1000, FLOOR=1, every path) at commit 3998d39 on a busy
+# 2-core machine, as run.sh wrote it.
+DEFAULT_RUN = os.path.join(FIXTURES, "results", "default-run.json")
+
+
+def default_run():
+    with open(DEFAULT_RUN) as handle:
+        return json.load(handle)
+
+
+def soak_and_mix():
+    """An open-loop results.json with a soak's per-minute series in a run and a mix section, as lab.soak and lab.mix
+    write them."""
+    data = sample_open_results()
+    data["runs"][0]["per_minute"] = {
+        "minute_s": 60.0,
+        "sent": [600, 600],
+        "ok": [600, 599],
+        "p99_ms": [12.0, None],
+        "rss_mib": {"aggregator-service": [250.0, 251.0]},
+        "heap_after_gc_mib": {"aggregator-service": [40.0, None]},
+        "jcmd_cpu_s": 0.4,
+        "errors": ["aggregator-service: no heap after GC: jcmd exited with code 1"],
+    }
+    mixed = {
+        "path": "grpc/unary",
+        "seconds": 27.0,
+        "completed": 60,
+        "ok": 40,
+        "goodput": 1.48,
+        "p99_ms": 4100.0,
+        "non200": 20,
+        "statuses": {"504": 20},
+        "transport_errors": {"timeout": 2},
+        "alone": {"goodput": 38.2, "p99_ms": 210.0, "non200": {}, "answered": 1000, "repeats": 1},
+    }
+    data["mix"] = {
+        "paths": ["grpc/unary"],
+        "payload": "small",
+        "network": "loopback",
+        "stack": "",
+        "load": "open",
+        "runs": [{"n": 50, "point": 10, "seconds": 2, "paths": [mixed]}],
+    }
+    return data
+
+
+def undescribed(schema, value, at=()):
+    """The key paths of value that the schema does not name (as a property, or under additionalProperties)."""
+    schema = _resolved(schema)
+    found = []
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            branches = [_resolved(s) for s in [schema] + schema.get("anyOf", []) if isinstance(s, dict)]
+            described = [b["properties"][key] for b in branches if key in b.get("properties", {})] + [
+                b["additionalProperties"] for b in branches if isinstance(b.get("additionalProperties"), dict)
+            ]
+            if not described:
+                found.append(results.key_path(at + (key,)))
+            elif described[0]:
+                found += undescribed(described[0], inner, at + (key,))
+    elif isinstance(value, list) and "items" in schema:
+        for index, inner in enumerate(value):
+            found += undescribed(schema["items"], inner, at + (index,))
+    return found
+
+
+def _resolved(schema):
+    while "$ref" in schema:
+        schema = results.schema()["$defs"][schema["$ref"].rsplit("/", 1)[1]]
+    if "anyOf" in schema and "properties" not in schema:
+        objects = [_resolved(s) for s in schema["anyOf"] if _resolved(s).get("type") not in ("null", "boolean")]
+        return objects[0] if len(objects) == 1 else {"anyOf": objects}
+    return schema
+
+
+class SchemaTests(unittest.TestCase):
+    def test_the_schema_is_a_draft_2020_12_schema(self):
+        jsonschema.Draft202012Validator.check_schema(results.schema())
+        self.assertEqual(results.schema()["$schema"], "https://json-schema.org/draft/2020-12/schema")
+
+    def test_a_real_default_runs_results_hold_to_the_schema_and_every_key_is_described(self):
+        data = default_run()
+        self.assertEqual(results.violations(data), [])
+        self.assertEqual(undescribed(results.schema(), data), [])
+        self.assertEqual(len(data["runs"]), 5)
+
+    def test_what_the_lab_tests_build_holds_to_the_schema_and_every_key_is_described(self):
+        for name, data in (
+            ("closed loop", sample_results()),
+            ("payload shapes and networks", sample_conditions()),
+            ("open loop", sample_open_results()),
+            ("floor", sample_with_floor()),
+            ("soak and mix", soak_and_mix()),
+        ):
+            with self.subTest(name):
+                data = json.loads(json.dumps(data))
+                self.assertEqual(results.violations(data), [])
+                self.assertEqual(undescribed(results.schema(), data), [])
+
+    def test_a_wrong_type_is_named_by_its_key_path(self):
+        data = default_run()
+        data["runs"][2]["latency_ms"]["p50"] = "fast"
+        data["settings"]["n"] = 1000
+        self.assertEqual(
+            results.violations(data),
+            ['runs[2].latency_ms.p50: "fast" is not of type number or null', "settings.n: 1000 is not of type array"],
+        )
+
+    def test_a_missing_key_is_named_by_its_key_path(self):
+        data = default_run()
+        del data["runs"][1]["rps"]
+        del data["floor"]["runs"][0]["window"]
+        del data["finished_at"]
+        self.assertEqual(
+            results.violations(data),
+            ["finished_at: missing", "floor.runs[0].window: missing", "runs[1].rps: missing"],
+        )
+
+    def test_a_failed_run_needs_none_of_its_figures_but_says_why_in_a_string(self):
+        data = default_run()
+        data["runs"][0] = {"path": "rest/unary", "n": 1000, "concurrency": 100, "error": "ab exited with code 1"}
+        data["floor"]["runs"][1] = dict(data["floor"]["runs"][1], error="the floor client died")
+        del data["floor"]["runs"][1]["calls_per_second"]
+        self.assertEqual(results.violations(data), [])
+        data["runs"][0]["error"] = 1
+        self.assertEqual(results.violations(data), ["runs[0].error: 1 is not of type string"])
+
+    def test_the_writer_refuses_a_document_that_breaks_the_schema_and_keeps_the_file_as_it_was(self):
+        with tempfile.TemporaryDirectory() as folder:
+            results.write_json(folder, default_run())
+            broken = default_run()
+            broken["runs"][0]["cpu"]["aggregator-service"]["seconds"] = None
+            with self.assertRaises(ResultsError) as raised:
+                results.write_json(folder, broken)
+            self.assertIn("runs[0].cpu.aggregator-service.seconds: null is not of type number", str(raised.exception))
+            self.assertEqual(results.read_json(folder), default_run())
+            self.assertFalse(os.path.exists(os.path.join(folder, "results.json.part")))
+
+    def test_the_check_fails_a_file_that_breaks_the_schema_naming_each_key(self):
+        with tempfile.TemporaryDirectory() as folder:
+            results.write_json(folder, default_run())
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+                self.assertEqual(check_results.main([folder]), 0)
+            broken = default_run()
+            del broken["runs"][3]["latency_ms"]
+            broken["runs"][4]["n"] = "1000"
+            with open(os.path.join(folder, "results.json"), "w") as handle:
+                json.dump(broken, handle)
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as errors:
+                self.assertEqual(check_results.main([folder]), 1)
+            self.assertEqual(
+                errors.getvalue().splitlines(),
+                [
+                    "[check] FAIL: schema: runs[3].latency_ms: missing",
+                    '[check] FAIL: schema: runs[4].n: "1000" is not of type integer',
+                ],
+            )
+
+    def test_a_missing_or_unreadable_file_is_a_results_error_naming_it(self):
+        with tempfile.TemporaryDirectory() as folder:
+            with self.assertRaisesRegex(ResultsError, "cannot read .*results.json: No such file or directory"):
+                results.read_json(folder)
+            with open(os.path.join(folder, "results.json"), "w") as handle:
+                handle.write('{"runs": [')
+            with self.assertRaisesRegex(ResultsError, "results.json is not JSON"):
+                results.read_json(folder)
+            with open(os.path.join(folder, "results.json"), "w") as handle:
+                handle.write("[]")
+            with self.assertRaisesRegex(ResultsError, "holds a list, not a results object"):
+                results.read_json(folder)
+
+    def test_the_other_documents_of_a_run_are_written_whole_without_the_schema(self):
+        with tempfile.TemporaryDirectory() as folder:
+            written = results.write_json(folder, {"passed": True, "rows": []}, name="faults.json")
+            self.assertEqual(written, os.path.join(folder, "faults.json"))
+            with open(written) as handle:
+                self.assertEqual(json.load(handle), {"passed": True, "rows": []})
+            self.assertEqual(os.listdir(folder), ["faults.json"])
+
+
+if __name__ == "__main__":
+    unittest.main()
