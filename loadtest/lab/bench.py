@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
 from . import ab_output, cpu, open_loop, server_metrics, soak, traffic
+from .catalogue import AGGREGATOR, SMALL, Path
 from .errors import ServiceExited
-from .paths import AGGREGATOR, SMALL, Path
 from .processes import Watched, check_alive, wait_until
 from .settings import Settings
 

@@ -16,7 +16,7 @@ import math
 import sys
 from typing import Dict, List, Optional, Tuple
 
-from . import floor, mix, network, paths, results, soak
+from . import catalogue, floor, mix, results, soak
 from .errors import FloorError, exit_status
 
 # What the aggregator's GET /rest/square/unary/{number} takes, request line and headers (Reactor Netty's host,
@@ -51,7 +51,7 @@ def problems(data: Dict) -> List[str]:
                 n,
                 "rate" if open_loop else "concurrency",
                 point,
-                "" if shape == paths.SMALL else " payload=" + shape,
+                "" if shape == catalogue.SMALL else " payload=" + shape,
                 "" if net == results.LOOPBACK else " network=" + net,
                 " on " + stack if stack else "",
             )
@@ -83,9 +83,9 @@ def shape_bytes_problems(runs: List[Dict]) -> List[str]:
     found = []
     for run in runs:
         stack, net, path, shape, n, point = key = results.key(run)
-        small = wire.get((stack, net, path, paths.SMALL, n, point), {})
+        small = wire.get((stack, net, path, catalogue.SMALL, n, point), {})
         own = wire.get(key, {})
-        if shape == paths.SMALL or None in (small.get("request"), own.get("request")):
+        if shape == catalogue.SMALL or None in (small.get("request"), own.get("request")):
             continue
         if own["request"] <= small["request"] or own["response"] <= small["response"]:
             found.append(
@@ -118,7 +118,7 @@ def run_problems(run: Dict, repeats: int = 1) -> List[str]:
         found.append("percentiles out of order: p50, p90, p99, max = %s" % order)
     if not run["rps"] > 0:
         found.append("requests per second is %s" % run["rps"])
-    for service in paths.ALL[run["path"]].services:
+    for service in catalogue.ALL[run["path"]].services:
         seconds = run["cpu"].get(service, {}).get("seconds")
         if not seconds or seconds <= 0:
             found.append("no CPU seconds recorded for %s, which served this path" % service)
@@ -132,11 +132,11 @@ def run_problems(run: Dict, repeats: int = 1) -> List[str]:
 def conditions_problems(run: Dict) -> List[str]:
     """A run says which payload shape it carried and which network it crossed."""
     found = []
-    if run.get("payload") not in paths.PAYLOADS:
-        found.append("payload %r is not one of %s" % (run.get("payload"), ", ".join(paths.PAYLOADS)))
-    if run.get("network") not in network.NAMES:
-        found.append("network %r is not one of %s" % (run.get("network"), ", ".join(network.NAMES)))
-    if run.get("network") in network.PROFILES and network.PROFILES[run["network"]].proxied:
+    if run.get("payload") not in catalogue.PAYLOADS:
+        found.append("payload %r is not one of %s" % (run.get("payload"), ", ".join(catalogue.PAYLOADS)))
+    if run.get("network") not in catalogue.NETWORKS:
+        found.append("network %r is not one of %s" % (run.get("network"), ", ".join(catalogue.NETWORKS)))
+    if run.get("network") in catalogue.PROFILES and catalogue.PROFILES[run["network"]].proxied:
         seconds = (run["cpu"].get(results.PROXY) or {}).get("seconds")
         if not seconds or seconds <= 0:
             found.append("no CPU seconds recorded for Toxiproxy, which carried its calls")
@@ -159,7 +159,7 @@ def bytes_problems(run: Dict) -> List[str]:
     low, high = REST_GET_BYTES
     if (
         run["path"] == "rest/unary"
-        and results.payload(run) == paths.SMALL
+        and results.payload(run) == catalogue.SMALL
         and not found
         and not low <= record["request"] <= high
     ):
@@ -190,7 +190,7 @@ def network_problems(run: Dict, settings: Dict) -> List[str]:
 
 def round_trips(path: str, n: int, in_flight: int) -> int:
     """The round trips one request of n calls waits for, one after the other, at least."""
-    if n < 1 or paths.ALL[path].target != paths.AGGREGATOR:
+    if n < 1 or catalogue.ALL[path].target != catalogue.AGGREGATOR:
         return 0
     if path in UNARY_PATHS:
         return math.ceil(n / in_flight)
@@ -260,11 +260,11 @@ def server_side_check(run: Dict) -> Tuple[List[str], Optional[str]]:
             run["failed"],
             run["non2xx"],
         )
-    path = paths.ALL[run["path"]]
+    path = catalogue.ALL[run["path"]]
     completed = run["completed"]
     expected = completed * path.calls_per_request(run["n"])
     found = []
-    if path.target == paths.AGGREGATOR:
+    if path.target == catalogue.AGGREGATOR:
         if side.get("aggregator_requests") != completed:
             found.append(
                 "the aggregator counted %s successful requests, ab completed %d"

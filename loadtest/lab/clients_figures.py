@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Dict, List, Optional
 
 from . import ab_output, server_metrics
-from .paths import Path
+from .catalogue import Path
 
 REQUESTS_METRIC = "http_server_requests_seconds_count"
 SHED_METRIC = "aggregator_admission_shed_total"

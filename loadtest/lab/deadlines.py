@@ -23,7 +23,7 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Dict, List, Optional, Tuple
 
-from . import paths
+from . import catalogue
 from .errors import LabError
 from .network import Profile
 from .settings import Settings
@@ -34,7 +34,7 @@ AGGREGATOR_YML = os.path.join(
     os.path.dirname(os.path.abspath(__file__)),
     os.pardir,
     os.pardir,
-    paths.AGGREGATOR,
+    catalogue.AGGREGATOR,
     "src",
     "main",
     "resources",

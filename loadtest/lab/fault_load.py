@@ -17,7 +17,7 @@ import urllib.parse
 from dataclasses import dataclass
 from typing import List, Optional
 
-from . import paths
+from . import catalogue
 
 # What an answer was: the exact expected 200, a 200 with another body, a 503 or 504 with a problem body, or anything
 # else (another status, a 503 or 504 without a problem body, a connection error, no answer within the client's
@@ -120,7 +120,7 @@ class Load:
         return [thread.name for thread in self._threads if thread.is_alive()]
 
     def _client(self, name: str, index: int) -> None:
-        path = paths.ALL[name]
+        path = catalogue.ALL[name]
         url_path = path.url_path.format(n=self.n)
         expected = path.expected_body(self.n).encode()
         connection: Optional[http.client.HTTPConnection] = None

@@ -26,11 +26,11 @@ from dataclasses import asdict, dataclass
 from typing import Dict, List, Optional
 
 from . import (
+    catalogue,
     environment,
     fault_figures,
     http_check,
     network,
-    paths,
     results,
     server_metrics,
     services,
@@ -82,7 +82,7 @@ def toxics(fault: Fault, latency_ms: int, rate_kb_s: int) -> List[Dict]:
         # One direction only: every round trip takes latency_ms longer.
         return [_toxic(fault, "downstream", latency=latency_ms)]
     attributes = {"reset": {"timeout": 0}, "blackhole": {"timeout": 0}, "bandwidth": {"rate": rate_kb_s}}[fault.name]
-    return [_toxic(fault, direction, **attributes) for direction in network.DIRECTIONS]
+    return [_toxic(fault, direction, **attributes) for direction in catalogue.DIRECTIONS]
 
 
 def _toxic(fault: Fault, direction: str, **attributes) -> Dict:
@@ -105,7 +105,7 @@ def parser() -> argparse.ArgumentParser:
         "REST_CLIENT, REPLICAS, HEALTH_TIMEOUT, LAB_SKIP_BUILD, RESULTS_DIR) hold here too.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    found.add_argument("--paths", default=paths.DEFAULT, help="the paths loaded, all at once")
+    found.add_argument("--paths", default=catalogue.DEFAULT, help="the paths loaded, all at once")
     found.add_argument("--n", type=int, default=50, help="squares per request")
     found.add_argument("--clients", type=int, default=3, help="clients per path")
     found.add_argument(
@@ -165,10 +165,10 @@ def parse(argv: Optional[List[str]]) -> argparse.Namespace:
     given = parser()
     options = given.parse_args(argv)
     try:
-        options.path_names = [path.name for path in paths.parse(options.paths)]
+        options.path_names = [path.name for path in catalogue.parse(options.paths)]
     except ValueError as error:
         given.error(str(error))
-    if any(paths.ALL[name].target != paths.AGGREGATOR for name in options.path_names):
+    if any(catalogue.ALL[name].target != catalogue.AGGREGATOR for name in options.path_names):
         given.error("--paths: only the aggregator's paths go through the network the faults hit")
     options.fault_names = options.faults.split()
     unknown = [name for name in options.fault_names if name not in FAULTS]
@@ -205,7 +205,7 @@ def run(options: argparse.Namespace) -> int:
         raise LabError("%s already holds a fault run: choose another RESULTS_DIR" % results_dir)
     stack = stacks.resolve(settings, tools.java())[0]
     jcmd = find_jcmd(stack.jdk.java)
-    modules = paths.services_needed(paths.ALL[name] for name in options.path_names)
+    modules = catalogue.services_needed(catalogue.ALL[name] for name in options.path_names)
     jars = tools.ensure_jars(REPO, modules, settings.skip_build)
     toxiproxy = tools.ensure_toxiproxy()
     instances = services.layout(settings, modules)
@@ -223,8 +223,8 @@ def run(options: argparse.Namespace) -> int:
         lab_stage = stage.Stage(processes, settings, instances, jars, results_dir)
         lab_stage.start_proxy(toxiproxy)
         lab_stage.start_squares(stack)
-        with lab_stage.aggregator_on(network.PROFILES["proxy"], limits) as started:
-            aggregator = next(service for service in started if service.name == paths.AGGREGATOR)
+        with lab_stage.aggregator_on(catalogue.PROFILES["proxy"], limits) as started:
+            aggregator = next(service for service in started if service.name == catalogue.AGGREGATOR)
             watched = [process for service in started for process in service.watched]
             record.update(exercise(options, lab_stage, aggregator, jcmd, watched))
     record["finished_at"] = results.now()
@@ -269,10 +269,10 @@ def exercise(
     deadline_s = (info.get("deadline-ms") or options.deadline * 1000) / 1000
     timeout_s = deadline_s + options.grace + 10
     for name in options.path_names:
-        path = paths.ALL[name]
+        path = catalogue.ALL[name]
         print("[lab] checking %s n=%d answers correctly" % (name, options.n), flush=True)
         problem = http_check.answer_mismatch(
-            path, path.url({paths.AGGREGATOR: base_url}, options.n), options.n, timeout_s
+            path, path.url({catalogue.AGGREGATOR: base_url}, options.n), options.n, timeout_s
         )
         if problem:
             raise LabError("a path answers wrongly before any fault, so the lab measures nothing:\n  " + problem)

@@ -29,7 +29,7 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Callable, Dict, List, Optional, Tuple
 
-from . import cpu, paths
+from . import catalogue, cpu
 from . import repeats as repeats_of
 from .errors import FloorError
 from .processes import Processes, java_command, log_tail, wait_until
@@ -143,7 +143,7 @@ class Window:
 
 def window_for(path_name: str, n: int, concurrency: int, aggregator: Dict[str, int]) -> Optional[Window]:
     """The floor window of one measured combination, or None when the path has no floor."""
-    transport = paths.ALL[path_name].transport
+    transport = catalogue.ALL[path_name].transport
     if transport is None or n < 1:
         return None
     calls = concurrency * min(n, aggregator["in_flight"])
@@ -180,7 +180,7 @@ def plan(settings: Dict) -> Tuple[List[Window], Dict[Tuple[str, int, int], Windo
     for path_name in settings["paths"]:
         for n in settings["n"]:
             for concurrency in settings["concurrency"]:
-                if aggregator is None and paths.ALL[path_name].transport is not None:
+                if aggregator is None and catalogue.ALL[path_name].transport is not None:
                     raise FloorError(
                         "results.json records no aggregator settings (settings.aggregator), so the "
                         "floor's windows are unknown"

@@ -7,7 +7,7 @@ import urllib.request
 from typing import Iterable, List, NamedTuple, Optional, Tuple
 
 from . import cpu
-from .paths import Path
+from .catalogue import Path
 from .processes import wait_until
 
 

@@ -24,13 +24,12 @@ from typing import Dict, List, Optional
 
 from . import (
     ab_output,
+    catalogue,
     clients_figures,
     cpu,
     environment,
     health_probe,
     http_check,
-    network,
-    paths,
     results,
     server_metrics,
     services,
@@ -71,7 +70,7 @@ def parser() -> argparse.ArgumentParser:
         "RESULTS_DIR) hold here too.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    found.add_argument("--paths", default=paths.DEFAULT, help="the aggregator paths, measured one after the other")
+    found.add_argument("--paths", default=catalogue.DEFAULT, help="the aggregator paths, measured one after the other")
     found.add_argument("--n", default="1", help="squares per request; a space-separated list measures each")
     found.add_argument("--clients", default="100 1000 5000", help="concurrent ab clients, a run at each, lowest first")
     found.add_argument("--duration", type=int, default=20, help="seconds of each run (ab -t, whole seconds)")
@@ -118,11 +117,11 @@ def parse(argv: Optional[List[str]]) -> argparse.Namespace:
     given = parser()
     options = given.parse_args(argv)
     try:
-        options.path_names = [path.name for path in paths.parse(options.paths)]
+        options.path_names = [path.name for path in catalogue.parse(options.paths)]
     except ValueError as error:
         given.error(str(error))
-    if any(paths.ALL[name].target != paths.AGGREGATOR for name in options.path_names):
-        given.error("--paths: only the aggregator's paths (%s)" % paths.DEFAULT)
+    if any(catalogue.ALL[name].target != catalogue.AGGREGATOR for name in options.path_names):
+        given.error("--paths: only the aggregator's paths (%s)" % catalogue.DEFAULT)
     options.n_values = _whole_numbers(given, "--n", options.n)
     options.client_counts = sorted(set(_whole_numbers(given, "--clients", options.clients)))
     if options.duration < 1 or options.deadline < 1:
@@ -184,7 +183,7 @@ def run(options: argparse.Namespace) -> int:
     if os.path.exists(os.path.join(results_dir, "clients.json")):
         raise LabError("%s already holds a many-clients run: choose another RESULTS_DIR" % results_dir)
     stack = stacks.resolve(settings, tools.java())[0]
-    modules = paths.services_needed(paths.ALL[name] for name in options.path_names)
+    modules = catalogue.services_needed(catalogue.ALL[name] for name in options.path_names)
     jars = tools.ensure_jars(REPO, modules, settings.skip_build)
     instances = services.layout(settings, modules)
     check_ports(instances, settings)
@@ -201,7 +200,7 @@ def run(options: argparse.Namespace) -> int:
     with Processes() as processes:
         lab_stage = stage.Stage(processes, settings, instances, jars, results_dir)
         lab_stage.start_squares(stack)
-        with lab_stage.aggregator_on(network.PROFILES["loopback"], deadlines) as started:
+        with lab_stage.aggregator_on(catalogue.PROFILES["loopback"], deadlines) as started:
             info = (lab_stage.aggregator_info() or {}).get("aggregator") or {}
             record["aggregator_deadline_s"] = (info.get("deadline-ms") or options.deadline * 1000) / 1000
             rows, stopped = exercise(options, started, results_dir, limits)
@@ -242,7 +241,7 @@ def health_urls(options: argparse.Namespace, base_url: str) -> List[str]:
 
 def exercise(options: argparse.Namespace, started: List, results_dir: str, limits: Limits):
     """(rows, why it stopped early or None): each path, n and client count, the services up."""
-    aggregator = next(service for service in started if service.name == paths.AGGREGATOR)
+    aggregator = next(service for service in started if service.name == catalogue.AGGREGATOR)
     watched = [process for service in started for process in service.watched]
     urls = health_urls(options, aggregator.base_url)
     if not http_check.is_healthy(urls[0]):
@@ -250,9 +249,9 @@ def exercise(options: argparse.Namespace, started: List, results_dir: str, limit
     timeout_s = options.deadline + SETTLE_GRACE_S
     rows: List[Dict] = []
     for name in options.path_names:
-        path = paths.ALL[name]
+        path = catalogue.ALL[name]
         for n in options.n_values:
-            url = path.url({paths.AGGREGATOR: aggregator.base_url}, n)
+            url = path.url({catalogue.AGGREGATOR: aggregator.base_url}, n)
             problem = http_check.answer_mismatch(path, url, n, timeout_s)
             if problem:
                 raise LabError("a path answers wrongly before any load, so the lab measures nothing:\n  " + problem)
@@ -273,7 +272,7 @@ def exercise(options: argparse.Namespace, started: List, results_dir: str, limit
 
 def warm_up(
     options: argparse.Namespace,
-    path: paths.Path,
+    path: catalogue.Path,
     n: int,
     url: str,
     aggregator,
@@ -293,7 +292,7 @@ def warm_up(
 
 def measure(
     options: argparse.Namespace,
-    path: paths.Path,
+    path: catalogue.Path,
     n: int,
     clients: int,
     url: str,
@@ -306,7 +305,7 @@ def measure(
     """One row: the counters before, ab with health polled beside it, the counters when it exited and once the
     aggregator settled, the services' state after."""
     during = "%s n=%d with %d clients" % (path.name, n, clients)
-    aggregator = next(service for service in started if service.name == paths.AGGREGATOR)
+    aggregator = next(service for service in started if service.name == catalogue.AGGREGATOR)
     metrics_url = aggregator.metrics_urls[0]
     print("[lab] measuring %s for %d s" % (during, options.duration), flush=True)
     reset = all([cpu.reset_peak_rss(pid) for service in started for pid in service.pids])
@@ -357,7 +356,7 @@ def ab_result(done: subprocess.CompletedProcess, expected_bytes: int) -> Dict:
     return clients_figures.ab_figures(report_found, done.returncode, error, expected_bytes)
 
 
-def read_counts(metrics_url: str, path: paths.Path, watched: List[Watched], during: str) -> Counts:
+def read_counts(metrics_url: str, path: catalogue.Path, watched: List[Watched], during: str) -> Counts:
     """The aggregator's counters now; a service gone makes it ServiceExited, naming it, rather than a scrape error."""
     try:
         return clients_figures.counts(server_metrics.scrape(metrics_url), path)
@@ -366,7 +365,7 @@ def read_counts(metrics_url: str, path: paths.Path, watched: List[Watched], duri
         raise LabError("the aggregator's metrics: %s" % error) from None
 
 
-def settle(metrics_url: str, path: paths.Path, wait_s: float, watched: List[Watched], during: str) -> Counts:
+def settle(metrics_url: str, path: catalogue.Path, wait_s: float, watched: List[Watched], during: str) -> Counts:
     """The counters once the aggregator has answered what ab left behind: its admission and in-flight gauges at 0 and
     its answers on the path unchanged over half a second, or wait_s has passed."""
     read: List[Counts] = []

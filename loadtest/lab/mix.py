@@ -17,7 +17,7 @@ import subprocess
 import threading
 from typing import Callable, Dict, List, Optional
 
-from . import ab_output, bench, open_loop, paths, results
+from . import ab_output, bench, catalogue, open_loop, results
 from .settings import Settings
 
 # ab's -t: as many requests as the time allows, up to this many.
@@ -115,7 +115,7 @@ def together(
     found: Dict[str, Dict] = {}
 
     def load(name: str) -> None:
-        path = paths.ALL[name]
+        path = catalogue.ALL[name]
         url = path.url(base_urls, n, shape)
         slug = "mix_" + bench.run_slug(name, n, point, settings.open_loop, bench.Conditions(payload=shape))
         try:

@@ -14,71 +14,13 @@ import json
 import subprocess
 import urllib.error
 import urllib.request
-from dataclasses import dataclass
 from typing import Dict, List, Optional
 
 from prometheus_client.parser import text_string_to_metric_families
 
+from .catalogue import DIRECTIONS, Profile
 from .errors import LabError
 from .processes import Processes, wait_until
-
-# Toxiproxy's bandwidth toxic counts KB/s of 1000 bytes: 1 Mbit/s is 125 of them.
-KB_PER_S_PER_MBIT = 125
-DIRECTIONS = ("upstream", "downstream")
-
-
-@dataclass(frozen=True)
-class Profile:
-    """A network between the aggregator and the square services."""
-
-    name: str
-    proxied: bool
-    rtt_ms: float
-    rate_mbit_s: Optional[int]
-    description: str
-
-    @property
-    def one_way_us(self) -> int:
-        """Each direction's share of the round trip."""
-        return round(self.rtt_ms * 1000 / 2)
-
-    def toxics(self) -> List[Dict]:
-        """Toxiproxy's toxics for this profile, on both directions: none for a bare proxy."""
-        toxics = []
-        for direction in DIRECTIONS:
-            if self.one_way_us:
-                toxics.append(
-                    {
-                        "name": "latency_" + direction,
-                        "type": "latency_us",
-                        "stream": direction,
-                        "toxicity": 1.0,
-                        "attributes": {"latency": self.one_way_us},
-                    }
-                )
-            if self.rate_mbit_s:
-                toxics.append(
-                    {
-                        "name": "bandwidth_" + direction,
-                        "type": "bandwidth",
-                        "stream": direction,
-                        "toxicity": 1.0,
-                        "attributes": {"rate": self.rate_mbit_s * KB_PER_S_PER_MBIT},
-                    }
-                )
-        return toxics
-
-
-PROFILES = {
-    profile.name: profile
-    for profile in (
-        Profile("loopback", False, 0.0, None, "loopback, direct: no proxy"),
-        Profile("proxy", True, 0.0, None, "loopback through Toxiproxy with no toxics: what the proxy itself costs"),
-        Profile("lan", True, 0.5, 1000, "LAN: 0.5 ms round trip, 1 Gbit/s each way"),
-        Profile("wan", True, 20.0, 100, "WAN: 20 ms round trip, 100 Mbit/s each way"),
-    )
-}
-NAMES = tuple(PROFILES)
 
 
 class Toxiproxy:

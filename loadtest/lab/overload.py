@@ -17,12 +17,12 @@ import urllib.parse
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
-from . import paths, server_metrics
+from . import catalogue, server_metrics
 from .errors import MetricsError
 
 
 def expected_body(n: int) -> bytes:
-    return paths.ALL["rest/unary"].expected_body(n).encode()
+    return catalogue.ALL["rest/unary"].expected_body(n).encode()
 
 
 @dataclass
@@ -209,7 +209,7 @@ def main(argv=None) -> int:
         prog="python3 -m lab.overload", description="Goodput of one path under many clients that honour Retry-After"
     )
     parser.add_argument("--url", default="http://127.0.0.1:8080", help="the aggregator")
-    parser.add_argument("--paths", default=paths.DEFAULT)
+    parser.add_argument("--paths", default=catalogue.DEFAULT)
     parser.add_argument("--n", type=int, default=20000)
     parser.add_argument("--clients", default="4 200", help="client counts, each run in turn per path")
     parser.add_argument("--duration", type=float, default=60, help="seconds per run")

@@ -8,8 +8,8 @@ from typing import Dict, List, Optional, Tuple
 
 import jsonschema
 
+from .catalogue import AGGREGATOR, SMALL, SQUARE_GRPC, SQUARE_REST
 from .errors import ResultsError
-from .paths import AGGREGATOR, SMALL, SQUARE_GRPC, SQUARE_REST
 
 # Every key results.json may hold, its type, and which a run must have: the contract, beside this module.
 SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results.schema.json")

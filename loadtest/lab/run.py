@@ -18,13 +18,12 @@ from typing import Dict, List, Optional
 
 from . import (
     bench,
+    catalogue,
     deadlines,
     environment,
     floor,
     http_check,
     mix,
-    network,
-    paths,
     progress,
     repeats,
     report,
@@ -55,7 +54,7 @@ def main() -> int:
     java = tools.java()
     # A JDK or server the machine cannot serve stops the lab here, before it builds or starts anything.
     lab_stacks = stacks.resolve(settings, java)
-    modules = paths.services_needed(paths.ALL[p] for p in settings.paths)
+    modules = catalogue.services_needed(catalogue.ALL[p] for p in settings.paths)
     jars = tools.ensure_jars(REPO, modules + ([services.FLOOR] if settings.floor else []), settings.skip_build)
     tools.ensure_command("ab", "apache2-utils", tools.AB_MISSING)
     tools.ensure_command("ss", "iproute2", tools.SS_MISSING)
@@ -65,7 +64,7 @@ def main() -> int:
     os.makedirs(os.path.join(results_dir, "logs"), exist_ok=True)
 
     # The floor runs one window per measured transport (fewer when two paths share one); enough for an estimate.
-    floor_windows = [p for p in settings.paths if settings.floor and paths.ALL[p].transport is not None]
+    floor_windows = [p for p in settings.paths if settings.floor and catalogue.ALL[p].transport is not None]
     lab_progress = progress.Progress(
         progress.plan(settings, [stack.label for stack in lab_stacks], floor_windows),
         log=lambda line: print(line, flush=True),
@@ -116,7 +115,7 @@ def check_ports(instances: List[services.Instance], settings: Settings) -> None:
         wanted["PROMETHEUS_PORT"] = settings.prometheus_port
     if settings.proxied:
         wanted["TOXIPROXY_PORT"] = settings.toxiproxy_port
-        squares = [instance for instance in instances if instance.module != paths.AGGREGATOR]
+        squares = [instance for instance in instances if instance.module != catalogue.AGGREGATOR]
         wanted.update((route.knob, route.listen_port) for route in services.proxy_routes(settings, squares))
     taken = {knob: port for knob, port in wanted.items() if http_check.port_taken(port)}
     if not taken:
@@ -148,9 +147,9 @@ def start_prometheus(processes: Processes, instances: List[services.Instance], s
     print("[lab] starting Prometheus on 127.0.0.1:%d (log: %s)" % (settings.prometheus_port, log_path), flush=True)
     env = dict(
         os.environ,
-        AGGREGATOR_ADDRESS=first.get(paths.AGGREGATOR, ""),
-        SQUARE_REST_ADDRESS=first.get(paths.SQUARE_REST, ""),
-        SQUARE_GRPC_ACTUATOR_ADDRESS=first.get(paths.SQUARE_GRPC, ""),
+        AGGREGATOR_ADDRESS=first.get(catalogue.AGGREGATOR, ""),
+        SQUARE_REST_ADDRESS=first.get(catalogue.SQUARE_REST, ""),
+        SQUARE_GRPC_ACTUATOR_ADDRESS=first.get(catalogue.SQUARE_GRPC, ""),
     )
     child = processes.start(
         ["bash", PROMETHEUS_SCRIPT, "--port", str(settings.prometheus_port), "--listen-address", "127.0.0.1"],
@@ -199,7 +198,7 @@ def measure(
     """Per stack (REST_SERVER, JAVA_HOMES), with the square services started for it, and per network (NETWORK), with
     an aggregator started for it: checks every answer, then measures every combination of path, payload shape, n and
     concurrency (or rate), interleaved; writes results.json and summary.md."""
-    per_network = {name: deadlines.for_network(network.PROFILES[name], settings) for name in settings.network}
+    per_network = {name: deadlines.for_network(catalogue.PROFILES[name], settings) for name in settings.network}
     run_results = {
         "environment": environment.describe(REPO, java, settings.java_opts),
         "settings": dict(
@@ -245,7 +244,7 @@ def measure(
         lab_progress.begin(("start-squares", stack.label))
         lab_stage.start_squares(stack, "" if stack is lab_stacks[0] else "-" + stack.slug)
         for name in settings.network:
-            profile, limits = network.PROFILES[name], per_network[name]
+            profile, limits = catalogue.PROFILES[name], per_network[name]
             lab_progress.begin(("start-aggregator", stack.label, name))
             with lab_stage.aggregator_on(profile, limits) as started:
                 run_results["settings"]["networks"][name] = network_record(
@@ -333,7 +332,7 @@ def measure_network(
     def named(path_name: str, shape: str, n: int, point: int) -> str:
         return "%s%s n=%d %s=%d" % (
             path_name,
-            "" if settings.payload == [paths.SMALL] else " payload=" + shape,
+            "" if settings.payload == [catalogue.SMALL] else " payload=" + shape,
             n,
             point_name,
             point,
@@ -353,7 +352,7 @@ def measure_network(
             combination = (stack.label, name, path_name, shape, n, point)
             lab_progress.begin(("warm-up",) + combination)
             warmed = bench.warm_up(
-                paths.ALL[path_name],
+                catalogue.ALL[path_name],
                 n,
                 point,
                 settings,
@@ -375,7 +374,7 @@ def measure_network(
             combination = (stack.label, name, path_name, shape, n, point)
             lab_progress.begin(("measure",) + combination + (repeat,))
             record = bench.measure(
-                paths.ALL[path_name],
+                catalogue.ALL[path_name],
                 n,
                 point,
                 settings,
@@ -401,7 +400,7 @@ def measure_network(
 
 
 def network_record(
-    profile: network.Profile, limits: deadlines.Deadlines, settings: Settings, info: Optional[Dict]
+    profile: catalogue.Profile, limits: deadlines.Deadlines, settings: Settings, info: Optional[Dict]
 ) -> Dict:
     """What results.json says of one network: the profile, the deadlines and timeout its runs used and why, and
     the deadlines the aggregator reported it ran with."""
@@ -508,8 +507,8 @@ def _verify(settings: Settings, started: List[bench.Service], timeout_s: int) ->
     base_urls = {s.name: s.base_url for s in started if s.base_url}
     wrong = []
     for name in settings.paths:
-        path = paths.ALL[name]
-        if settings.payload != [paths.SMALL]:
+        path = catalogue.ALL[name]
+        if settings.payload != [catalogue.SMALL]:
             problem = http_check.payload_shapes_unknown(path.url(base_urls, 1, UNKNOWN_SHAPE), timeout_s)
             if problem:
                 wrong.append(problem)
@@ -517,7 +516,7 @@ def _verify(settings: Settings, started: List[bench.Service], timeout_s: int) ->
             for n in settings.n:
                 print(
                     "[lab] checking %s%s n=%d answers correctly"
-                    % (name, "" if shape == paths.SMALL else " payload=" + shape, n),
+                    % (name, "" if shape == catalogue.SMALL else " payload=" + shape, n),
                     flush=True,
                 )
                 problem = http_check.answer_mismatch(path, path.url(base_urls, n, shape), n, timeout_s)

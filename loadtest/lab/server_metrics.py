@@ -17,8 +17,8 @@ from typing import Callable, Dict, List, Mapping, Optional, Union
 
 from prometheus_client.parser import text_string_to_metric_families
 
+from .catalogue import AGGREGATOR, SQUARE_GRPC, SQUARE_REST, Path
 from .errors import MetricsError
-from .paths import AGGREGATOR, SQUARE_GRPC, SQUARE_REST, Path
 
 # The URI template Spring's http_server_requests metric gives square-rest-service's square endpoint.
 SQUARE_REST_URI = "/rest/square/unary/{number}"

@@ -8,8 +8,8 @@ loopback through a proxy of its own (Toxiproxy) for each, on PROXY_PORT, PROXY_P
 from dataclasses import dataclass
 from typing import Dict, List, Optional
 
+from .catalogue import AGGREGATOR, SQUARE_GRPC, SQUARE_REST
 from .deadlines import Deadlines
-from .paths import AGGREGATOR, SQUARE_GRPC, SQUARE_REST
 from .settings import Settings
 
 FLOOR = "transport-floor"

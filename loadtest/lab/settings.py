@@ -7,7 +7,7 @@ import os
 from dataclasses import asdict, dataclass, field
 from typing import Dict, List, Mapping, Optional
 
-from . import network, paths
+from . import catalogue
 from .errors import SettingsError
 
 # The services' own JVM options, one per line with # comments, as `java @jvm.options` reads them; the lab's
@@ -36,10 +36,10 @@ KNOBS = (
     ),
     ("CONCURRENCY", "100", "concurrent ab clients; a space-separated list sweeps"),
     ("N", "1000", "squares per request; a space-separated list sweeps"),
-    ("PATHS", paths.DEFAULT, "paths to measure (also: rest/square, a baseline)"),
+    ("PATHS", catalogue.DEFAULT, "paths to measure (also: rest/square, a baseline)"),
     (
         "PAYLOAD",
-        paths.SMALL,
+        catalogue.SMALL,
         "payload shapes each call carries: small (the article's call: no payload), wide, deep, "
         "collection; a space-separated list measures each",
     ),
@@ -173,7 +173,7 @@ class Settings:
     warmup_s: float
     ab_timeout_s: int
     repeats: int = 3
-    payload: List[str] = field(default_factory=lambda: [paths.SMALL])
+    payload: List[str] = field(default_factory=lambda: [catalogue.SMALL])
     network: List[str] = field(default_factory=lambda: ["loopback"])
     rest_server: List[str] = field(default_factory=lambda: ["netty"])
     rest_client: List[str] = field(default_factory=lambda: ["reactor-netty"])
@@ -213,8 +213,8 @@ class Settings:
             paths=[p.name for p in _paths(knob("PATHS"))],
             payload=_payloads(knob("PAYLOAD")),
             network=_networks(knob("NETWORK")),
-            rest_server=_choices(knob("REST_SERVER"), "REST_SERVER", "server", paths.REST_SERVERS),
-            rest_client=_choices(knob("REST_CLIENT"), "REST_CLIENT", "client", paths.REST_CLIENTS),
+            rest_server=_choices(knob("REST_SERVER"), "REST_SERVER", "server", catalogue.REST_SERVERS),
+            rest_client=_choices(knob("REST_CLIENT"), "REST_CLIENT", "client", catalogue.REST_CLIENTS),
             mix=_mix(knob("MIX")),
             java_homes=list(dict.fromkeys(knob("JAVA_HOMES").split())),
             virtual_threads=_choice(knob("VIRTUAL_THREADS"), "VIRTUAL_THREADS", ("off", "on")) == "on",
@@ -254,7 +254,7 @@ class Settings:
     @property
     def proxied(self) -> bool:
         """Whether a network of NETWORK goes through Toxiproxy."""
-        return any(network.PROFILES[name].proxied for name in self.network)
+        return any(catalogue.PROFILES[name].proxied for name in self.network)
 
     def combinations(self):
         """(path, payload, n, concurrency or rate) of every run on one network, in the order one round runs them;
@@ -299,10 +299,10 @@ class Settings:
         if self.open_loop and self.floor:
             # The floor keeps the aggregator's window of a closed loop in flight; an open loop has no fixed one.
             self.floor = False
-        if paths.SMALL not in self.payload or "loopback" not in self.network:
+        if catalogue.SMALL not in self.payload or "loopback" not in self.network:
             # The bare transports carry the article's small call on loopback: nothing else has a floor to compare with.
             self.floor = False
-        if "rest/square" in self.paths and self.payload != [paths.SMALL]:
+        if "rest/square" in self.paths and self.payload != [catalogue.SMALL]:
             raise SettingsError(
                 "rest/square is a baseline straight to square-rest-service and carries no payload "
                 "shape: measure it with PAYLOAD=small, or the shapes without it"
@@ -337,7 +337,7 @@ class Settings:
         if len(set(self.concurrency)) != len(self.concurrency) or len(set(self.n)) != len(self.n):
             raise SettingsError("CONCURRENCY and N must not repeat a value")
         for name in self.paths:
-            if paths.ALL[name].target != paths.AGGREGATOR:
+            if catalogue.ALL[name].target != catalogue.AGGREGATOR:
                 too_big = [n for n in self.n if n > 2**31 - 1]
                 if too_big:
                     raise SettingsError("N %s is not a 32-bit number for path %s" % (too_big, name))
@@ -405,14 +405,14 @@ def _seconds(value: str, name: str, positive: bool) -> float:
 
 def _payloads(value: str) -> List[str]:
     try:
-        return paths.parse_payloads(value)
+        return catalogue.parse_payloads(value)
     except ValueError as error:
         raise SettingsError(str(error)) from None
 
 
 def _choices(value: str, knob: str, what: str, known) -> List[str]:
     try:
-        return paths.parse_choices(value, knob, what, known)
+        return catalogue.parse_choices(value, knob, what, known)
     except ValueError as error:
         raise SettingsError(str(error)) from None
 
@@ -421,8 +421,10 @@ def _networks(value: str) -> List[str]:
     """The networks named in NETWORK, in the order given, each once."""
     chosen = []
     for name in value.split():
-        if name not in network.NAMES:
-            raise SettingsError("unknown network %r in NETWORK; known networks: %s" % (name, " ".join(network.NAMES)))
+        if name not in catalogue.NETWORKS:
+            raise SettingsError(
+                "unknown network %r in NETWORK; known networks: %s" % (name, " ".join(catalogue.NETWORKS))
+            )
         if name not in chosen:
             chosen.append(name)
     return chosen
@@ -430,7 +432,7 @@ def _networks(value: str) -> List[str]:
 
 def _paths(value: str):
     try:
-        return paths.parse(value)
+        return catalogue.parse(value)
     except ValueError as error:
         raise SettingsError(str(error)) from None
 
@@ -440,12 +442,12 @@ def _mix(value: str) -> List[str]:
     if not value.strip():
         return []
     try:
-        chosen = paths.parse_choices(value, "MIX", "path", tuple(paths.ALL))
+        chosen = catalogue.parse_choices(value, "MIX", "path", tuple(catalogue.ALL))
     except ValueError as error:
         raise SettingsError(str(error)) from None
     if len(chosen) < 2:
         raise SettingsError(
             "MIX loads paths at the same time, so it needs at least two, got %r; known paths: %s"
-            % (value.strip(), " ".join(paths.ALL))
+            % (value.strip(), " ".join(catalogue.ALL))
         )
     return chosen

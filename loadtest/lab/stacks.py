@@ -12,8 +12,8 @@ import subprocess
 from dataclasses import dataclass
 from typing import Dict, List
 
+from .catalogue import AGGREGATOR, ALL, HTTP1_ONLY_CLIENTS, SQUARE_REST
 from .errors import SettingsError
-from .paths import AGGREGATOR, ALL, HTTP1_ONLY_CLIENTS, SQUARE_REST
 from .settings import Settings
 
 # Virtual threads are a JDK 21 feature; Spring Boot ignores spring.threads.virtual.enabled below it.

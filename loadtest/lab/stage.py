@@ -11,10 +11,10 @@ import subprocess
 import urllib.request
 from typing import Dict, Iterator, List, Optional
 
-from . import bench, http_check, network, services, traffic
+from . import bench, catalogue, http_check, network, services, traffic
+from .catalogue import AGGREGATOR, ALL, services_needed
 from .deadlines import Deadlines
 from .errors import LabError, TrafficError
-from .paths import AGGREGATOR, ALL, services_needed
 from .processes import Processes, Watched, java_command, log_tail
 from .results import PROXY
 from .settings import Settings
@@ -73,7 +73,7 @@ class Stage:
             self.toxiproxy.add_proxy(route.name, route.listen_port, route.upstream)
 
     @contextlib.contextmanager
-    def aggregator_on(self, profile: network.Profile, deadlines: Deadlines) -> Iterator[List[bench.Service]]:
+    def aggregator_on(self, profile: catalogue.Profile, deadlines: Deadlines) -> Iterator[List[bench.Service]]:
         """The services of one network's runs: the aggregator started for it (none for rest/square alone), pointed
         at the proxies with the profile's toxics or at the services; stopped on the way out."""
         proxies = None

@@ -12,7 +12,7 @@ import shutil
 import subprocess
 from typing import Callable, Dict, List, Mapping, Optional
 
-from . import network
+from . import catalogue
 from .errors import ToolMissing
 
 LAB_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -227,7 +227,7 @@ def ensure_toxiproxy(
         "Go is needed for NETWORK=%s: the lab builds its network emulator, Toxiproxy %s, with `go "
         "build`. Install Go (https://go.dev/dl; Debian's golang package is too old for Toxiproxy) and "
         "run the lab again; NETWORK=loopback needs no Go."
-        % ("|".join(name for name in network.NAMES if network.PROFILES[name].proxied), TOXIPROXY_VERSION),
+        % ("|".join(name for name in catalogue.NETWORKS if catalogue.PROFILES[name].proxied), TOXIPROXY_VERSION),
     )
     log("[lab] building Toxiproxy %s with the latency_us toxic (go build in %s)" % (TOXIPROXY_VERSION, source_dir))
     os.makedirs(tools_bin, exist_ok=True)

@@ -10,7 +10,7 @@ reads the results.json dict, and every sentence's wording is in TEMPLATES.
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Dict, List, Optional, Tuple
 
-from . import paths, repeats, results
+from . import catalogue, repeats, results
 
 TEMPLATES = {
     # A pair of runs side by side: {faster}/{slower} or {first}/{second} name them.
@@ -81,7 +81,7 @@ def pairs(runs: Dict[Tuple, Dict], settings: Dict, first: Dict[str, str]) -> Lis
         def run_of(path: str, stack: str, n: int = n) -> Optional[Dict]:
             return runs.get((stack, first["network"], path, first["payload"], n, point))
 
-        said = [pair(run_of(a, stacks[0]), run_of(b, stacks[0]), a, b) for a, b, _ in paths.COMPARISONS]
+        said = [pair(run_of(a, stacks[0]), run_of(b, stacks[0]), a, b) for a, b, _ in catalogue.COMPARISONS]
         for path in settings["paths"] if len(stacks) > 1 else []:
             ranked = sorted(
                 (run["rps"], stack, run) for stack in stacks for run in [run_of(path, stack)] if _trusted(run)

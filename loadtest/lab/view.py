@@ -8,7 +8,7 @@ A table is {"heads": [...], "rows": [{"cells": [...], "class", "title", "swatch"
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Dict, List, Optional
 
-from . import floor, mix, paths, repeats, results, server_metrics, soak, templates, verdict
+from . import catalogue, floor, mix, repeats, results, server_metrics, soak, templates, verdict
 from .results import path_cpu
 
 DASH = "–"
@@ -84,7 +84,7 @@ def conditions_shown(settings: Dict) -> List[str]:
     """Which of a run's conditions the page names beside its path: the payload shape and the network, each when the
     lab run measured another than the default (small, loopback) or more than one; the stack when it measured
     several. The default run names none."""
-    defaults = {"payload": paths.SMALL, "network": results.LOOPBACK}
+    defaults = {"payload": catalogue.SMALL, "network": results.LOOPBACK}
     shown = [name for name in ("payload", "network") if results.listed(settings, name) != [defaults[name]]]
     return shown + (["stack"] if len(results.listed(settings, "stack")) > 1 else [])
 
@@ -483,7 +483,7 @@ def comparisons_table(runs: List[Dict], shown: Optional[List[str]] = None) -> Op
         )
 
     for (stack, net, path, shape, n, point), run in by_key.items():
-        for faster, slower, what in paths.COMPARISONS:
+        for faster, slower, what in catalogue.COMPARISONS:
             other = by_key.get((stack, net, slower, shape, n, point))
             if path == faster and other is not None and other["rps"]:
                 compare(run, other, what, "%s ÷ %s" % (faster, slower))
@@ -572,7 +572,7 @@ def server_side_table(runs: List[Dict], shown: Optional[List[str]] = None) -> Op
 
 def call_times(run: Dict) -> Dict:
     """A run's mean time of one downstream call (or stream message), client and server side (lab.server_metrics)."""
-    return server_metrics.call_times(run["server_side"], paths.ALL[run["path"]].transport, run["n"])
+    return server_metrics.call_times(run["server_side"], catalogue.ALL[run["path"]].transport, run["n"])
 
 
 def bounded(value: Optional[float], bound: bool) -> str:

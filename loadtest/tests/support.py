@@ -9,7 +9,7 @@ import json
 import os
 import threading
 
-from lab import ab_output, bench, floor, open_loop, paths, repeats, traffic
+from lab import ab_output, bench, catalogue, floor, open_loop, repeats, traffic
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
 # Real floor client results (client.json, with the server's CPU the lab read beside them), one folder per window
@@ -49,7 +49,7 @@ def server_side(path_name, completed, n):
         "aggregator_ms_per_request": 250.0,
         "downstream_calls": calls,
         "client_us_per_call": 900.0 + 100 * len(path_name),
-        "square_service": paths.ALL[path_name].downstream,
+        "square_service": catalogue.ALL[path_name].downstream,
         "square_calls": calls,
         "square_us_per_call": 40.0,
     }
@@ -87,7 +87,7 @@ LOOPBACK_NETWORK = {
 def bytes_per_call(path_name, calls, wire=None):
     """A run's bytes_per_call as the lab makes it from two readings of the square service's connections: one
     connection, whose counters moved by wire (request, response; by default WIRE_BYTES) per call."""
-    service = paths.ALL[path_name].downstream
+    service = catalogue.ALL[path_name].downstream
     request, response = wire or WIRE_BYTES[path_name]
     port = SQUARE_PORTS[service]
     connection = ("[::ffff:127.0.0.1]:%d" % port, "[::ffff:127.0.0.1]:40000")
@@ -107,8 +107,8 @@ def sample_results(concurrency=(100,), n_values=(1000,)):
                 report.failed = report.non2xx = 0
                 report.failed_breakdown = dict.fromkeys(report.failed_breakdown, 0)
                 # The outputs are of other paths and n: the answers' length is made this path's, as a clean run's.
-                report.document_length = len(paths.ALL[path_name].expected_body(n).encode())
-                downstream = paths.ALL[path_name].downstream
+                report.document_length = len(catalogue.ALL[path_name].expected_body(n).encode())
+                downstream = catalogue.ALL[path_name].downstream
                 # Shares of the 2 cores over the run, as a real run has them.
                 wall = report.time_taken_s
                 shares = {
@@ -127,12 +127,17 @@ def sample_results(concurrency=(100,), n_values=(1000,)):
                     "n": n,
                     "concurrency": c,
                     "requests": report.completed,
-                    "services": paths.ALL[path_name].services,
+                    "services": catalogue.ALL[path_name].services,
                     "rss_scope": "run",
                 }
                 run.update(
                     bench.figures(
-                        paths.ALL[path_name], n, report, curve, usage, {"aggregator-service": 180.5, downstream: 150.25}
+                        catalogue.ALL[path_name],
+                        n,
+                        report,
+                        curve,
+                        usage,
+                        {"aggregator-service": 180.5, downstream: 150.25},
                     )
                 )
                 run["server_side"] = server_side(path_name, report.completed, n)
@@ -267,7 +272,7 @@ def sample_open_results(rates=(10, 40), n=50, duration_s=2, repeated=2):
     requests a second; above that rest/unary sheds a quarter of them with 503."""
     runs = []
     for path_name in ("rest/unary", "grpc/unary", "grpc/stream"):
-        path = paths.ALL[path_name]
+        path = catalogue.ALL[path_name]
         body = path.expected_body(n)
         for rate in rates:
             records = []

@@ -4,13 +4,13 @@ import os
 import tempfile
 import unittest
 
-from lab import deadlines, network
+from lab import catalogue, deadlines
 from lab.errors import LabError
 from lab.settings import Settings
 
 
 def on(profile, **env):
-    return deadlines.for_network(network.PROFILES[profile], Settings.from_env(env))
+    return deadlines.for_network(catalogue.PROFILES[profile], Settings.from_env(env))
 
 
 class DeadlineTests(unittest.TestCase):
@@ -21,7 +21,7 @@ class DeadlineTests(unittest.TestCase):
                 self.assertEqual((limits.request_s, limits.call_s, limits.client_timeout_s), (120, None, 120))
 
     def test_wan_at_the_articles_load_waits_for_the_rest_pool_and_the_grpc_connections_bytes(self):
-        request, call = deadlines.slowest(network.PROFILES["wan"], Settings.from_env({}))
+        request, call = deadlines.slowest(catalogue.PROFILES["wan"], Settings.from_env({}))
 
         # A request: 1000 calls of 20 ms, 100 requests sharing 64 connections (x 1.5625), plus 100,000 calls of 200
         # bytes on one 100 Mbit/s connection (1.6 s). A call: behind 800 others on 64 connections, 14 round trips,
@@ -39,7 +39,7 @@ class DeadlineTests(unittest.TestCase):
 
     def test_the_slowest_combination_of_a_sweep_and_the_largest_shape_set_them(self):
         request, _ = deadlines.slowest(
-            network.PROFILES["wan"],
+            catalogue.PROFILES["wan"],
             Settings.from_env({"N": "10 100", "CONCURRENCY": "1 4", "REQUESTS": "20", "PAYLOAD": "small collection"}),
         )
 
@@ -48,7 +48,7 @@ class DeadlineTests(unittest.TestCase):
 
     def test_aggregator_args_in_flight_and_pool_size_count(self):
         _, call = deadlines.slowest(
-            network.PROFILES["lan"],
+            catalogue.PROFILES["lan"],
             Settings.from_env(
                 {"AGGREGATOR_ARGS": "--aggregator.in-flight=1 --aggregator.rest.max-connections=10", "REQUESTS": "100"}
             ),

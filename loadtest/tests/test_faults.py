@@ -6,13 +6,13 @@ import threading
 import time
 import unittest
 
-from lab import fault_figures, fault_load, faults, paths, server_metrics
+from lab import catalogue, fault_figures, fault_load, faults, server_metrics
 from lab.errors import LabError
 from lab.fault_figures import Limits, Phase
 from lab.fault_load import Answer
 
 PROBLEM = "application/problem+json"
-EXPECTED = paths.ALL["grpc/unary"].expected_body(3).encode()
+EXPECTED = catalogue.ALL["grpc/unary"].expected_body(3).encode()
 
 
 def problem(status, detail="x"):
@@ -278,7 +278,7 @@ class CommandTest(unittest.TestCase):
                 with self.assertRaises(SystemExit), contextlib.redirect_stderr(err):
                     faults.parse(argv)
                 self.assertIn(reason, err.getvalue())
-        self.assertEqual(paths.DEFAULT.split(), faults.parse([]).path_names)
+        self.assertEqual(catalogue.DEFAULT.split(), faults.parse([]).path_names)
 
     def test_the_work_gauges_add_up_and_leave_out_the_budget_maximum(self):
         page = server_metrics.parse(

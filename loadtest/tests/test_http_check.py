@@ -5,7 +5,7 @@ import os
 import socket
 import unittest
 
-from lab import http_check, paths
+from lab import catalogue, http_check
 
 from tests import support
 
@@ -51,7 +51,7 @@ class HttpCheckTests(unittest.TestCase):
         cls.server.close()
 
     def mismatch(self, path_name, n):
-        path = paths.ALL[path_name]
+        path = catalogue.ALL[path_name]
         return http_check.answer_mismatch(
             path, path.url({"aggregator-service": self.base, "square-rest-service": self.base}, n), n, 5
         )
@@ -59,9 +59,11 @@ class HttpCheckTests(unittest.TestCase):
     def test_an_aggregator_that_refuses_an_unknown_payload_shape_knows_the_shapes(self):
         urls = {"aggregator-service": self.base}
 
-        self.assertIsNone(http_check.payload_shapes_unknown(paths.ALL["rest/unary"].url(urls, 1, "no-such-shape"), 5))
+        self.assertIsNone(
+            http_check.payload_shapes_unknown(catalogue.ALL["rest/unary"].url(urls, 1, "no-such-shape"), 5)
+        )
         self.assertEqual(
-            http_check.payload_shapes_unknown(paths.ALL["grpc/unary"].url(urls, 1, "no-such-shape"), 5),
+            http_check.payload_shapes_unknown(catalogue.ALL["grpc/unary"].url(urls, 1, "no-such-shape"), 5),
             "GET %s/grpc/unary/1?payload=no-such-shape answered 200, not 400 naming the payload shapes: "
             "this aggregator does not know them (a jar from before PAYLOAD?), so every shape would be "
             "measured as the small call; rebuild it" % self.base,
@@ -88,7 +90,7 @@ class HttpCheckTests(unittest.TestCase):
         with socket.socket() as closed:
             closed.bind(("127.0.0.1", 0))
             port = closed.getsockname()[1]
-        path = paths.ALL["rest/unary"]
+        path = catalogue.ALL["rest/unary"]
 
         problem = http_check.answer_mismatch(path, "http://127.0.0.1:%d/rest/unary/3" % port, 3, 2)
 

@@ -65,6 +65,9 @@ class ImportCircleTests(unittest.TestCase):
     def test_the_errors_import_nothing_of_the_lab(self):
         self.assertEqual(imports_of(LAB)["errors"], set())
 
+    def test_the_catalogue_of_facts_imports_nothing_of_the_lab(self):
+        self.assertEqual(imports_of(LAB)["catalogue"], set())
+
     def test_a_circle_through_an_import_inside_a_function_is_found(self):
         with tempfile.TemporaryDirectory() as root:
             package = os.path.join(root, "pkg")

@@ -10,13 +10,13 @@ import threading
 import time
 import unittest
 
-from lab import clients_figures, health_probe, many_clients, paths, server_metrics
+from lab import catalogue, clients_figures, health_probe, many_clients, server_metrics
 from lab.clients_figures import Counts, Limits, Run
 from lab.health_probe import Check
 
 from tests.support import fixture
 
-REST_UNARY = paths.ALL["rest/unary"]
+REST_UNARY = catalogue.ALL["rest/unary"]
 LIMITS = Limits(goodput_share=0.7, health_limit_ms=1000)
 
 
@@ -418,7 +418,7 @@ class OptionsTest(unittest.TestCase):
     def test_the_defaults_are_the_issues_first_size(self):
         options = many_clients.parse([])
         self.assertEqual(
-            (paths.DEFAULT.split(), [1], [100, 1000, 5000], 20, 5, 0.7),
+            (catalogue.DEFAULT.split(), [1], [100, 1000, 5000], 20, 5, 0.7),
             (
                 options.path_names,
                 options.n_values,

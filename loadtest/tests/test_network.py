@@ -10,7 +10,7 @@ import threading
 import time
 import unittest
 
-from lab import network, tools
+from lab import catalogue, network, tools
 from lab.processes import Processes
 
 # A page as the lab's Toxiproxy serves it on /metrics (without its listener and upstream labels), with a decoy.
@@ -28,17 +28,17 @@ toxiproxy_proxy_sent_bytes_total{direction="upstream",proxy="grpc-1"} 77
 
 class ProfileTests(unittest.TestCase):
     def test_the_four_profiles_in_order(self):
-        self.assertEqual(network.NAMES, ("loopback", "proxy", "lan", "wan"))
-        self.assertFalse(network.PROFILES["loopback"].proxied)
-        self.assertTrue(all(network.PROFILES[name].proxied for name in ("proxy", "lan", "wan")))
+        self.assertEqual(catalogue.NETWORKS, ("loopback", "proxy", "lan", "wan"))
+        self.assertFalse(catalogue.PROFILES["loopback"].proxied)
+        self.assertTrue(all(catalogue.PROFILES[name].proxied for name in ("proxy", "lan", "wan")))
 
     def test_a_bare_proxy_has_no_toxics(self):
-        self.assertEqual(network.PROFILES["proxy"].toxics(), [])
-        self.assertEqual(network.PROFILES["loopback"].toxics(), [])
+        self.assertEqual(catalogue.PROFILES["proxy"].toxics(), [])
+        self.assertEqual(catalogue.PROFILES["loopback"].toxics(), [])
 
     def test_lan_splits_its_round_trip_in_microseconds_and_limits_both_directions(self):
         self.assertEqual(
-            network.PROFILES["lan"].toxics(),
+            catalogue.PROFILES["lan"].toxics(),
             [
                 {
                     "name": "latency_upstream",
@@ -72,7 +72,7 @@ class ProfileTests(unittest.TestCase):
         )
 
     def test_wan_is_10_ms_each_way_at_100_mbit(self):
-        toxics = {toxic["name"]: toxic["attributes"] for toxic in network.PROFILES["wan"].toxics()}
+        toxics = {toxic["name"]: toxic["attributes"] for toxic in catalogue.PROFILES["wan"].toxics()}
         self.assertEqual(
             toxics,
             {
@@ -132,15 +132,15 @@ class RealToxiproxyTests(unittest.TestCase):
             port = int(listen.rsplit(":", 1)[1])
 
             bare = _median_round_trip_ms(port)
-            toxiproxy.apply(network.PROFILES["lan"])
+            toxiproxy.apply(catalogue.PROFILES["lan"])
             self.assertEqual(
                 sorted(t["type"] for t in toxiproxy.toxics("echo")),
                 ["bandwidth", "bandwidth", "latency_us", "latency_us"],
             )
             lan = _median_round_trip_ms(port)
-            toxiproxy.apply(network.PROFILES["wan"])
+            toxiproxy.apply(catalogue.PROFILES["wan"])
             wan = _median_round_trip_ms(port, rounds=10)
-            toxiproxy.apply(network.PROFILES["proxy"])
+            toxiproxy.apply(catalogue.PROFILES["proxy"])
             self.assertEqual(toxiproxy.toxics("echo"), [])
 
             # 0.5 ms and 20 ms added, give or take the timers of a busy machine.

@@ -4,57 +4,57 @@ import os
 import tempfile
 import unittest
 
-from lab import ab_output, paths
+from lab import ab_output, catalogue
 from lab.errors import SettingsError
 from lab.settings import JVM_OPTIONS_FILE, Settings, service_jvm_options
 
 
 class PathTests(unittest.TestCase):
     def test_the_aggregators_answer_is_the_contracts_exact_json(self):
-        rest = paths.ALL["rest/unary"]
+        rest = catalogue.ALL["rest/unary"]
 
         self.assertEqual(rest.expected_body(3), '[{"1":1},{"2":4},{"3":9}]')
         self.assertEqual(rest.expected_body(0), "[]")
-        self.assertEqual(paths.ALL["grpc/stream"].expected_body(1), '[{"1":1}]')
+        self.assertEqual(catalogue.ALL["grpc/stream"].expected_body(1), '[{"1":1}]')
 
     def test_the_rest_square_baseline_answers_a_bare_number(self):
-        self.assertEqual(paths.ALL["rest/square"].expected_body(65536), "4294967296")
-        self.assertEqual(paths.ALL["rest/square"].calls_per_request(65536), 1)
+        self.assertEqual(catalogue.ALL["rest/square"].expected_body(65536), "4294967296")
+        self.assertEqual(catalogue.ALL["rest/square"].calls_per_request(65536), 1)
 
     def test_urls_come_from_the_services_base_urls(self):
         urls = {"aggregator-service": "http://127.0.0.1:8080"}
 
-        self.assertEqual(paths.ALL["grpc/unary"].url(urls, 10), "http://127.0.0.1:8080/grpc/unary/10")
+        self.assertEqual(catalogue.ALL["grpc/unary"].url(urls, 10), "http://127.0.0.1:8080/grpc/unary/10")
 
     def test_a_payload_shape_is_asked_for_in_the_query_and_small_keeps_the_articles_url(self):
         urls = {"aggregator-service": "http://127.0.0.1:8080"}
 
         self.assertEqual(
-            paths.ALL["rest/unary"].url(urls, 10, "collection"),
+            catalogue.ALL["rest/unary"].url(urls, 10, "collection"),
             "http://127.0.0.1:8080/rest/unary/10?payload=collection",
         )
-        self.assertEqual(paths.ALL["rest/unary"].url(urls, 10, "small"), "http://127.0.0.1:8080/rest/unary/10")
+        self.assertEqual(catalogue.ALL["rest/unary"].url(urls, 10, "small"), "http://127.0.0.1:8080/rest/unary/10")
 
     def test_an_unknown_payload_shape_names_the_known_ones(self):
         with self.assertRaises(ValueError) as caught:
-            paths.parse_payloads("wide huge")
+            catalogue.parse_payloads("wide huge")
         self.assertEqual(
             str(caught.exception), "unknown payload shape 'huge' in PAYLOAD; known shapes: small wide deep collection"
         )
 
     def test_each_path_needs_the_aggregator_and_its_square_service_only(self):
         self.assertEqual(
-            paths.services_needed(paths.parse("grpc/stream")), ["square-grpc-service", "aggregator-service"]
+            catalogue.services_needed(catalogue.parse("grpc/stream")), ["square-grpc-service", "aggregator-service"]
         )
         self.assertEqual(
-            paths.services_needed(paths.parse(paths.DEFAULT)),
+            catalogue.services_needed(catalogue.parse(catalogue.DEFAULT)),
             ["square-rest-service", "square-grpc-service", "aggregator-service"],
         )
-        self.assertEqual(paths.services_needed(paths.parse("rest/square")), ["square-rest-service"])
+        self.assertEqual(catalogue.services_needed(catalogue.parse("rest/square")), ["square-rest-service"])
 
     def test_an_unknown_path_names_the_known_ones(self):
         with self.assertRaises(ValueError) as caught:
-            paths.parse("rest/unary soap/unary")
+            catalogue.parse("rest/unary soap/unary")
         self.assertEqual(
             str(caught.exception),
             "unknown path 'soap/unary' in PATHS; known paths: rest/unary rest/h2c "

@@ -8,7 +8,7 @@ import os
 import tempfile
 import unittest
 
-from lab import bench, check_results, floor, paths, report, results
+from lab import bench, catalogue, check_results, floor, report, results
 
 from tests.support import LAB_JAVA_OPTS, ab_fixture, cpu_usage, sample_conditions, sample_results, sample_with_floor
 
@@ -20,7 +20,7 @@ class RunRecordTests(unittest.TestCase):
             {"aggregator-service": 2.0, "square-rest-service": 1.0, "ab": 0.1, "machine": 3.5, "other": 0.4}, wall_s=1.0
         )
         return bench.figures(
-            paths.ALL["rest/unary"],
+            catalogue.ALL["rest/unary"],
             1000,
             report,
             curve,
@@ -30,7 +30,7 @@ class RunRecordTests(unittest.TestCase):
 
     def test_every_response_had_the_expected_answers_length_or_the_run_says_not(self):
         report, curve = ab_fixture("ab-aggregator-grpc-stream-c100")
-        record = bench.figures(paths.ALL["grpc/stream"], 1000, report, curve, {}, {})
+        record = bench.figures(catalogue.ALL["grpc/stream"], 1000, report, curve, {}, {})
 
         # ab checks every response's length against the first one's; the first one's is the expected answer's.
         self.assertEqual(
@@ -46,7 +46,7 @@ class RunRecordTests(unittest.TestCase):
         )
         self.assertEqual(results.problems(dict(record, failed=0, non2xx=0)), [])
 
-        wrong = bench.figures(paths.ALL["grpc/stream"], 100, report, curve, {}, {})
+        wrong = bench.figures(catalogue.ALL["grpc/stream"], 100, report, curve, {}, {})
         self.assertEqual(wrong["verified"]["passed"], 0)
         self.assertEqual(
             results.problems(dict(wrong, failed=0, non2xx=0)),
@@ -512,7 +512,7 @@ class ConditionsCheckTests(unittest.TestCase):
                 "least on network lan: the network's latency did not apply"
             ],
         )
-        self.assertEqual([check_results.round_trips(path, 20, 8) for path in paths.ALL], [3, 3, 3, 20, 1, 0])
+        self.assertEqual([check_results.round_trips(path, 20, 8) for path in catalogue.ALL], [3, 3, 3, 20, 1, 0])
 
     def test_round_trips_want_the_stream_below_rest_unary_on_a_network_with_one(self):
         data = sample_conditions()

@@ -5,9 +5,9 @@ import http.server
 import time
 import unittest
 
-from lab import bench, check_results, paths, server_metrics
+from lab import bench, catalogue, check_results, server_metrics
+from lab.catalogue import AGGREGATOR, SQUARE_GRPC, SQUARE_REST
 from lab.errors import MetricsError
-from lab.paths import AGGREGATOR, SQUARE_GRPC, SQUARE_REST
 from lab.server_metrics import Sample, parse, total
 
 from tests import support
@@ -154,7 +154,7 @@ class DeltaTests(unittest.TestCase):
 
     def test_rest_unary_deltas(self):
         side = server_metrics.server_side(
-            paths.ALL["rest/unary"],
+            catalogue.ALL["rest/unary"],
             {
                 AGGREGATOR: parse(page(AGGREGATOR, 1, 0.25, calls=25, call_seconds=1.0, of="rest_unary")),
                 SQUARE_REST: parse(page(SQUARE_REST, 25, 0.15)),
@@ -181,7 +181,7 @@ class DeltaTests(unittest.TestCase):
 
     def test_rest_calls_with_a_payload_shape_post_to_the_same_uri_and_count_alike(self):
         side = server_metrics.server_side(
-            paths.ALL["rest/unary"],
+            catalogue.ALL["rest/unary"],
             {
                 AGGREGATOR: parse(page(AGGREGATOR, 1, 0.25, calls=25, call_seconds=1.0, of="rest_unary")),
                 SQUARE_REST: parse(page(SQUARE_REST, 25, 0.15, method="POST")),
@@ -196,7 +196,7 @@ class DeltaTests(unittest.TestCase):
 
     def test_grpc_unary_deltas(self):
         side = server_metrics.server_side(
-            paths.ALL["grpc/unary"],
+            catalogue.ALL["grpc/unary"],
             {
                 AGGREGATOR: parse(page(AGGREGATOR, 1, 0.2, calls=25, call_seconds=2.5, of="grpc_unary")),
                 SQUARE_GRPC: parse(page(SQUARE_GRPC, 25, 1.0, of=UNARY)),
@@ -222,7 +222,7 @@ class DeltaTests(unittest.TestCase):
 
     def test_grpc_stream_deltas_name_the_server_time_an_upper_bound(self):
         side = server_metrics.server_side(
-            paths.ALL["grpc/stream"],
+            catalogue.ALL["grpc/stream"],
             {name: parse(text) for name, text in _stream_pages(before=True).items()},
             {name: parse(text) for name, text in _stream_pages(before=False).items()},
         )
@@ -245,7 +245,7 @@ class DeltaTests(unittest.TestCase):
 
     def test_the_pipelined_streams_time_per_message_is_its_requests_time_over_its_messages_on_both_sides(self):
         side = server_metrics.server_side(
-            paths.ALL["grpc/stream"],
+            catalogue.ALL["grpc/stream"],
             {name: parse(text) for name, text in _stream_pages(before=True).items()},
             {name: parse(text) for name, text in _stream_pages(before=False).items()},
         )
@@ -267,7 +267,7 @@ class DeltaTests(unittest.TestCase):
     def test_the_baseline_has_no_aggregator_figures(self):
         # ab -n 30 straight at square-rest-service's square endpoint.
         side = server_metrics.server_side(
-            paths.ALL["rest/square"],
+            catalogue.ALL["rest/square"],
             {SQUARE_REST: parse(page(SQUARE_REST, 525, 3.15))},
             {SQUARE_REST: parse(page(SQUARE_REST, 555, 3.21))},
         )
@@ -341,7 +341,7 @@ class ScrapeOverHttpTests(unittest.TestCase):
             AGGREGATOR: self.base + "/agg/actuator/prometheus",
             SQUARE_GRPC: self.base + "/grpc/actuator/prometheus",
         }
-        path = paths.ALL["grpc/stream"]
+        path = catalogue.ALL["grpc/stream"]
 
         before, error = bench._scrape(urls, path)
         side = bench._server_side(path, urls, before, error)
@@ -353,7 +353,7 @@ class ScrapeOverHttpTests(unittest.TestCase):
         _Pages.served = {
             "/agg/actuator/prometheus": [page(AGGREGATOR, 21, 2.2, calls=525, call_seconds=62.5, of="grpc_unary")]
         }
-        path = paths.ALL["grpc/unary"]
+        path = catalogue.ALL["grpc/unary"]
         missing = {AGGREGATOR: self.base + "/agg/actuator/prometheus", SQUARE_GRPC: self.base + "/nothing"}
 
         before, error = bench._scrape(missing, path)
@@ -370,24 +370,24 @@ class ScrapeOverHttpTests(unittest.TestCase):
         service = bench.Service(AGGREGATOR, [1], self.base, [self.base + "/agg/actuator/prometheus"])
         pauses, said = [], []
 
-        bench._await_idle(paths.ALL["grpc/unary"], [service], 10, said.append, sleep=pauses.append)
+        bench._await_idle(catalogue.ALL["grpc/unary"], [service], 10, said.append, sleep=pauses.append)
 
         self.assertEqual(len(pauses), 2)
         self.assertEqual(said, [])
         _Pages.served = {"/agg/actuator/prometheus": [busy]}
-        bench._await_idle(paths.ALL["grpc/unary"], [service], 0.5, said.append, sleep=lambda s: time.sleep(0.1))
+        bench._await_idle(catalogue.ALL["grpc/unary"], [service], 0.5, said.append, sleep=lambda s: time.sleep(0.1))
         self.assertEqual(said, ["  warning: the aggregator still held requests of the warm-up after 0.5 s"])
 
 
 class SettleTests(unittest.TestCase):
     def test_scrapes_again_until_the_last_calls_are_recorded(self):
-        path = paths.ALL["rest/square"]
-        before = {paths.SQUARE_REST: parse(page(SQUARE_REST, 10, 1.0))}
+        path = catalogue.ALL["rest/square"]
+        before = {catalogue.SQUARE_REST: parse(page(SQUARE_REST, 10, 1.0))}
         # The last call's metrics land a moment after ab got its answer.
         pages = iter([page(SQUARE_REST, 59, 1.5), page(SQUARE_REST, 60, 1.5), page(SQUARE_REST, 60, 1.5)])
 
         after, record = server_metrics.settle(
-            path, before, lambda: {paths.SQUARE_REST: parse(next(pages))}, sleep=lambda _: None
+            path, before, lambda: {catalogue.SQUARE_REST: parse(next(pages))}, sleep=lambda _: None
         )
 
         self.assertEqual(record["square_calls"], 50)
@@ -450,13 +450,13 @@ class ServerSideCheckTests(unittest.TestCase):
     def test_the_baseline_path_compares_square_calls_with_requests(self):
         data = sample_results()
         run = copy.deepcopy(data["runs"][0])
-        run.update(path="rest/square", services=[paths.SQUARE_REST])
+        run.update(path="rest/square", services=[catalogue.SQUARE_REST])
         run["server_side"] = {
             "aggregator_requests": None,
             "aggregator_ms_per_request": None,
             "downstream_calls": None,
             "client_us_per_call": None,
-            "square_service": paths.SQUARE_REST,
+            "square_service": catalogue.SQUARE_REST,
             "square_calls": 1000,
             "square_us_per_call": 30.0,
         }

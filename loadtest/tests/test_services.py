@@ -4,8 +4,8 @@ import socket
 import unittest
 
 from lab import deadlines, run, services
+from lab.catalogue import AGGREGATOR, SQUARE_GRPC, SQUARE_REST
 from lab.errors import LabError
-from lab.paths import AGGREGATOR, SQUARE_GRPC, SQUARE_REST
 from lab.settings import Settings
 
 ALL = [SQUARE_REST, SQUARE_GRPC, AGGREGATOR]

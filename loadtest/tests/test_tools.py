@@ -9,8 +9,8 @@ import unittest
 from unittest import mock
 
 from lab import services, tools
+from lab.catalogue import AGGREGATOR, SQUARE_GRPC, SQUARE_REST
 from lab.errors import LabError, ToolMissing
-from lab.paths import AGGREGATOR, SQUARE_GRPC, SQUARE_REST
 
 
 class InstallerTests(unittest.TestCase):

@@ -11,7 +11,7 @@ import socket
 import time
 import unittest
 
-from lab import bench, cpu, paths, traffic
+from lab import bench, catalogue, cpu, traffic
 
 from tests.support import fixture
 
@@ -107,7 +107,7 @@ class RunRecordTests(unittest.TestCase):
             bench.Service("square-rest-service", [1], None, serving_ports=[REST_PORT]),
             bench.Service("square-grpc-service", [2], None, serving_ports=[GRPC_PORT]),
         ]
-        return bench._Wire(paths.ALL[path_name], services)
+        return bench._Wire(catalogue.ALL[path_name], services)
 
     def test_an_aggregator_path_reads_its_square_services_connections_on_the_port_it_serves(self):
         wire = self.wire("grpc/unary")
