@@ -3,7 +3,7 @@
 python3 -m lab run          the whole lab, with the knobs of the environment (lab.run)
 python3 -m lab report DIR   (re)writes DIR/summary.md and DIR/report.html from DIR/results.json
 python3 -m lab check DIR    checks DIR/results.json as CI does (--round-trips: also on a slow network)
-python3 -m lab knobs        lists the knobs and their defaults
+python3 -m lab knobs        lists the knobs and their defaults (--markdown: as loadtest/README.md's table)
 python3 -m lab faults ...   network faults under load (lab.faults; --help lists its options)
 python3 -m lab clients ...  many clients on each path, measured (lab.many_clients; --help lists its options)
 """
@@ -12,9 +12,8 @@ import argparse
 import os
 import sys
 
-from . import check_results, faults, many_clients, report, results, run
+from . import check_results, faults, many_clients, report, results, run, settings
 from .errors import LabError, exit_status
-from .settings import usage
 
 
 def main(argv=None) -> int:
@@ -27,7 +26,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python3 -m lab")
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("run")
-    commands.add_parser("knobs")
+    commands.add_parser("knobs").add_argument(
+        "--markdown", action="store_true", help="as the table in loadtest/README.md"
+    )
     # Listed for --help only: main hands "faults" and "clients" and their options to their modules before argparse
     # sees them.
     commands.add_parser("faults", help="network faults under load; python3 -m lab faults --help")
@@ -47,7 +48,7 @@ def _command(args: argparse.Namespace) -> int:
     if args.command == "run":
         return run.main()
     if args.command == "knobs":
-        print(usage())
+        print(settings.markdown() if args.markdown else settings.usage())
         return 0
     if args.command == "check":
         return check_results.main([args.results_dir] + (["--round-trips"] if args.round_trips else []))

@@ -132,15 +132,7 @@ COMPARISONS = (
 
 def parse(names: str) -> List[Path]:
     """The paths named in a space-separated list such as PATHS, in the order given."""
-    chosen = []
-    for name in names.split():
-        if name not in ALL:
-            raise ValueError("unknown path %r in PATHS; known paths: %s" % (name, " ".join(ALL)))
-        if ALL[name] not in chosen:
-            chosen.append(ALL[name])
-    if not chosen:
-        raise ValueError("PATHS names no path; known paths: %s" % " ".join(ALL))
-    return chosen
+    return [ALL[name] for name in parse_choices(names, "PATHS", "path", tuple(ALL))]
 
 
 def parse_payloads(names: str) -> List[str]:

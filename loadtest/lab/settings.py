@@ -1,11 +1,14 @@
 """The lab's knobs: environment variables with defaults that replicate the article's `ab -n 1000 -c 100`.
 
-KNOBS is the one place each knob's default and meaning are written; `loadtest/run.sh --help` prints it.
+KNOBS is the one table of them: each row gives a knob's default, how it is read, the Settings field it fills, whether
+results.json records it, and its meaning; `--help` (usage), Settings.from_env, Settings.as_dict and the README's knob
+table (markdown, `python3 -m lab knobs --markdown`) all come from it.
 """
 
 import os
-from dataclasses import asdict, dataclass, field
-from typing import Dict, List, Mapping, Optional
+import textwrap
+from dataclasses import asdict, dataclass
+from typing import Any, Callable, Dict, List, Mapping, Optional
 
 from . import catalogue
 from .errors import SettingsError
@@ -16,6 +19,9 @@ JVM_OPTIONS_FILE = os.path.join(
     os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "jvm.options"
 )
 
+# Replica r of a square service listens on its port + (r - 1) (REST) or + 2 (r - 1) (gRPC and its actuator).
+MAX_REPLICAS = 8
+
 
 def service_jvm_options(path: str = JVM_OPTIONS_FILE) -> str:
     """The options in a `java @file` argument file, space-separated (one option per line, # starts a comment)."""
@@ -24,147 +30,403 @@ def service_jvm_options(path: str = JVM_OPTIONS_FILE) -> str:
     return " ".join(line for line in lines if line and not line.startswith("#"))
 
 
-# (name, default, what it does): the defaults that are not empty are the lab's; an empty one leaves the
-# setting to the service or the tool it is passed to.
+@dataclass(frozen=True)
+class Knob:
+    """One environment variable: its default (empty leaves the setting to the service or tool it is passed to), how
+    its value is read into the Settings field it fills, and whether results.json records that field."""
+
+    name: str
+    default: str
+    field: str
+    # (value, knob's name) -> the field's value; raises SettingsError (or ValueError) naming the knob.
+    parse: Callable[[str, str], Any]
+    meaning: str
+    recorded: bool = False
+    # The README section that says more, by its title.
+    see: str = ""
+    # The README's words for a default that is empty or long.
+    default_text: str = ""
+    # Set, even empty, the variable replaces the default (JAVA_OPTS="": the JVM's own defaults).
+    set_empty: bool = False
+
+
+def _number(value: str, name: str) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        raise SettingsError(
+            "%s must be a whole number (or a space-separated list for CONCURRENCY and N), got %r" % (name, value)
+        ) from None
+
+
+def _positive(value: str, name: str) -> int:
+    number = _number(value, name)
+    if number < 1:
+        raise SettingsError("%s must be at least 1, got %d" % (name, number))
+    return number
+
+
+def _non_negative(value: str, name: str) -> int:
+    number = _number(value, name)
+    if number < 0:
+        raise SettingsError("%s must not be negative, got %d" % (name, number))
+    return number
+
+
+def _port(value: str, name: str) -> int:
+    number = _positive(value, name)
+    if number > 65535:
+        raise SettingsError("%s must be a port number up to 65535, got %d" % (name, number))
+    return number
+
+
+def _replicas(value: str, name: str) -> int:
+    number = _positive(value, name)
+    if number > MAX_REPLICAS:
+        raise SettingsError("%s must be at most %d, got %d" % (name, MAX_REPLICAS, number))
+    return number
+
+
+def _switch(value: str, name: str) -> bool:
+    if value not in ("0", "1"):
+        raise SettingsError("%s must be 0 or 1, got %r" % (name, value))
+    return value == "1"
+
+
+def _seconds(value: str, name: str, positive: bool = True) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise SettingsError("%s must be a number of seconds such as 10 or 0.5, got %r" % (name, value)) from None
+    if seconds < 0 or (positive and seconds == 0):
+        raise SettingsError("%s must be %s, got %r" % (name, "more than 0" if positive else "0 or more", value))
+    return seconds
+
+
+def _seconds_or_zero(value: str, name: str) -> float:
+    return _seconds(value, name, positive=False)
+
+
+def _choice(*choices: str) -> Callable[[str, str], str]:
+    def parse(value: str, name: str) -> str:
+        if value not in choices:
+            raise SettingsError("%s must be one of %s, got %r" % (name, ", ".join(choices), value))
+        return value
+
+    return parse
+
+
+def _each(parse: Callable[[str, str], int]) -> Callable[[str, str], List[int]]:
+    """A space-separated list, each value read by parse."""
+    return lambda value, name: [parse(one, name) for one in value.split()]
+
+
+def _listed(what: str, known) -> Callable[[str, str], List[str]]:
+    """Names from a catalogue list, in the order given, each once."""
+    return lambda value, name: catalogue.parse_choices(value, name, what, known)
+
+
+def _mix(value: str, name: str) -> List[str]:
+    """The paths MIX loads at the same time: none, or at least two known ones, each once."""
+    if not value.strip():
+        return []
+    chosen = catalogue.parse_choices(value, name, "path", tuple(catalogue.ALL))
+    if len(chosen) < 2:
+        raise SettingsError(
+            "MIX loads paths at the same time, so it needs at least two, got %r; known paths: %s"
+            % (value.strip(), " ".join(catalogue.ALL))
+        )
+    return chosen
+
+
 KNOBS = (
-    (
+    Knob(
         "REQUESTS",
         "",
-        "LOAD=closed: a fixed number of requests per measured ab run (the article's recipe: "
-        "REQUESTS=1000); empty: as many as fill DURATION, in whole rounds of CONCURRENCY, counted from "
-        "the warm-up's pace",
+        "requests",
+        lambda value, name: _positive(value, name) if value else None,
+        "`LOAD=closed`: requests of each measured `ab` run (`ab -n`), e.g. `1000`, the article's; empty: `ab` runs of "
+        "whole rounds of `CONCURRENCY`, one after another, until `DURATION` is filled to within half a round (the "
+        "first for 90 % of it at the path's latest pace, the next for half of what is left), read as one run, so "
+        "that every path is measured for as long",
+        recorded=True,
+        default_text="(empty)",
     ),
-    ("CONCURRENCY", "100", "concurrent ab clients; a space-separated list sweeps"),
-    ("N", "1000", "squares per request; a space-separated list sweeps"),
-    ("PATHS", catalogue.DEFAULT, "paths to measure (also: rest/square, a baseline)"),
-    (
+    Knob(
+        "CONCURRENCY",
+        "100",
+        "concurrency",
+        _each(_positive),
+        "concurrent `ab` clients (`ab -c`); a space-separated list sweeps",
+        recorded=True,
+    ),
+    Knob(
+        "N",
+        "1000",
+        "n",
+        _each(_non_negative),
+        "squares per request, i.e. calls (or stream messages) the aggregator makes per request; a space-separated "
+        "list sweeps",
+        recorded=True,
+    ),
+    Knob(
+        "PATHS",
+        catalogue.DEFAULT,
+        "paths",
+        lambda value, name: [path.name for path in catalogue.parse(value)],
+        "the paths to measure, in this order: REST over HTTP/1.1 and over HTTP/2, then gRPC unary, a stream one "
+        "message at a time, a stream pipelined; also `rest/square`, a baseline: one REST call straight to "
+        "square-rest-service",
+        recorded=True,
+    ),
+    Knob(
         "PAYLOAD",
         catalogue.SMALL,
-        "payload shapes each call carries: small (the article's call: no payload), wide, deep, "
-        "collection; a space-separated list measures each",
+        "payload",
+        lambda value, name: catalogue.parse_payloads(value),
+        "the payload shapes each call carries: `small` (the article's call, no payload), `wide`, `deep`, "
+        "`collection`; a space-separated list measures every path with each",
+        recorded=True,
+        see="Payload shapes",
     ),
-    (
+    Knob(
         "NETWORK",
         "loopback",
-        "networks between the aggregator and the square services: loopback (direct), proxy "
-        "(through Toxiproxy, no toxics), lan (0.5 ms round trip, 1 Gbit/s), wan (20 ms, 100 "
-        "Mbit/s); a list measures each in turn, the aggregator restarted for each; all but "
-        "loopback need Go",
+        "network",
+        _listed("network", catalogue.NETWORKS),
+        "the networks between the aggregator and the square services: `loopback` (direct), `proxy` (through "
+        "Toxiproxy, no toxics), `lan` (0.5 ms round trip, 1 Gbit/s), `wan` (20 ms, 100 Mbit/s); a list measures "
+        "everything on each in turn, the aggregator restarted for each; all but `loopback` need Go",
+        recorded=True,
+        see="Networks",
     ),
-    (
+    Knob(
         "REST_SERVER",
         "netty",
-        "Spring servers square-rest-service runs on: netty (WebFlux, its default), tomcat, jetty "
-        "(Spring MVC); a list measures the REST paths on each in turn, the services restarted for "
-        "each",
+        "rest_server",
+        _listed("server", catalogue.REST_SERVERS),
+        "the Spring servers square-rest-service runs on (its `square.server`): `netty` (Spring WebFlux on Reactor "
+        "Netty, its default), `tomcat` and `jetty` (Spring MVC); a list measures every path on the first and the "
+        "REST paths on each of the others, the services started anew for each",
+        recorded=True,
+        see="Stacks",
     ),
-    (
+    Knob(
         "REST_CLIENT",
         "reactor-netty",
-        "the aggregator's REST connectors: reactor-netty (direct), webclient (WebClient "
-        "over Reactor Netty), jetty, apache, jdk (WebClient over each; jdk: HTTP/1.1 "
-        "only); a list measures the REST paths with each in turn",
+        "rest_client",
+        _listed("client", catalogue.REST_CLIENTS),
+        "the aggregator's REST connectors (its `aggregator.rest.client` and `aggregator.rest.h2c-client`): "
+        "`reactor-netty` (Reactor Netty's client, used directly), `webclient` (Spring's WebClient over Reactor "
+        "Netty), `jetty`, `apache` (WebClient over Jetty's or Apache HttpClient 5's), `jdk` (WebClient over the "
+        "JDK's client: HTTP/1.1 only, so no rest/h2c); a list measures the aggregator's REST paths with each in turn",
+        recorded=True,
+        see="Stacks",
     ),
-    (
+    Knob(
         "JAVA_HOMES",
         "",
-        "installed JDKs (their folders) to run every service on, each in turn; empty: the lab's own "
-        "java (JAVA_HOME, else the java on PATH)",
+        "java_homes",
+        lambda value, name: list(dict.fromkeys(value.split())),
+        "installed JDKs (their folders, e.g. `/usr/lib/jvm/temurin-25-jdk-amd64`) to run every service on, one "
+        "after the other, each measuring every path; one that is not a JDK stops the lab before it starts "
+        "anything; empty: the lab's own `java` (`JAVA_HOME`, else the `java` on `PATH`)",
+        recorded=True,
+        default_text="the lab's own `java`",
     ),
-    (
+    Knob(
         "VIRTUAL_THREADS",
         "off",
-        "on: the services' request threads are virtual (spring.threads.virtual.enabled; "
-        "Tomcat and Jetty, JDK 21 or newer)",
+        "virtual_threads",
+        lambda value, name: _choice("off", "on")(value, name) == "on",
+        "`on`: the services' request threads are virtual (`spring.threads.virtual.enabled`: Tomcat and Jetty; JDK "
+        "21 or newer, checked before anything starts)",
+        recorded=True,
     ),
-    (
+    Knob(
         "REPEATS",
         "3",
-        "times each combination is measured, interleaved (round 1 runs every combination once, then "
-        "round 2...); a run reports the median of its repeats and their spread",
+        "repeats",
+        _positive,
+        "times each combination is measured, interleaved: round 1 runs every combination once, then round 2, "
+        "so that the machine's drift hits every path alike; a run reports the median of its repeats, each repeat, "
+        "and the spread",
+        recorded=True,
+        see="Repeats and spread",
     ),
-    (
+    Knob(
         "LOAD",
         "closed",
-        "closed: ab, CONCURRENCY clients each waiting for its answer (the article's way); open: "
-        "Vegeta sends RATE requests a second whatever the answers, latency from each request's "
+        "load",
+        _choice("closed", "open"),
+        "`closed`: `ab`, `CONCURRENCY` clients that each wait for their answer (the article's way); `open`: Vegeta "
+        "sends `RATE` requests a second on a fixed schedule whatever the answers, latency from each request's "
         "intended send time",
+        recorded=True,
+        see="Open loop and the rate sweep",
     ),
-    ("RATE", "50", "LOAD=open: requests per second; a space-separated list sweeps"),
-    (
+    Knob(
+        "RATE",
+        "50",
+        "rate",
+        _each(_positive),
+        # Recorded by as_dict with LOAD=open only.
+        '`LOAD=open`: requests per second; a space-separated list sweeps (`RATE="50 100 200 400"`)',
+    ),
+    Knob(
         "DURATION",
         "20",
-        "seconds each measured run lasts, whatever the path's pace: Vegeta sends for that long "
-        "(LOAD=open), ab runs whole rounds until it is filled (unless REQUESTS is set); with "
-        "LOAD=open, 120 or more is a soak: each run also reports per minute each service's RSS and heap "
-        "after a full GC and the path's p99",
+        "duration_s",
+        _seconds,
+        "seconds each measured run lasts: Vegeta's attack (`LOAD=open`), or the `ab` runs of whole rounds that fill "
+        "it (unless `REQUESTS` is set: `ab -t` would cut the last round of a slow path in the middle); with "
+        "`LOAD=open`, `120` or more makes each run a soak: each run also reports per minute each service's RSS and "
+        "heap after a full GC and the path's p99",
+        recorded=True,
+        see="Soak",
     ),
-    (
+    Knob(
         "MIX",
         "",
-        'paths to load at the same time after the measurements, e.g. "grpc/unary grpc/stream" (each '
-        "also in PATHS): on the first stack and network, at each N, each with CONCURRENCY clients for as long "
-        "as the slowest took alone (LOAD=open: at RATE for DURATION); reports each one's goodput, p99 and "
-        "non-200 answers beside its figures alone; empty: no mix",
+        "mix",
+        _mix,
+        'paths to load at the same time after the measurements, e.g. `"grpc/unary grpc/stream"` (each also in '
+        "`PATHS`): on the first stack and network, at each `N`, each with `CONCURRENCY` clients for as long as the "
+        "slowest took alone (`LOAD=open`: at `RATE` for `DURATION`); reports each path's goodput, p99 and non-200 "
+        "answers by status beside its figures alone; empty: no mix",
+        recorded=True,
+        see="Mixed traffic",
     ),
-    (
+    Knob(
         "WARMUP_SECONDS",
         "10",
-        "seconds of load at the measured concurrency (or rate) before a combination's first "
-        "repeat, discarded, and before each floor run: both measured warm (0: none)",
+        "warmup_s",
+        _seconds_or_zero,
+        "seconds of load at the measured concurrency (or rate) before a combination's first repeat, discarded "
+        "(`ab -t`, or Vegeta), and before each floor run, so that both are measured warm (`0`: none)",
+        recorded=True,
     ),
-    ("AB_TIMEOUT", "120", "seconds ab waits for one response"),
-    ("RESULTS_DIR", "", "where the results go (default loadtest/results/<timestamp>)"),
-    (
+    Knob(
+        "AB_TIMEOUT",
+        "120",
+        "ab_timeout_s",
+        _positive,
+        "seconds `ab` waits for a response (`ab -s`); the aggregator's deadline is set to it as well (a slow network "
+        "adds to both)",
+        recorded=True,
+        see="Networks",
+    ),
+    Knob(
+        "RESULTS_DIR",
+        "",
+        "results_dir",
+        lambda value, name: value or None,
+        "where the results go (git-ignored)",
+        default_text="`loadtest/results/<timestamp>`",
+    ),
+    Knob(
         "JAVA_OPTS",
         service_jvm_options(),
-        "JVM options of every service and of the floor; the default is the "
-        "repository's jvm.options, which every way of starting the services uses",
+        "java_opts",
+        lambda value, name: value,
+        "JVM options of every service and of the floor. The default is what `spring-boot:run`, `java @jvm.options "
+        "-jar`, the image, compose and the manifests start the services with (a fixed 128 MiB heap, the serial "
+        "collector, and `-XX:+ExitOnOutOfMemoryError`: a service that runs out of memory exits rather than staying "
+        "up deaf); set, even empty (JVM defaults), it replaces them",
+        recorded=True,
+        default_text="the options in the repository's [`jvm.options`](../jvm.options)",
+        set_empty=True,
     ),
-    (
+    Knob(
         "AGGREGATOR_ARGS",
         "",
-        "extra Spring arguments for the aggregator, e.g. --aggregator.in-flight=64 (the lab "
-        "sets --aggregator.deadline=<AB_TIMEOUT>s unless this sets it)",
+        "aggregator_args",
+        lambda value, name: value,
+        "extra Spring arguments for the aggregator, e.g. `--aggregator.in-flight=1` (the article's sequential "
+        "loop); the lab sets `--aggregator.deadline=<AB_TIMEOUT>s` unless this sets it",
+        recorded=True,
     ),
-    ("AGGREGATOR_PORT", "8080", "the aggregator's port on 127.0.0.1"),
-    ("SQUARE_REST_PORT", "7575", "the REST square service's port (replica r: + r - 1)"),
-    ("SQUARE_GRPC_PORT", "6565", "the gRPC square service's port (replica r: + 2 (r - 1))"),
-    ("SQUARE_GRPC_ACTUATOR_PORT", "6566", "the gRPC square service's actuator port (replica r: + 2 (r - 1))"),
-    ("TOXIPROXY_PORT", "8474", "NETWORK other than loopback: Toxiproxy's API port on 127.0.0.1"),
-    (
+    Knob("AGGREGATOR_PORT", "8080", "aggregator_port", _port, "the aggregator's port on 127.0.0.1"),
+    Knob("SQUARE_REST_PORT", "7575", "square_rest_port", _port, "the REST square service's port (replica r: + r - 1)"),
+    Knob(
+        "SQUARE_GRPC_PORT", "6565", "square_grpc_port", _port, "the gRPC square service's port (replica r: + 2 (r - 1))"
+    ),
+    Knob(
+        "SQUARE_GRPC_ACTUATOR_PORT",
+        "6566",
+        "square_grpc_actuator_port",
+        _port,
+        "the gRPC square service's actuator port (replica r: + 2 (r - 1))",
+    ),
+    Knob(
+        "TOXIPROXY_PORT",
+        "8474",
+        "toxiproxy_port",
+        _port,
+        "a `NETWORK` other than loopback: Toxiproxy's API port on 127.0.0.1",
+    ),
+    Knob(
         "PROXY_PORT",
         "7700",
-        "NETWORK other than loopback: the first proxy's port; one proxy per square-service "
-        "instance (REST replicas, then gRPC), on consecutive ports",
+        "proxy_port",
+        _port,
+        "a `NETWORK` other than loopback: the first proxy's port; one proxy per square-service replica (REST "
+        "replicas, then gRPC's) on consecutive ports from it",
     ),
-    ("REPLICAS", "1", "replicas of each square service; the aggregator spreads its calls over all of them"),
-    ("HEALTH_TIMEOUT", "180", "seconds to wait for the services to become healthy"),
-    ("LAB_SKIP_BUILD", "0", "1: never run Maven (the Maven build sets it: the jars are fresh there)"),
-    (
+    Knob(
+        "REPLICAS",
+        "1",
+        "replicas",
+        _replicas,
+        "replicas of each square service (at most %d); the aggregator spreads its calls over all of them"
+        % MAX_REPLICAS,
+        recorded=True,
+    ),
+    Knob("HEALTH_TIMEOUT", "180", "health_timeout_s", _positive, "seconds to wait for the services to become healthy"),
+    Knob(
+        "LAB_SKIP_BUILD",
+        "0",
+        "skip_build",
+        _switch,
+        "`1`: never run Maven (the Maven build sets it, as it has just packaged the jars)",
+    ),
+    Knob(
         "PROMETHEUS",
         "0",
-        "1: also run a real Prometheus beside the lab (monitoring/run-prometheus.sh), to browse "
-        "the services' metrics live while the lab runs",
+        "prometheus",
+        _switch,
+        "`1`: also run a real Prometheus beside the lab (`monitoring/run-prometheus.sh`, Debian's `prometheus`), "
+        "scraping the services on the lab's ports every 5 s, to browse their metrics live while the lab runs; the "
+        "lab prints its URL and an example query, and stops it at the end (also on failure or Ctrl-C)",
     ),
-    ("PROMETHEUS_PORT", "9090", "its port on 127.0.0.1"),
-    (
+    Knob("PROMETHEUS_PORT", "9090", "prometheus_port", _port, "its port, on 127.0.0.1"),
+    Knob(
         "FLOOR",
         "1",
-        "1 (LOAD=closed only): after the paths, with the services stopped, run the bare transports "
-        "(transport-floor) with the aggregator's window and JAVA_OPTS, REPEATS times; the report shows each "
-        "path's fraction of its floor",
+        "floor",
+        _switch,
+        "`1`: after the paths, with the services stopped, run the bare transports (transport-floor) with the "
+        "aggregator's window and `JAVA_OPTS`, `REPEATS` times interleaved; the report shows each path's fraction of "
+        "its floor; `0`: skip it. An open loop has no fixed window, so `LOAD=open` runs no floor",
+        recorded=True,
+        see="The transport floor",
     ),
-    ("FLOOR_DURATION", "10", "seconds each floor run measures"),
+    Knob(
+        "FLOOR_DURATION",
+        "10",
+        "floor_duration_s",
+        _seconds,
+        "seconds each floor run measures (a decimal number, e.g. `2` or `0.5`)",
+        recorded=True,
+    ),
 )
-DEFAULTS = {name: default for name, default, _ in KNOBS}
-
-# Replica r of a square service listens on its port + (r - 1) (REST) or + 2 (r - 1) (gRPC and its actuator).
-MAX_REPLICAS = 8
+DEFAULTS = {knob.name: knob.default for knob in KNOBS}
 
 
 @dataclass
 class Settings:
+    """The knobs, read: one field per row of KNOBS (Knob.field), in the order results.json records them."""
+
     # None: as many as fill duration_s (lab.bench.requests_for).
     requests: Optional[int]
     concurrency: List[int]
@@ -172,78 +434,37 @@ class Settings:
     paths: List[str]
     warmup_s: float
     ab_timeout_s: int
-    repeats: int = 3
-    payload: List[str] = field(default_factory=lambda: [catalogue.SMALL])
-    network: List[str] = field(default_factory=lambda: ["loopback"])
-    rest_server: List[str] = field(default_factory=lambda: ["netty"])
-    rest_client: List[str] = field(default_factory=lambda: ["reactor-netty"])
-    mix: List[str] = field(default_factory=list)
-    java_homes: List[str] = field(default_factory=list)
-    virtual_threads: bool = False
-    load: str = "closed"
-    rate: List[int] = field(default_factory=lambda: [50])
-    duration_s: float = 20.0
-    floor: bool = True
-    floor_duration_s: float = 10.0
-    replicas: int = 1
-    java_opts: str = ""
-    aggregator_args: str = ""
-    aggregator_port: int = 8080
-    square_rest_port: int = 7575
-    square_grpc_port: int = 6565
-    square_grpc_actuator_port: int = 6566
-    toxiproxy_port: int = 8474
-    proxy_port: int = 7700
-    health_timeout_s: int = 180
-    skip_build: bool = False
-    prometheus: bool = False
-    prometheus_port: int = 9090
-    results_dir: Optional[str] = None
+    repeats: int
+    payload: List[str]
+    network: List[str]
+    rest_server: List[str]
+    rest_client: List[str]
+    mix: List[str]
+    java_homes: List[str]
+    virtual_threads: bool
+    load: str
+    rate: List[int]
+    duration_s: float
+    floor: bool
+    floor_duration_s: float
+    replicas: int
+    java_opts: str
+    aggregator_args: str
+    aggregator_port: int
+    square_rest_port: int
+    square_grpc_port: int
+    square_grpc_actuator_port: int
+    toxiproxy_port: int
+    proxy_port: int
+    health_timeout_s: int
+    skip_build: bool
+    prometheus: bool
+    prometheus_port: int
+    results_dir: Optional[str]
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> "Settings":
-        def knob(name: str) -> str:
-            value = env.get(name, "").strip()
-            return value if value else DEFAULTS[name]
-
-        settings = cls(
-            requests=_positive(knob("REQUESTS"), "REQUESTS") if knob("REQUESTS") else None,
-            concurrency=[_positive(v, "CONCURRENCY") for v in knob("CONCURRENCY").split()],
-            n=[_non_negative(v, "N") for v in knob("N").split()],
-            paths=[p.name for p in _paths(knob("PATHS"))],
-            payload=_payloads(knob("PAYLOAD")),
-            network=_networks(knob("NETWORK")),
-            rest_server=_choices(knob("REST_SERVER"), "REST_SERVER", "server", catalogue.REST_SERVERS),
-            rest_client=_choices(knob("REST_CLIENT"), "REST_CLIENT", "client", catalogue.REST_CLIENTS),
-            mix=_mix(knob("MIX")),
-            java_homes=list(dict.fromkeys(knob("JAVA_HOMES").split())),
-            virtual_threads=_choice(knob("VIRTUAL_THREADS"), "VIRTUAL_THREADS", ("off", "on")) == "on",
-            warmup_s=_seconds(knob("WARMUP_SECONDS"), "WARMUP_SECONDS", positive=False),
-            ab_timeout_s=_positive(knob("AB_TIMEOUT"), "AB_TIMEOUT"),
-            repeats=_positive(knob("REPEATS"), "REPEATS"),
-            load=_choice(knob("LOAD"), "LOAD", ("closed", "open")),
-            rate=[_positive(v, "RATE") for v in knob("RATE").split()],
-            duration_s=_seconds(knob("DURATION"), "DURATION", positive=True),
-            floor=_switch(knob("FLOOR"), "FLOOR"),
-            floor_duration_s=_seconds(knob("FLOOR_DURATION"), "FLOOR_DURATION", positive=True),
-            replicas=_positive(knob("REPLICAS"), "REPLICAS"),
-            # JAVA_OPTS may be set empty on purpose: JVM defaults.
-            java_opts=env["JAVA_OPTS"] if "JAVA_OPTS" in env else DEFAULTS["JAVA_OPTS"],
-            aggregator_args=knob("AGGREGATOR_ARGS"),
-            aggregator_port=_port(knob("AGGREGATOR_PORT"), "AGGREGATOR_PORT"),
-            square_rest_port=_port(knob("SQUARE_REST_PORT"), "SQUARE_REST_PORT"),
-            square_grpc_port=_port(knob("SQUARE_GRPC_PORT"), "SQUARE_GRPC_PORT"),
-            square_grpc_actuator_port=_port(knob("SQUARE_GRPC_ACTUATOR_PORT"), "SQUARE_GRPC_ACTUATOR_PORT"),
-            toxiproxy_port=_port(knob("TOXIPROXY_PORT"), "TOXIPROXY_PORT"),
-            proxy_port=_port(knob("PROXY_PORT"), "PROXY_PORT"),
-            health_timeout_s=_positive(knob("HEALTH_TIMEOUT"), "HEALTH_TIMEOUT"),
-            skip_build=_switch(knob("LAB_SKIP_BUILD"), "LAB_SKIP_BUILD"),
-            prometheus=_switch(knob("PROMETHEUS"), "PROMETHEUS"),
-            prometheus_port=_port(knob("PROMETHEUS_PORT"), "PROMETHEUS_PORT"),
-            results_dir=knob("RESULTS_DIR") or None,
-        )
-        if settings.replicas > MAX_REPLICAS:
-            raise SettingsError("REPLICAS must be at most %d, got %d" % (MAX_REPLICAS, settings.replicas))
+        settings = cls(**{knob.field: _read(knob, env) for knob in KNOBS})
         settings._check_combinations()
         return settings
 
@@ -264,29 +485,7 @@ class Settings:
 
     def as_dict(self) -> Dict:
         """What results.json records of them: the measuring knobs, not where the services listened."""
-        recorded = (
-            "requests",
-            "duration_s",
-            "concurrency",
-            "n",
-            "paths",
-            "warmup_s",
-            "ab_timeout_s",
-            "floor",
-            "floor_duration_s",
-            "replicas",
-            "java_opts",
-            "aggregator_args",
-            "repeats",
-            "load",
-            "payload",
-            "network",
-            "rest_server",
-            "rest_client",
-            "java_homes",
-            "virtual_threads",
-            "mix",
-        )
+        recorded = {knob.field for knob in KNOBS if knob.recorded}
         found = {key: value for key, value in asdict(self).items() if key in recorded}
         if self.open_loop:
             # An open loop has no fixed number of requests or clients: a rate and a duration instead.
@@ -343,111 +542,36 @@ class Settings:
                     raise SettingsError("N %s is not a 32-bit number for path %s" % (too_big, name))
 
 
+def _read(knob: Knob, env: Mapping[str, str]) -> Any:
+    """A knob's value from the environment, its default when unset or blank, read by the knob's parser."""
+    if knob.set_empty and knob.name in env:
+        value = env[knob.name]
+    else:
+        value = env.get(knob.name, "").strip() or knob.default
+    try:
+        return knob.parse(value, knob.name)
+    except SettingsError:
+        raise
+    except ValueError as error:
+        # The catalogue's parsers name the knob and the known values themselves.
+        raise SettingsError(str(error)) from None
+
+
 def usage() -> str:
     """The knobs, as `loadtest/run.sh --help` lists them."""
     lines = ["Knobs are environment variables (defaults replicate the article's `ab -n 1000 -c 100`):"]
-    for name, default, meaning in KNOBS:
-        lines.append("  %-26s %s%s" % (name, meaning, "  [%s]" % default if default else ""))
+    for knob in KNOBS:
+        text = knob.meaning + (" (loadtest/README.md: %s)" % knob.see if knob.see else "")
+        text += "  [%s]" % knob.default if knob.default else ""
+        lines.append(textwrap.fill(text, 118, initial_indent="  %-26s " % knob.name, subsequent_indent=" " * 29))
     return "\n".join(lines)
 
 
-def _number(value: str, name: str) -> int:
-    try:
-        return int(value)
-    except ValueError:
-        raise SettingsError(
-            "%s must be a whole number (or a space-separated list for CONCURRENCY and N), got %r" % (name, value)
-        ) from None
-
-
-def _positive(value: str, name: str) -> int:
-    number = _number(value, name)
-    if number < 1:
-        raise SettingsError("%s must be at least 1, got %d" % (name, number))
-    return number
-
-
-def _non_negative(value: str, name: str) -> int:
-    number = _number(value, name)
-    if number < 0:
-        raise SettingsError("%s must not be negative, got %d" % (name, number))
-    return number
-
-
-def _port(value: str, name: str) -> int:
-    number = _positive(value, name)
-    if number > 65535:
-        raise SettingsError("%s must be a port number up to 65535, got %d" % (name, number))
-    return number
-
-
-def _choice(value: str, name: str, choices) -> str:
-    if value not in choices:
-        raise SettingsError("%s must be one of %s, got %r" % (name, ", ".join(choices), value))
-    return value
-
-
-def _switch(value: str, name: str) -> bool:
-    if value not in ("0", "1"):
-        raise SettingsError("%s must be 0 or 1, got %r" % (name, value))
-    return value == "1"
-
-
-def _seconds(value: str, name: str, positive: bool) -> float:
-    try:
-        seconds = float(value)
-    except ValueError:
-        raise SettingsError("%s must be a number of seconds such as 10 or 0.5, got %r" % (name, value)) from None
-    if seconds < 0 or (positive and seconds == 0):
-        raise SettingsError("%s must be %s, got %r" % (name, "more than 0" if positive else "0 or more", value))
-    return seconds
-
-
-def _payloads(value: str) -> List[str]:
-    try:
-        return catalogue.parse_payloads(value)
-    except ValueError as error:
-        raise SettingsError(str(error)) from None
-
-
-def _choices(value: str, knob: str, what: str, known) -> List[str]:
-    try:
-        return catalogue.parse_choices(value, knob, what, known)
-    except ValueError as error:
-        raise SettingsError(str(error)) from None
-
-
-def _networks(value: str) -> List[str]:
-    """The networks named in NETWORK, in the order given, each once."""
-    chosen = []
-    for name in value.split():
-        if name not in catalogue.NETWORKS:
-            raise SettingsError(
-                "unknown network %r in NETWORK; known networks: %s" % (name, " ".join(catalogue.NETWORKS))
-            )
-        if name not in chosen:
-            chosen.append(name)
-    return chosen
-
-
-def _paths(value: str):
-    try:
-        return catalogue.parse(value)
-    except ValueError as error:
-        raise SettingsError(str(error)) from None
-
-
-def _mix(value: str) -> List[str]:
-    """The paths MIX loads at the same time: none, or at least two known ones, each once."""
-    if not value.strip():
-        return []
-    try:
-        chosen = catalogue.parse_choices(value, "MIX", "path", tuple(catalogue.ALL))
-    except ValueError as error:
-        raise SettingsError(str(error)) from None
-    if len(chosen) < 2:
-        raise SettingsError(
-            "MIX loads paths at the same time, so it needs at least two, got %r; known paths: %s"
-            % (value.strip(), " ".join(catalogue.ALL))
-        )
-    return chosen
+def markdown() -> str:
+    """The knobs as loadtest/README.md's table (`python3 -m lab knobs --markdown`)."""
+    lines = ["| variable | default | what it sets |", "| --- | --- | --- |"]
+    for knob in KNOBS:
+        default = knob.default_text or ("`%s`" % knob.default if knob.default else "")
+        see = " ([%s](#%s))" % (knob.see, knob.see.lower().replace(" ", "-")) if knob.see else ""
+        lines.append("| `%s` | %s | %s%s |" % (knob.name, default, knob.meaning, see))
+    return "\n".join(lines)
