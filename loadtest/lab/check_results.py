@@ -63,7 +63,7 @@ def problems(data: Dict) -> List[str]:
             "%s: %s" % (results.run_name(run), problem)
             for problem in run_problems(run, settings.get("repeats", 1)) + network_problems(run, settings)
         ]
-        if open_loop and settings.get("duration_s", 0) >= soak.SOAK_MIN_S and "error" not in run:
+        if open_loop and settings.get("duration_s", 0) >= soak.SOAK_MIN_S and not results.failed(run):
             found += [
                 "%s: %s" % (results.run_name(run), problem)
                 for problem in (
@@ -79,7 +79,7 @@ def problems(data: Dict) -> List[str]:
 def shape_bytes_problems(runs: List[Dict]) -> List[str]:
     """A payload shape carries more than the small call both ways, at the same path, network, n and setting: one
     that does not was not carried (an aggregator that ignored ?payload= answers the same squares)."""
-    wire = {results.key(run): run.get("bytes_per_call") or {} for run in runs if "error" not in run}
+    wire = {results.key(run): run.get("bytes_per_call") or {} for run in runs if not results.failed(run)}
     found = []
     for run in runs:
         stack, net, path, shape, n, point = key = results.key(run)
@@ -98,7 +98,7 @@ def shape_bytes_problems(runs: List[Dict]) -> List[str]:
 
 def run_problems(run: Dict, repeats: int = 1) -> List[str]:
     found = results.problems(run)
-    if "error" in run:
+    if results.failed(run):
         return found
     measured = len(run.get("repeats") or [None])
     if measured != repeats:
@@ -149,8 +149,8 @@ def bytes_problems(run: Dict) -> List[str]:
     record = run.get("bytes_per_call")
     if not record:
         return ["no bytes per call (bytes_per_call is missing)"]
-    if "error" in record:
-        return [record["error"]]
+    if results.failed(record):
+        return [record[results.ERROR]]
     found = [
         "%s bytes per call is %s" % (side, record.get(side))
         for side in ("request", "response")
@@ -174,7 +174,7 @@ def network_problems(run: Dict, settings: Dict) -> List[str]:
     other: unary calls one per window of in-flight calls, ping-pong one per message, a stream one in all. Below
     that, the network's latency did not apply."""
     profile = (settings.get("networks") or {}).get(results.network(run)) or {}
-    if "error" in run or not profile.get("rtt_ms"):
+    if results.failed(run) or not profile.get("rtt_ms"):
         return []
     bound = (
         round_trips(run["path"], run["n"], (settings.get("aggregator") or {}).get("in_flight", 1)) * profile["rtt_ms"]
@@ -202,7 +202,7 @@ def round_trip_problems(data: Dict) -> List[str]:
     payload, n and concurrency, and both were measured."""
     found = []
     networks = data["settings"].get("networks") or {}
-    runs = {results.key(run): run for run in data["runs"] if "error" not in run}
+    runs = {results.key(run): run for run in data["runs"] if not results.failed(run)}
     for (stack, net, path, shape, n, point), unary in runs.items():
         if path != "rest/unary" or not (networks.get(net) or {}).get("rtt_ms"):
             continue
@@ -248,13 +248,13 @@ def server_side_check(run: Dict) -> Tuple[List[str], Optional[str]]:
     and the aggregator counted completed successful requests. With failed requests the counts cannot agree,
     so the check is skipped (the failures fail the run anyway).
     """
-    if "error" in run:
+    if results.failed(run):
         return [], None
     side = run.get("server_side")
     if not side:
         return ["no server-side figures (server_side is missing)"], None
-    if "error" in side:
-        return [side["error"]], None
+    if results.failed(side):
+        return [side[results.ERROR]], None
     if run["failed"] or run["non2xx"]:
         return [], "%d failed and %d non-2xx requests: square calls not compared with requests x n" % (
             run["failed"],
@@ -314,8 +314,8 @@ def floor_check(data: Dict) -> List[str]:
         window = floor.Window.from_record(record["transport"], record["window"])
         by_window[window] = record
         label = "floor %s, %s" % (window.transport, window.describe())
-        if "error" in record:
-            found.append("%s: %s" % (label, record["error"]))
+        if results.failed(record):
+            found.append("%s: %s" % (label, record[results.ERROR]))
             continue
         found += ["%s: %s" % (label, problem) for problem in window.check(record.get("settings") or {})]
         if not (record.get("calls_per_second") or 0) > 0:
@@ -333,7 +333,7 @@ def floor_check(data: Dict) -> List[str]:
             found.append("no floor run for %s, %s" % (window.transport, window.describe()))
     for run in data["runs"]:
         window = by_combination.get((run["path"], run["n"], run["concurrency"]))
-        if window is None or "error" in run or not floor.compared_with_floor(run):
+        if window is None or results.failed(run) or not floor.compared_with_floor(run):
             if run.get("floor") and not floor.compared_with_floor(run):
                 found.append(
                     "%s: a fraction of floor, but the floor is for the small payload on loopback only"
@@ -356,10 +356,10 @@ def _path_floor_problems(run: Dict, window: "floor.Window", floor_run: Optional[
             "compared with the floor of %s %s, but the aggregator's window was %s %s"
             % (record.get("transport"), record.get("window"), window.transport, window.as_dict())
         ]
-    if "error" in record:
+    if results.failed(record):
         # A failed floor run is reported once, as the floor's problem.
-        return [] if floor_run is not None and "error" in floor_run else [record["error"]]
-    if floor_run is None or "error" in floor_run:
+        return [] if floor_run is not None and results.failed(floor_run) else [record[results.ERROR]]
+    if floor_run is None or results.failed(floor_run):
         return ["a fraction of floor without a successful floor run for its window"]
     found = []
     if record["floor_calls_per_second"] != floor_run["calls_per_second"]:

@@ -103,9 +103,15 @@ def _types(expected) -> str:
     return " or ".join(expected) if isinstance(expected, list) else expected
 
 
+def failed(record: Dict) -> bool:
+    """Whether a part of results.json failed: a run, its bytes_per_call, server_side or floor, or a floor run, which
+    then says why under ERROR instead of its figures."""
+    return ERROR in record
+
+
 def problems(run: Dict) -> List[str]:
     """Why a run's figures cannot be trusted as they stand; empty when they can."""
-    if ERROR in run:
+    if failed(run):
         return [run[ERROR]]
     found = []
     verified = run.get("verified")

@@ -2,6 +2,7 @@
 test results carry is described, and a wrong type or a missing key is named by its path, by the writer and the check.
 """
 
+import ast
 import contextlib
 import io
 import json
@@ -70,6 +71,29 @@ def warmed():
     return data
 
 
+def schema_keys(schema=None):
+    """Every key name the schema describes, anywhere."""
+    schema = results.schema() if schema is None else schema
+    if isinstance(schema, list):
+        return set().union(*map(schema_keys, schema)) if schema else set()
+    if not isinstance(schema, dict):
+        return set()
+    return set(schema.get("properties", {})) | set().union(*map(schema_keys, schema.values()))
+
+
+def keys_read(module_path):
+    """The string keys a module reads of a dict: record["key"], record.get("key"), "key" in record."""
+    found = set()
+    for node in ast.walk(ast.parse(open(module_path).read())):
+        if isinstance(node, ast.Subscript):
+            found.add(node.slice)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
+            found.update(node.args[:1])
+        elif isinstance(node, ast.Compare) and any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops):
+            found.add(node.left)
+    return {key.value for key in found if isinstance(key, ast.Constant) and isinstance(key.value, str)}
+
+
 def undescribed(schema, value, at=()):
     """The key paths of value that the schema does not name (as a property, or under additionalProperties)."""
     schema = _resolved(schema)
@@ -123,6 +147,13 @@ class SchemaTests(unittest.TestCase):
                 data = json.loads(json.dumps(data))
                 self.assertEqual(results.violations(data), [])
                 self.assertEqual(undescribed(results.schema(), data), [])
+
+    def test_every_key_the_check_reads_is_one_the_schema_describes(self):
+        # Not keys: the check's option, and the open loop's kind of error (a key of a run's errors, by kind).
+        others = {"--round-trips", "wrong_answer"}
+        lab = os.path.dirname(results.__file__)
+        self.assertEqual(keys_read(os.path.join(lab, "check_results.py")) - schema_keys() - others, set())
+        self.assertIn("rps", keys_read(os.path.join(lab, "check_results.py")))
 
     def test_a_wrong_type_is_named_by_its_key_path(self):
         data = default_run()
