@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
 from . import ab_output, cpu, open_loop, server_metrics, soak, traffic
-from .catalogue import AGGREGATOR, SMALL, Path
+from .catalogue import AGGREGATOR, LOOPBACK, SMALL, Path
 from .errors import ServiceExited
 from .processes import Watched, check_alive, wait_until
 from .settings import Settings
@@ -35,7 +35,7 @@ class Conditions:
     (NETWORK) between the aggregator and the square services."""
 
     payload: str = SMALL
-    network: str = "loopback"
+    network: str = LOOPBACK
     # The stack in file names (lab.stacks' slug), empty for the first stack of a run.
     stack: str = ""
     # The stack as messages name it (lab.stacks' label), e.g. "netty · reactor-netty client · JDK 17".
@@ -45,7 +45,7 @@ class Conditions:
         """The conditions in a file name: nothing for the default ones, so that the article's names stay."""
         return "".join(
             "_" + value
-            for value, default in ((self.payload, SMALL), (self.network, "loopback"), (self.stack, ""))
+            for value, default in ((self.payload, SMALL), (self.network, LOOPBACK), (self.stack, ""))
             if value != default
         )
 

@@ -2,6 +2,7 @@
 a correct answer is, who does the work), the payload shapes, the REST servers and clients, and the networks between
 the aggregator and the square services."""
 
+import math
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional
 
@@ -37,6 +38,9 @@ class Path:
     # The contract's name of the path's transport (the aggregator's metric tag, and the floor's transport that
     # carries the same calls bare), or None for a path without the aggregator.
     transport: Optional[str] = None
+    # How its n calls wait on the network: "windows" of in-flight calls (unary), "one at a time" on one stream
+    # (ping-pong), or "pipelined" on one stream; empty without the aggregator.
+    calls: str = ""
 
     def url(self, base_urls: Dict[str, str], n: int, payload: str = SMALL) -> str:
         """The URL ab asks for; a payload shape other than small as ?payload=, so that the article's URLs stay."""
@@ -53,6 +57,14 @@ class Path:
         """How many square calls (or stream messages) one request costs downstream."""
         return n if self.target == AGGREGATOR else 1
 
+    def round_trips(self, n: int, in_flight: int) -> int:
+        """The round trips one request of n calls waits for, one after the other, at least."""
+        if n < 1 or not self.calls:
+            return 0
+        if self.calls == "windows":
+            return math.ceil(n / in_flight)
+        return n if self.calls == "one at a time" else 1
+
     @property
     def services(self) -> List[str]:
         return [self.target] if self.downstream is None else [self.target, self.downstream]
@@ -68,6 +80,7 @@ ALL = {
             SQUARE_REST,
             "aggregator -> square-rest-service: n REST calls",
             "rest_unary",
+            "windows",
         ),
         Path(
             "rest/h2c",
@@ -76,6 +89,7 @@ ALL = {
             SQUARE_REST,
             "aggregator -> square-rest-service: n REST calls over HTTP/2 cleartext, multiplexed",
             "rest_h2c",
+            "windows",
         ),
         Path(
             "grpc/unary",
@@ -84,6 +98,7 @@ ALL = {
             SQUARE_GRPC,
             "aggregator -> square-grpc-service: n gRPC unary calls",
             "grpc_unary",
+            "windows",
         ),
         Path(
             "grpc/pingpong",
@@ -92,6 +107,7 @@ ALL = {
             SQUARE_GRPC,
             "aggregator -> square-grpc-service: n messages on one bidi stream, one at a time",
             "grpc_pingpong",
+            "one at a time",
         ),
         Path(
             "grpc/stream",
@@ -100,6 +116,7 @@ ALL = {
             SQUARE_GRPC,
             "aggregator -> square-grpc-service: n messages on one bidi stream, pipelined",
             "grpc_stream",
+            "pipelined",
         ),
         # A baseline beside the article's three: one REST call straight to the square service, no aggregator
         # (n is then the number squared). It needs only square-rest-service, and has no transport of the
@@ -169,6 +186,8 @@ def services_needed(paths: Iterable[Path]) -> List[str]:
 
 # The networks (NETWORK): Toxiproxy's toxics between the aggregator and each square service (lab.network applies them).
 
+# The network every run crossed before NETWORK, and the default: no proxy.
+LOOPBACK = "loopback"
 # Toxiproxy's bandwidth toxic counts KB/s of 1000 bytes: 1 Mbit/s is 125 of them.
 KB_PER_S_PER_MBIT = 125
 DIRECTIONS = ("upstream", "downstream")
@@ -219,7 +238,7 @@ class Profile:
 PROFILES = {
     profile.name: profile
     for profile in (
-        Profile("loopback", False, 0.0, None, "loopback, direct: no proxy"),
+        Profile(LOOPBACK, False, 0.0, None, "loopback, direct: no proxy"),
         Profile("proxy", True, 0.0, None, "loopback through Toxiproxy with no toxics: what the proxy itself costs"),
         Profile("lan", True, 0.5, 1000, "LAN: 0.5 ms round trip, 1 Gbit/s each way"),
         Profile("wan", True, 20.0, 100, "WAN: 20 ms round trip, 100 Mbit/s each way"),

@@ -23,8 +23,6 @@ from .errors import FloorError, exit_status
 # user-agent and accept: about 110 bytes): a small REST unary call's request bytes outside it were not measured
 # at the socket.
 REST_GET_BYTES = (60, 400)
-# Paths whose n calls make a request go in windows of in-flight calls, each window waiting for a round trip.
-UNARY_PATHS = ("rest/unary", "rest/h2c", "grpc/unary")
 
 
 def problems(data: Dict) -> List[str]:
@@ -177,7 +175,8 @@ def network_problems(run: Dict, settings: Dict) -> List[str]:
     if results.failed(run) or not profile.get("rtt_ms"):
         return []
     bound = (
-        round_trips(run["path"], run["n"], (settings.get("aggregator") or {}).get("in_flight", 1)) * profile["rtt_ms"]
+        catalogue.ALL[run["path"]].round_trips(run["n"], (settings.get("aggregator") or {}).get("in_flight", 1))
+        * profile["rtt_ms"]
     )
     p50 = run["latency_ms"].get("p50")
     if p50 is None or p50 >= bound:
@@ -186,15 +185,6 @@ def network_problems(run: Dict, settings: Dict) -> List[str]:
         "p50 %s ms, below the %g ms that its round trips of %g ms take at least on network %s: the network's "
         "latency did not apply" % (p50, bound, profile["rtt_ms"], results.network(run))
     ]
-
-
-def round_trips(path: str, n: int, in_flight: int) -> int:
-    """The round trips one request of n calls waits for, one after the other, at least."""
-    if n < 1 or catalogue.ALL[path].target != catalogue.AGGREGATOR:
-        return 0
-    if path in UNARY_PATHS:
-        return math.ceil(n / in_flight)
-    return n if path == "grpc/pingpong" else 1
 
 
 def round_trip_problems(data: Dict) -> List[str]:

@@ -173,8 +173,8 @@ def plan(settings: Dict) -> Tuple[List[Window], Dict[Tuple[str, int, int], Windo
     (compared_with_floor) have a floor, and without such runs there is none."""
     aggregator = settings.get("aggregator")
     windows, by_combination = [], {}
-    if "small" not in (settings.get("payload") or ["small"]) or "loopback" not in (
-        settings.get("network") or ["loopback"]
+    if catalogue.SMALL not in (settings.get("payload") or [catalogue.SMALL]) or catalogue.LOOPBACK not in (
+        settings.get("network") or [catalogue.LOOPBACK]
     ):
         return windows, by_combination
     for path_name in settings["paths"]:
@@ -492,7 +492,9 @@ def attach(data: Dict, floor_runs: List[Dict], extra: Optional[Dict] = None) -> 
 def compared_with_floor(run: Dict) -> bool:
     """Whether a run is one the floor is for: the small payload on loopback (as every run before PAYLOAD and
     NETWORK was)."""
-    return (run.get("payload") or "small") == "small" and (run.get("network") or "loopback") == "loopback"
+    return (run.get("payload") or catalogue.SMALL) == catalogue.SMALL and (
+        run.get("network") or catalogue.LOOPBACK
+    ) == catalogue.LOOPBACK
 
 
 def why_failed(log_path: str) -> str:

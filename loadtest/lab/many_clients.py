@@ -173,7 +173,7 @@ def aggregator_args(options: argparse.Namespace, from_env: str) -> str:
 def run(options: argparse.Namespace) -> int:
     open_files = raise_open_files(max(options.client_counts) + FD_HEADROOM)
     tools.ensure_command("ab", "apache2-utils", tools.AB_MISSING)
-    env = dict(os.environ, NETWORK="loopback", FLOOR="0", PATHS=" ".join(options.path_names))
+    env = dict(os.environ, NETWORK=catalogue.LOOPBACK, FLOOR="0", PATHS=" ".join(options.path_names))
     env["AGGREGATOR_ARGS"] = aggregator_args(options, os.environ.get("AGGREGATOR_ARGS", ""))
     settings = Settings.from_env(env)
     results_dir = os.path.abspath(
@@ -200,7 +200,7 @@ def run(options: argparse.Namespace) -> int:
     with Processes() as processes:
         lab_stage = stage.Stage(processes, settings, instances, jars, results_dir)
         lab_stage.start_squares(stack)
-        with lab_stage.aggregator_on(catalogue.PROFILES["loopback"], deadlines) as started:
+        with lab_stage.aggregator_on(catalogue.PROFILES[catalogue.LOOPBACK], deadlines) as started:
             info = (lab_stage.aggregator_info() or {}).get("aggregator") or {}
             record["aggregator_deadline_s"] = (info.get("deadline-ms") or options.deadline * 1000) / 1000
             rows, stopped = exercise(options, started, results_dir, limits)

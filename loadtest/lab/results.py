@@ -8,7 +8,7 @@ from typing import Dict, List, Optional, Tuple
 
 import jsonschema
 
-from .catalogue import AGGREGATOR, SMALL, SQUARE_GRPC, SQUARE_REST
+from .catalogue import AGGREGATOR, LOOPBACK, SMALL, SQUARE_GRPC, SQUARE_REST
 from .errors import ResultsError
 
 # Every key results.json may hold, its type, and which a run must have: the contract, beside this module.
@@ -21,7 +21,6 @@ ERROR = "error"
 # as the services are: its CPU is shown beside theirs, never in "other".
 PROXY = "toxiproxy"
 SERVICE_ORDER = (AGGREGATOR, SQUARE_REST, SQUARE_GRPC, PROXY)
-LOOPBACK = "loopback"
 
 
 def now() -> str:

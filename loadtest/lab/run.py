@@ -258,7 +258,7 @@ def measure(
                     raise LabError(
                         "a path answers wrongly%s%s, so the lab measures nothing:\n  %s"
                         % (
-                            "" if settings.network == ["loopback"] else " on network " + name,
+                            "" if settings.network == [catalogue.LOOPBACK] else " on network " + name,
                             "" if len(lab_stacks) == 1 else " on stack " + stack.label,
                             "\n  ".join(wrong),
                         )
@@ -327,7 +327,7 @@ def measure_network(
     9.8 %). results.json is rewritten after every repeat."""
     combos = settings.combinations()
     point_name = "rate" if settings.open_loop else "concurrency"
-    where = "" if settings.network == ["loopback"] else "network %s, " % name
+    where = "" if settings.network == [catalogue.LOOPBACK] else "network %s, " % name
 
     def named(path_name: str, shape: str, n: int, point: int) -> str:
         return "%s%s n=%d %s=%d" % (

@@ -191,7 +191,7 @@ KNOBS = (
     ),
     Knob(
         "NETWORK",
-        "loopback",
+        catalogue.LOOPBACK,
         "network",
         _listed("network", catalogue.NETWORKS),
         "the networks between the aggregator and the square services: `loopback` (direct), `proxy` (through "
@@ -498,7 +498,7 @@ class Settings:
         if self.open_loop and self.floor:
             # The floor keeps the aggregator's window of a closed loop in flight; an open loop has no fixed one.
             self.floor = False
-        if catalogue.SMALL not in self.payload or "loopback" not in self.network:
+        if catalogue.SMALL not in self.payload or catalogue.LOOPBACK not in self.network:
             # The bare transports carry the article's small call on loopback: nothing else has a floor to compare with.
             self.floor = False
         if "rest/square" in self.paths and self.payload != [catalogue.SMALL]:
@@ -506,7 +506,7 @@ class Settings:
                 "rest/square is a baseline straight to square-rest-service and carries no payload "
                 "shape: measure it with PAYLOAD=small, or the shapes without it"
             )
-        if "rest/square" in self.paths and self.network != ["loopback"]:
+        if "rest/square" in self.paths and self.network != [catalogue.LOOPBACK]:
             raise SettingsError(
                 "rest/square does not go through the aggregator, so NETWORK does not reach it: "
                 "measure it with NETWORK=loopback, or the networks without it"

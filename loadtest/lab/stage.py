@@ -87,7 +87,7 @@ class Stage:
             instance = services.aggregator(self.settings, self.squares, proxies, deadlines)
             print("[lab] network %s: %s" % (profile.name, profile.description), flush=True)
             # One log per network: loopback's keeps the name it always had.
-            suffix = ("" if profile.name == "loopback" else "-" + profile.name) + self.log_suffix
+            suffix = ("" if profile.name == catalogue.LOOPBACK else "-" + profile.name) + self.log_suffix
             children = self._start([instance], suffix)
             started += _grouped([instance], children, self._logs([instance], suffix))
             self.aggregator_instance = instance

@@ -512,7 +512,7 @@ class ConditionsCheckTests(unittest.TestCase):
                 "least on network lan: the network's latency did not apply"
             ],
         )
-        self.assertEqual([check_results.round_trips(path, 20, 8) for path in catalogue.ALL], [3, 3, 3, 20, 1, 0])
+        self.assertEqual([path.round_trips(20, 8) for path in catalogue.ALL.values()], [3, 3, 3, 20, 1, 0])
 
     def test_round_trips_want_the_stream_below_rest_unary_on_a_network_with_one(self):
         data = sample_conditions()
