@@ -52,7 +52,7 @@ def _command(args: argparse.Namespace) -> int:
         return 0
     if args.command == "check":
         return check_results.main([args.results_dir] + (["--round-trips"] if args.round_trips else []))
-    if not os.path.isfile(os.path.join(args.results_dir, "results.json")):
+    if not os.path.isfile(os.path.join(args.results_dir, results.RESULTS_JSON)):
         raise LabError("%s has no results.json to report on" % args.results_dir)
     # Both from results.json alone, so that an older run's folder reads with today's verdict and charts.
     print("[lab] summary: %s" % report.write_summary(args.results_dir, results.read_json(args.results_dir)))

@@ -49,7 +49,7 @@ def main() -> int:
     results_dir = os.path.abspath(
         settings.results_dir or os.path.join(LAB_DIR, "results", datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
     )
-    if os.path.exists(os.path.join(results_dir, "results.json")):
+    if os.path.exists(os.path.join(results_dir, results.RESULTS_JSON)):
         raise LabError("%s already holds results: choose another RESULTS_DIR" % results_dir)
     java = tools.java()
     # A JDK or server the machine cannot serve stops the lab here, before it builds or starts anything.

@@ -51,14 +51,17 @@ def soak_and_mix():
         "statuses": {"504": 20},
         "transport_errors": {"timeout": 2},
         "alone": {"goodput": 38.2, "p99_ms": 210.0, "non200": {}, "answered": 1000, "repeats": 1},
+        "wrong_answers": 0,
     }
+    closed = dict(mixed, path="grpc/stream", length_checked=False, alone={"error": "no measurement alone"})
+    del closed["wrong_answers"]
     data["mix"] = {
         "paths": ["grpc/unary"],
         "payload": "small",
         "network": "loopback",
         "stack": "",
         "load": "open",
-        "runs": [{"n": 50, "point": 10, "seconds": 2, "paths": [mixed]}],
+        "runs": [{"n": 50, "point": 10, "seconds": 2, "paths": [mixed, closed]}],
     }
     return data
 
