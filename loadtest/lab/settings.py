@@ -420,7 +420,6 @@ KNOBS = (
         recorded=True,
     ),
 )
-DEFAULTS = {knob.name: knob.default for knob in KNOBS}
 
 
 @dataclass
@@ -563,7 +562,11 @@ def usage() -> str:
     for knob in KNOBS:
         text = knob.meaning + (" (loadtest/README.md: %s)" % knob.see if knob.see else "")
         text += "  [%s]" % knob.default if knob.default else ""
-        lines.append(textwrap.fill(text, 118, initial_indent="  %-26s " % knob.name, subsequent_indent=" " * 29))
+        lines.append(
+            textwrap.fill(
+                text, 118, initial_indent="  %-26s " % knob.name, subsequent_indent=" " * 29, break_on_hyphens=False
+            )
+        )
     return "\n".join(lines)
 
 
