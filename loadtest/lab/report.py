@@ -10,30 +10,44 @@ import json
 import os
 from typing import Dict, List
 
+from markupsafe import Markup
+
 from . import results, templates, tools, view
 from .errors import ReportError
 from .results import problems, run_name
 
-LAB_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-REPORT_DIR = os.path.join(LAB_DIR, "report")
+# What report/charts.js reads of the view: the charts' data. The text and tables are in the page itself.
+CHART_KEYS = (
+    "run_labels",
+    "services",
+    "combos",
+    "points",
+    "curves",
+    "ranges",
+    "load_generator",
+    "sweep",
+    "sweep_axis",
+    "cpu_utilisation",
+    "call_time",
+    "floor",
+    "payload",
+    "network",
+)
 
 
 def render(data: Dict, chart_js: str, annotation_js: str) -> str:
-    """The report page for results.json's data."""
-    template = _read(os.path.join(REPORT_DIR, "template.html"))
-    parts = {
-        "__RESULTS_JSON__": _json(data),
-        "__VIEW_JSON__": _json(view.view(data)),
-        "__CHART_JS__": _script_safe(chart_js),
-        "__ANNOTATION_JS__": _script_safe(annotation_js),
-        "__CHARTS_JS__": _script_safe(_read(os.path.join(REPORT_DIR, "charts.js"))),
-    }
-    for placeholder, text in parts.items():
-        before, found, after = template.partition(placeholder)
-        if not found:
-            raise ReportError("template.html has no %s" % placeholder)
-        template = before + text + after
-    return template
+    """The report page for results.json's data: report/template.html filled with the view."""
+    page = view.view(data)
+    return templates.render(
+        "template.html",
+        page=page,
+        tables=page["tables"],
+        results_json=_json(data),
+        charts_json=_json({key: page[key] for key in CHART_KEYS}),
+        chart_js=_script_safe(chart_js),
+        annotation_js=_script_safe(annotation_js),
+        charts_js=_script_safe(_read(os.path.join(templates.REPORT_DIR, "charts.js"))),
+    )
 
 
 def write(results_dir: str, fetch: bool = False) -> str:
@@ -45,15 +59,15 @@ def write(results_dir: str, fetch: bool = False) -> str:
     return target
 
 
-def _json(value) -> str:
+def _json(value) -> Markup:
     # "</" would end the <script> element early: JSON allows escaping the slash.
-    return json.dumps(value, separators=(",", ":")).replace("</", "<\\/")
+    return Markup(json.dumps(value, separators=(",", ":")).replace("</", "<\\/"))
 
 
-def _script_safe(source: str) -> str:
+def _script_safe(source: str) -> Markup:
     if "</script" in source.lower():
         raise ReportError("a script to inline contains '</script'")
-    return source
+    return Markup(source)
 
 
 def _read(path: str) -> str:

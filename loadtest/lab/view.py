@@ -1,5 +1,6 @@
-"""What report.html shows, computed once from results.json: every table (headers, rows of cell text, each cell's
-CSS class), the cards, the alerts and every label. report/charts.js only turns it into HTML and charts.
+"""What report.html and summary.md show, computed once from results.json: every table (headers, rows of cell text,
+each cell's CSS class), the cards, the alerts, every label and the charts' data. The templates in report/ lay it out
+(lab/report.py), and report/charts.js draws the charts.
 
 A table is {"heads": [...], "rows": [{"cells": [...], "class", "title", "swatch"}]}; a cell is its text, or
 {"text", "class", "colspan"}. A row's swatch is the path whose colour marks it.

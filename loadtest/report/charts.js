@@ -1,5 +1,6 @@
-// Draws report.html from the results.json and the view (lab/view.py: every table, card and label, computed in
-// Python) inlined in it. Plain browser JavaScript plus Chart.js and its annotation plugin; no build step.
+// Draws report.html's charts from the results.json and the charts' part of the view (lab/view.py) inlined in it; the
+// text and tables are in the page already (report/template.html). Plain browser JavaScript plus Chart.js and its
+// annotation plugin; no build step.
 (function () {
   'use strict';
 
@@ -37,16 +38,6 @@
   const inCombo = (run, combo) => run.n === combo.n && pointOf.get(run) === combo.c && payloadOf(run) === combo.payload
     && networkOf(run) === combo.network;
   const findRun = (path, combo) => measured.find((r) => r.path === path && inCombo(r, combo));
-  const el = (tag, attrs, children) => {
-    const node = document.createElement(tag);
-    Object.entries(attrs || {}).forEach(([key, value]) => {
-      if (key === 'text') node.textContent = value; else if (key === 'style') node.style.cssText = value;
-      else node.setAttribute(key, value);
-    });
-    (children || []).forEach((child) => node.appendChild(child));
-    return node;
-  };
-  const show = (id) => { document.getElementById(id).hidden = false; };
 
   // Error bars: a dataset with `ranges` ([min, max] per point, or null) gets a whisker over each bar or point. No
   // error-bar plugin for Chart.js is on Maven Central, so these few lines draw them.
@@ -90,28 +81,10 @@
   let drawn = 0;
   const draw = (id, config) => { const chart = new Chart(document.getElementById(id), config); drawn += 1; return chart; };
 
-  function header() {
-    // A sweep has many lines: taller charts keep them apart under their legends.
-    document.body.classList.toggle('sweep', view.sweep);
-    const sentences = document.getElementById('verdict-sentences');
-    view.verdict.forEach((text) => sentences.appendChild(el('li', { text })));
-    if (view.verdict.length) show('verdict');
-    document.getElementById('subtitle').textContent = view.subtitle;
-    const machine = document.getElementById('machine');
-    view.machine.forEach(([key, value]) => machine.appendChild(el('span', {}, [el('b', { text: key }), document.createTextNode(value)])));
-    view.alerts.forEach((text) => document.getElementById('alerts').appendChild(el('div', { class: 'alert', text })));
-  }
-
-  // One card per path at the first setting: the numbers the article's table compares.
-  function cards() {
-    const box = document.getElementById('cards');
-    view.cards.forEach((card) => box.appendChild(el('div', { class: 'card', style: '--accent:' + colourOf(card.path) }, [
-      el('h3', { text: card.path }),
-      el('div', { class: 'what', text: card.what }),
-      el('div', { class: 'big' }, [document.createTextNode(card.big + ' '), el('small', { text: 'req/s' })]),
-      el('dl', {}, card.rows.flatMap(([term, value, cls]) => [el('dt', { text: term }),
-        el('dd', Object.assign({ text: value }, cls ? { class: cls } : {}))])),
-    ])));
+  // The page's swatches and cards, rendered by lab/report.py, take their path's colour from here, as the charts do.
+  function paint() {
+    document.querySelectorAll('.swatch[data-path]').forEach((node) => { node.style.background = colourOf(node.dataset.path); });
+    document.querySelectorAll('.card[data-path]').forEach((node) => { node.style.setProperty('--accent', colourOf(node.dataset.path)); });
   }
 
   function throughputChart() {
@@ -191,7 +164,6 @@
     const generator = view.load_generator;
     cpuChart('chart-cpu-per-request', 'ms_per_request', 'CPU ms per request', ' ms', view.services.concat([generator]));
     const utilisation = view.cpu_utilisation;
-    document.getElementById('cpu-util-hint').textContent = utilisation.hint;
     cpuChart('chart-cpu-utilisation', 'percent', utilisation.axis, ' %', view.services.concat([generator, 'steal', 'other']),
       utilisation.max);
   }
@@ -202,7 +174,6 @@
   function callTimeChart() {
     const times = view.call_time;
     if (!times) return;
-    show('figure-call-time');
     const hatch = (colour) => {
       const canvas = document.createElement('canvas');
       canvas.width = 8; canvas.height = 8;
@@ -240,8 +211,6 @@
   function floorChart() {
     const floor = view.floor;
     if (!floor) return;
-    show('floor-section');
-    document.getElementById('floor-subtitle').textContent = floor.subtitle;
     const values = floor.bars.map((bar) => bar.value);
     if (!values.some((value) => value !== null)) {
       document.getElementById('figure-floor').hidden = true;
@@ -297,9 +266,6 @@
   function sweepCharts() {
     const axis = view.sweep_axis;
     if (!axis) return;
-    show('sweep');
-    ['sweep-title', 'sweep-throughput-caption', 'sweep-throughput-hint', 'sweep-latency-caption', 'sweep-latency-hint']
-      .forEach((id) => { document.getElementById(id).textContent = axis.text[id]; });
     const dashOf = (line) => DASHES[data.settings.n.indexOf(line.n) % DASHES.length];
     const common = (yTitle, unit) => ({
       interaction: { mode: 'nearest', axis: 'x', intersect: false },
@@ -329,7 +295,6 @@
     });
     scaleToggle('toggle-sweep-scale', latency, 'logarithmic');
     if (!axis.open_loop) return;
-    show('figure-sweep-errors');
     draw('chart-sweep-errors', {
       type: 'line',
       data: { labels: axis.values, datasets: axis.lines.map((line) => ({
@@ -345,7 +310,6 @@
   function payloadCharts() {
     const section = view.payload;
     if (!section) return;
-    show('payload-section');
     draw('chart-payload-bytes', {
       type: 'bar',
       data: {
@@ -377,9 +341,6 @@
   function networkCharts() {
     const section = view.network;
     if (!section) return;
-    show('network-section');
-    const list = document.getElementById('network-profiles');
-    section.profiles.forEach((text) => list.appendChild(el('li', { text })));
     const lines = (read) => section.lines.map((line) => ({
       label: line.label, borderColor: colourOf(line.path), backgroundColor: colourOf(line.path),
       borderDash: DASHES[line.dash % DASHES.length], data: read(line),
@@ -398,60 +359,7 @@
     scaleToggle('toggle-network-scale', latency, 'logarithmic');
   }
 
-  // A table of the view: a cell is its text, or { text, class, colspan }; a row may be marked bad, with why in its
-  // tooltip, and start with its path's colour.
-  function table(id, model) {
-    const node = document.getElementById(id);
-    node.appendChild(el('thead', {}, [el('tr', {}, model.heads.map((head) => el('th', { text: head })))]));
-    node.appendChild(el('tbody', {}, model.rows.map((row) => {
-      const tr = el('tr', row.class ? { class: row.class, title: row.title } : {}, row.cells.map((cell) => (
-        typeof cell === 'object' ? el('td', Object.assign({ text: cell.text }, cell.class ? { class: cell.class } : {},
-          cell.colspan ? { colspan: cell.colspan } : {})) : el('td', { text: cell }))));
-      if (row.swatch) tr.firstChild.prepend(el('span', { class: 'swatch', style: 'background:' + colourOf(row.swatch) }));
-      return tr;
-    })));
-  }
-
-  function tables() {
-    const models = view.tables;
-    table('runs', models.runs);
-    table('resources', models.resources);
-    if (models.comparisons) {
-      show('comparisons-section');
-      table('comparisons', models.comparisons);
-    }
-    if (models.server_side) {
-      show('server-side-section');
-      table('server-side', models.server_side);
-    }
-    if (models.payload) table('payload-table', models.payload);
-    if (models.network) table('network-table', models.network);
-    if (models.floor) {
-      table('floor-table', models.floor);
-      table('floor-runs', models.floor_runs);
-    }
-    if (view.mix) {
-      show('mix-section');
-      document.getElementById('mix-how').textContent = view.mix.how;
-      table('mix-table', view.mix.table);
-    }
-    if (view.soak) {
-      show('soak-section');
-      document.getElementById('soak-how').textContent = view.soak.how;
-      table('soak-flatness', view.soak.flatness);
-      table('soak-minutes', view.soak.minutes);
-    }
-  }
-
-  function notesAndSettings() {
-    view.notes.forEach((text) => document.getElementById('notes').appendChild(el('li', { text })));
-    const list = document.getElementById('settings');
-    view.settings.forEach(([key, value]) => { list.appendChild(el('dt', { text: key })); list.appendChild(el('dd', { text: value })); });
-    document.getElementById('footer').textContent = view.footer;
-  }
-
-  header();
-  cards();
+  paint();
   throughputChart();
   latencyCurveChart();
   cpuCharts();
@@ -460,8 +368,6 @@
   payloadCharts();
   networkCharts();
   sweepCharts();
-  tables();
-  notesAndSettings();
   // Tells a headless browser (and the render test) that every chart was drawn.
   document.documentElement.setAttribute('data-charts-rendered', String(drawn));
 }());
