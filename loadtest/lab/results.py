@@ -14,6 +14,8 @@ from .errors import ResultsError
 # Every key results.json may hold, its type, and which a run must have: the contract, beside this module.
 SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results.schema.json")
 RESULTS_JSON = "results.json"
+# The other documents a run writes, and where the schema describes each.
+DOCUMENTS = {RESULTS_JSON: "#", "faults.json": "#/$defs/faults", "clients.json": "#/$defs/clients"}
 # The key a failed part carries instead of its figures: a run, its bytes_per_call, server_side or floor, a floor run.
 ERROR = "error"
 
@@ -29,13 +31,11 @@ def now() -> str:
 
 
 def write_json(results_dir: str, results: Dict, name: str = RESULTS_JSON) -> str:
-    """Writes results_dir/results.json, the only way the lab writes it, once it holds to the schema (ResultsError,
-    naming each key that does not, and the file as it was); name: another document of a run (faults.json,
-    clients.json), written the same way, which the schema does not describe."""
-    if name == RESULTS_JSON:
-        found = violations(results)
-        if found:
-            raise ResultsError("results.json would break its schema (%s):\n  %s" % (SCHEMA, "\n  ".join(found)))
+    """Writes results_dir/results.json (or name: faults.json, clients.json), the only way the lab writes them, once it
+    holds to its schema; else ResultsError, naming each key that does not, and the file stays as it was."""
+    found = violations(results, name)
+    if found:
+        raise ResultsError("%s would break its schema (%s):\n  %s" % (name, SCHEMA, "\n  ".join(found)))
     target = os.path.join(results_dir, name)
     # Written to a side file and renamed, so that a reader never sees half a file.
     with open(target + ".part", "w") as handle:
@@ -67,10 +67,16 @@ def schema() -> Dict:
         return json.load(handle)
 
 
-def violations(data: Dict) -> List[str]:
-    """Where data breaks results.schema.json, one line each, naming the key by its path (runs[2].latency_ms.p50);
-    empty when it holds."""
-    validator = jsonschema.Draft202012Validator(schema())
+def violations(data: Dict, name: str = RESULTS_JSON) -> List[str]:
+    """Where data breaks results.schema.json (as the document name, one of DOCUMENTS), one line each, naming the key
+    by its path (runs[2].latency_ms.p50); empty when it holds."""
+    described = DOCUMENTS[name]
+    whole = (
+        schema()
+        if described == "#"
+        else {"$schema": schema()["$schema"], "$defs": schema()["$defs"], "$ref": described}
+    )
+    validator = jsonschema.Draft202012Validator(whole)
     found = []
     for error in sorted(validator.iter_errors(data), key=lambda error: list(map(str, error.absolute_path))):
         where = key_path(error.absolute_path)

@@ -19,6 +19,10 @@ from tests.support import FIXTURES, sample_conditions, sample_open_results, samp
 # The default run (REPEATS=3, DURATION=20, CONCURRENCY=100, N=1000, FLOOR=1, every path) at commit 3998d39 on a busy
 # 2-core machine, as run.sh wrote it.
 DEFAULT_RUN = os.path.join(FIXTURES, "results", "default-run.json")
+# The Maven build's fault run and many-clients run (small knobs: every path, 2 clients at 10 requests a second; 20 and
+# 300 clients on two paths), as python3 -m lab faults and clients wrote them.
+FAULTS_RUN = os.path.join(FIXTURES, "results", "faults-ci-run.json")
+CLIENTS_RUN = os.path.join(FIXTURES, "results", "clients-ci-run.json")
 
 
 def default_run():
@@ -86,8 +90,10 @@ def schema_keys(schema=None):
 
 def keys_read(module_path):
     """The string keys a module reads of a dict: record["key"], record.get("key"), "key" in record."""
+    with open(module_path) as handle:
+        tree = ast.parse(handle.read())
     found = set()
-    for node in ast.walk(ast.parse(open(module_path).read())):
+    for node in ast.walk(tree):
         if isinstance(node, ast.Subscript):
             found.add(node.slice)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
@@ -230,13 +236,30 @@ class SchemaTests(unittest.TestCase):
             with self.assertRaisesRegex(ResultsError, "holds a list, not a results object"):
                 results.read_json(folder)
 
-    def test_the_other_documents_of_a_run_are_written_whole_without_the_schema(self):
+    def test_the_fault_and_many_clients_runs_documents_hold_to_their_part_of_the_schema(self):
+        for name, fixture in (("faults.json", FAULTS_RUN), ("clients.json", CLIENTS_RUN)):
+            with self.subTest(name), open(fixture) as handle:
+                data = json.load(handle)
+                self.assertEqual(results.violations(data, name), [])
+                described = {"$ref": results.DOCUMENTS[name]}
+                self.assertEqual(undescribed(described, data), [])
+                data["rows"][1]["path"] = None
+                del data["passed"]
+                self.assertEqual(
+                    results.violations(data, name), ["passed: missing", "rows[1].path: null is not of type string"]
+                )
+
+    def test_the_writer_holds_faults_json_to_its_schema_too(self):
+        with open(FAULTS_RUN) as handle:
+            record = json.load(handle)
         with tempfile.TemporaryDirectory() as folder:
-            written = results.write_json(folder, {"passed": True, "rows": []}, name="faults.json")
+            written = results.write_json(folder, record, name="faults.json")
             self.assertEqual(written, os.path.join(folder, "faults.json"))
             with open(written) as handle:
-                self.assertEqual(json.load(handle), {"passed": True, "rows": []})
-            self.assertEqual(os.listdir(folder), ["faults.json"])
+                self.assertEqual(json.load(handle), record)
+            record["after"]["heap"]["used_bytes"] = "a lot"
+            with self.assertRaisesRegex(ResultsError, 'after.heap.used_bytes: "a lot" is not of type integer'):
+                results.write_json(folder, record, name="faults.json")
 
 
 if __name__ == "__main__":
