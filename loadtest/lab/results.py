@@ -1,4 +1,7 @@
-"""results.json, a contract other tools read: its writing and reading, and what each run in it says of itself."""
+"""results.json, a contract other tools read: its writing and reading, and what each run in it says of itself.
+
+Every key it holds is described in results.schema.json beside this module: a new key goes there, beside the code that
+sets it, or the lab will not write it."""
 
 import datetime
 import functools
@@ -67,21 +70,25 @@ def schema() -> Dict:
         return json.load(handle)
 
 
+@functools.lru_cache(maxsize=None)
+def _validator(name: str) -> jsonschema.Draft202012Validator:
+    described = DOCUMENTS[name]
+    if described == "#":
+        return jsonschema.Draft202012Validator(schema())
+    return jsonschema.Draft202012Validator(
+        {"$schema": schema()["$schema"], "$defs": schema()["$defs"], "$ref": described}
+    )
+
+
 def violations(data: Dict, name: str = RESULTS_JSON) -> List[str]:
     """Where data breaks results.schema.json (as the document name, one of DOCUMENTS), one line each, naming the key
     by its path (runs[2].latency_ms.p50); empty when it holds."""
-    described = DOCUMENTS[name]
-    whole = (
-        schema()
-        if described == "#"
-        else {"$schema": schema()["$schema"], "$defs": schema()["$defs"], "$ref": described}
-    )
-    validator = jsonschema.Draft202012Validator(whole)
     found = []
-    for error in sorted(validator.iter_errors(data), key=lambda error: list(map(str, error.absolute_path))):
+    errors = _validator(name).iter_errors(data)
+    for error in sorted(errors, key=lambda error: [(isinstance(part, int), part) for part in error.absolute_path]):
         where = key_path(error.absolute_path)
         if error.validator == "required":
-            # The message names the missing key: said as the key's own path.
+            # The message names the missing key ("'rps' is a required property"): said as the key's own path.
             missing = error.message.split("'")[1]
             found.append("%s: missing" % key_path(list(error.absolute_path) + [missing]))
         elif error.validator == "type":
