@@ -37,11 +37,22 @@ CHART_KEYS = (
 
 def render(data: Dict, chart_js: str, annotation_js: str) -> str:
     """The report page for results.json's data: report/template.html filled with the view."""
-    page = view.view(data)
+    page, settings = view.view(data), data["settings"]
     return templates.render(
         "template.html",
         page=page,
         tables=page["tables"],
+        settings=settings,
+        env=data["environment"],
+        cores=data["environment"].get("cores") or 1,
+        floor_section=data.get("floor"),
+        payloads=results.listed(settings, "payload"),
+        networks=results.listed(settings, "network"),
+        network_texts=[
+            (name, view.network_text(name, profile)) for name, profile in (settings.get("networks") or {}).items()
+        ],
+        stacks=stacks(settings),
+        text=view.text,
         results_json=_json(data),
         charts_json=_json({key: page[key] for key in CHART_KEYS}),
         chart_js=_script_safe(chart_js),
@@ -90,10 +101,15 @@ def summary_markdown(results: Dict) -> str:
         cores=env["cores"] or 0,
         repeats=settings.get("repeats", 1),
         replicas=settings.get("replicas", 1),
-        stacks=[{"label": entry["label"], "text": view.stack_text(entry)} for entry in settings.get("stacks") or []],
+        stacks=stacks(settings),
         troubled=[(run_name(run), problems(run)) for run in results["runs"] if problems(run)],
     )
     return text.rstrip("\n") + "\n"
+
+
+def stacks(settings: Dict) -> List[Dict]:
+    """Each stack of the run, its label and how the pages describe it."""
+    return [{"label": entry["label"], "text": view.stack_text(entry)} for entry in settings.get("stacks") or []]
 
 
 def write_summary(results_dir: str, results: Dict) -> str:

@@ -52,8 +52,6 @@ def view(data: Dict) -> Dict:
         "alerts": alerts(data, labels),
         "cards": [] if sweep else [card(run, goal_percent(data), shown) for run in headline_runs(data)],
         "cpu_utilisation": {
-            "hint": "CPU time over wall time of the measured run, in %% of one core: %d %% means all %d cores busy. "
-            "The stack adds up to the whole machine." % (cores * 100, cores),
             "axis": "CPU %% (%d %% = all %d cores)" % (cores * 100, cores),
             "max": cores * 100,
         },
@@ -74,10 +72,6 @@ def view(data: Dict) -> Dict:
             "floor_runs": floor_runs_table(data.get("floor")),
         },
         "notes": notes(data, cores),
-        "settings": settings_list(data),
-        "footer": "Written by loadtest/run.sh. The figures are in results.json beside this file, the raw output of "
-        "every run's load generator in raw/, the service logs in logs/"
-        + (", each floor run's client and server logs in floor/." if data.get("floor") else "."),
     }
 
 
@@ -174,32 +168,10 @@ def sweep_axis(data: Dict, points: List[int], open_loop: bool) -> Optional[Dict]
                             ),
                         )
                     lines.append(line)
-    if open_loop:
-        text = {
-            "sweep-title": "Against offered rate (rate sweep)",
-            "sweep-throughput-caption": "Goodput against offered rate",
-            "sweep-throughput-hint": "Correct answers per second at each offered rate (whiskers: the range over "
-            "the repeats); the grey line is every request answered. Where a path leaves "
-            "it, the path is saturated.",
-            "sweep-latency-caption": "Latency against offered rate",
-            "sweep-latency-hint": "p50 (solid) and p99 (dashed) of the correct answers, from each request's "
-            "intended send time (coordinated omission corrected).",
-        }
-    else:
-        text = {
-            "sweep-title": "Against concurrency (sweep)",
-            "sweep-throughput-caption": "Throughput against concurrency",
-            "sweep-throughput-hint": "Requests per second at each number of concurrent ab clients, one line per "
-            "path and n (whiskers: the range over the repeats).",
-            "sweep-latency-caption": "Latency against concurrency",
-            "sweep-latency-hint": "p50 (solid) and p90 (dashed) time per request at each number of concurrent "
-            "ab clients.",
-        }
     return {
         "values": values,
         "open_loop": open_loop,
         "lines": lines,
-        "text": text,
         "title": "offered rate (requests per second)" if open_loop else "concurrent ab clients",
         "latency_keys": ["p50", "p99"] if open_loop else ["p50", "p90"],
     }
@@ -920,65 +892,6 @@ def notes(data: Dict, cores: int) -> List[str]:
         payloads="payload" in conditions_shown(settings),
         proxied=any((profile or {}).get("proxied") for profile in (settings.get("networks") or {}).values()),
         floor=bool(data.get("floor")),
-    )
-
-
-def settings_list(data: Dict) -> List[List[str]]:
-    settings, env, section = data["settings"], data["environment"], data.get("floor")
-    if settings.get("floor") is False:
-        floor_text = "0 (the floor did not run)"
-    elif section:
-        floor_text = "1: %d floor run(s), FLOOR_DURATION %s s after the same warm-up" % (
-            len(section["runs"]),
-            settings.get("floor_duration_s", "?"),
-        )
-    else:
-        floor_text = "(no floor in these results)"
-    if settings.get("load") == "open":
-        load = [
-            ["LOAD", "open (Vegeta)"],
-            ["RATE", " ".join(map(str, settings["rate"])) + " requests a second"],
-            ["DURATION", "%g s" % settings["duration_s"]],
-            ["Vegeta command", settings.get("vegeta_command", "")],
-        ]
-    else:
-        load = [
-            ["LOAD", "closed (ab)"],
-            [
-                "REQUESTS",
-                str(settings["requests"])
-                if settings.get("requests")
-                else "as many as last DURATION (%g s)" % settings.get("duration_s", 0),
-            ],
-            ["CONCURRENCY", " ".join(map(str, settings["concurrency"]))],
-            ["ab command", settings["ab_command"]],
-        ]
-    networks = [
-        ["network " + name, network_text(name, profile)] for name, profile in (settings.get("networks") or {}).items()
-    ]
-    return (
-        [["PATHS", " ".join(settings["paths"])]]
-        + load
-        + [
-            ["N", " ".join(map(str, settings["n"]))],
-            ["PAYLOAD", " ".join(results.listed(settings, "payload"))],
-            ["NETWORK", " ".join(results.listed(settings, "network"))],
-        ]
-        + networks
-        + [["stack " + entry["label"], stack_text(entry)] for entry in settings.get("stacks") or []]
-        + [
-            ["REPEATS", "%d, interleaved; figures are medians" % settings.get("repeats", 1)],
-            ["REPLICAS", "%d of each square service" % (settings.get("replicas") or 1)],
-            ["WARMUP_SECONDS", "%g s" % settings["warmup_s"]],
-            ["AB_TIMEOUT", "%s s" % settings["ab_timeout_s"]],
-            ["JAVA_OPTS", settings.get("java_opts") or "(none)"],
-            ["AGGREGATOR_ARGS", settings.get("aggregator_args") or "(none)"],
-            ["endpoints", ", ".join("%s %s" % item for item in (settings.get("endpoints") or {}).items())],
-            ["Prometheus beside the run", settings.get("prometheus_url") or "(not run; PROMETHEUS=1 runs one)"],
-            ["FLOOR", floor_text],
-            ["kernel · Python", "%s · %s" % (text(env.get("kernel")), text(env.get("python")))],
-            ["git commit", env.get("git_commit") or "unknown"],
-        ]
     )
 
 
