@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
-from . import ab_output, cpu, open_loop, server_metrics, soak, traffic
+from . import ab_output, cpu, open_loop, placement, server_metrics, soak, traffic
 from .catalogue import AGGREGATOR, LOOPBACK, SMALL, Path
 from .errors import ServiceExited
 from .processes import Watched, check_alive, wait_until
@@ -595,7 +595,9 @@ def latency(report: ab_output.AbReport, curve: Optional[List[float]]) -> Dict[st
 
 def _run_ab(command: List[str], report_path: str) -> subprocess.CompletedProcess:
     # subprocess.run kills ab if the lab is interrupted while it waits, so no ab outlives the lab.
-    done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    done = subprocess.run(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=placement.pin("load_generator")
+    )
     with open(report_path, "w") as handle:
         handle.write(done.stdout)
         if done.stderr.strip():

@@ -241,6 +241,7 @@ def _measure(window: Window, folder: str, jvm: Jvm, warmup_s: float, duration_s:
         jvm.command("server", SERVER_KIND[window.transport], "--host", "127.0.0.1", "--port", "0"),
         log_path=server_log,
         stdout=subprocess.PIPE,
+        side="services",
     )
     try:
         port = _await_port(server, server_log)
@@ -300,6 +301,7 @@ def _run_client(
         ),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        side="load_generator",
     )
     limit_s = warmup_s + duration_s + CLIENT_ALLOWANCE_S
     timed_out = threading.Event()

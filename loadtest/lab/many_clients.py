@@ -30,6 +30,7 @@ from . import (
     environment,
     health_probe,
     http_check,
+    placement,
     results,
     server_metrics,
     services,
@@ -484,7 +485,9 @@ COLUMNS = (
 
 def _run_ab(command: List[str], report_path: str) -> subprocess.CompletedProcess:
     # subprocess.run kills ab if the lab is interrupted while it waits, so no ab outlives the lab.
-    done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    done = subprocess.run(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=placement.pin("load_generator")
+    )
     with open(report_path, "w") as handle:
         handle.write("$ %s\n%s" % (" ".join(command), done.stdout))
         if done.stderr.strip():

@@ -17,7 +17,7 @@ import subprocess
 import threading
 from typing import Callable, Dict, List, Optional
 
-from . import ab_output, bench, catalogue, open_loop, results
+from . import ab_output, bench, catalogue, open_loop, placement, results
 from .settings import Settings
 
 # ab's -t: as many requests as the time allows, up to this many.
@@ -155,7 +155,10 @@ def ab_figures(
     with open(verbose_path, "w") as output:
         # -v 2 prints every answer's headers too: to a file, read a line at a time, not held in memory.
         done = subprocess.run(
-            ab_command(url, concurrency, seconds, timeout_s, csv_path), stdout=output, stderr=subprocess.STDOUT
+            ab_command(url, concurrency, seconds, timeout_s, csv_path),
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            preexec_fn=placement.pin("load_generator"),
         )
     statuses, report_text = read_verbose(verbose_path)
     os.remove(verbose_path)

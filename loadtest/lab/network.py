@@ -37,7 +37,7 @@ class Toxiproxy:
     def start(self, processes: Processes, timeout_s: float = 30.0) -> None:
         """Starts the server and waits until its API answers."""
         self._process = processes.start(
-            [self.binary, "-host", "127.0.0.1", "-port", str(self.api_port)], log_path=self.log_path
+            [self.binary, "-host", "127.0.0.1", "-port", str(self.api_port)], log_path=self.log_path, side="services"
         )
 
         def answers() -> bool:

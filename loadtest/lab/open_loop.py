@@ -26,6 +26,7 @@ from typing import Callable, Dict, Iterable, Optional
 
 from hdrh.histogram import HdrHistogram
 
+from . import placement
 from .errors import VegetaOutputError
 from .tools import last_lines
 
@@ -99,7 +100,14 @@ def run(
 def _attack(command, targets: str, stop_when: Optional[Callable[[], bool]]) -> subprocess.CompletedProcess:
     """Runs `vegeta attack`; interrupted (SIGINT, on which Vegeta stops sending and writes what it has) as soon as
     stop_when says so. Killed if the lab is interrupted while it waits, so that no Vegeta outlives the lab."""
-    attack = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    attack = subprocess.Popen(
+        command,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=placement.pin("load_generator"),
+    )
     watcher = None
     if stop_when:
         watcher = threading.Thread(target=_interrupt_when, args=(attack, stop_when), daemon=True)

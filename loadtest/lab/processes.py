@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass
 from typing import IO, Callable, Iterable, List, Mapping, Optional, Sequence, Union
 
+from . import placement
 from .errors import ServiceExited
 
 # Spring's graceful shutdown lets requests under way finish: the services get this long after a TERM.
@@ -107,9 +108,10 @@ class Processes:
         stdout: Output = None,
         stderr: Output = None,
         env: Optional[Mapping[str, str]] = None,
+        side: Optional[str] = None,
     ) -> subprocess.Popen:
         """Starts a child with no input, its output into log_path (both streams) unless stdout/stderr say
-        otherwise (e.g. subprocess.PIPE, to read what it prints)."""
+        otherwise (e.g. subprocess.PIPE, to read what it prints); on its side's CPUs (lab.placement) if it has one."""
         log = open(log_path, "w") if log_path else None
         try:
             child = subprocess.Popen(
@@ -120,6 +122,7 @@ class Processes:
                 env=dict(env) if env is not None else None,
                 text=True,
                 start_new_session=True,
+                preexec_fn=placement.pin(side) if side else None,
             )
         finally:
             if log:

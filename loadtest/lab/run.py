@@ -24,6 +24,7 @@ from . import (
     floor,
     http_check,
     mix,
+    placement,
     progress,
     repeats,
     report,
@@ -46,6 +47,8 @@ PROMETHEUS_SCRIPT = os.path.join(REPO, "monitoring", "run-prometheus.sh")
 def main() -> int:
     raise_on_term()
     settings = Settings.from_env()
+    # Before anything starts: every child the lab starts from here on runs on its side's CPUs (CPUS).
+    placement.use(placement.plan(settings.cpus))
     results_dir = os.path.abspath(
         settings.results_dir or os.path.join(LAB_DIR, "results", datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
     )
@@ -200,7 +203,9 @@ def measure(
     concurrency (or rate), interleaved; writes results.json and summary.md."""
     per_network = {name: deadlines.for_network(catalogue.PROFILES[name], settings) for name in settings.network}
     run_results = {
-        "environment": environment.describe(REPO, java, settings.java_opts),
+        "environment": dict(
+            environment.describe(REPO, java, settings.java_opts), placement=placement.current().record()
+        ),
         "settings": dict(
             settings.as_dict(),
             aggregator=None,

@@ -10,7 +10,7 @@ import textwrap
 from dataclasses import asdict, dataclass
 from typing import Any, Callable, Dict, List, Mapping, Optional
 
-from . import catalogue
+from . import catalogue, placement
 from .errors import SettingsError
 
 # The services' own JVM options, one per line with # comments, as `java @jvm.options` reads them; the lab's
@@ -419,6 +419,15 @@ KNOBS = (
         "seconds each floor run measures (a decimal number, e.g. `2` or `0.5`)",
         recorded=True,
     ),
+    Knob(
+        "CPUS",
+        "shared",
+        "cpus",
+        _choice(*placement.MODES),
+        "`shared`: every process on every CPU; `split` (4 CPUs or more): the load generator on a quarter of them, "
+        "the services on the rest, so that neither takes the other's cycles; results.json records where each ran",
+        recorded=True,
+    ),
 )
 
 
@@ -449,6 +458,7 @@ class Settings:
     replicas: int
     java_opts: str
     aggregator_args: str
+    cpus: str
     aggregator_port: int
     square_rest_port: int
     square_grpc_port: int

@@ -148,6 +148,7 @@ class Stage:
                     instance.arguments + self.stack.arguments(instance.module),
                 ),
                 log_path=log_path,
+                side="services",
             )
             children.append(child)
             waiting.append((instance.name, child.pid, instance.actuator + "/health"))

@@ -260,6 +260,7 @@ class KnobTableTests(unittest.TestCase):
                 "replicas",
                 "java_opts",
                 "aggregator_args",
+                "cpus",
             ],
         )
         # An open loop records its rates, and neither a number of requests nor clients.
