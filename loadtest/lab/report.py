@@ -1,5 +1,6 @@
-"""The results rendered: report.html, one self-contained page with the results, their view, Chart.js and the chart
-code inlined; and summary.md, the same view as Markdown.
+"""The results rendered through the Jinja2 templates of loadtest/report/, which hold every sentence; lab/view.py
+computes the figures. report.html (template.html): one self-contained page with its text and tables, the charts' data,
+Chart.js and the chart code (charts.js) inlined. summary.md (summary.md.j2): the same view as Markdown.
 
 Chart.js and its annotation plugin come from their WebJars, at the versions in the root pom.xml: the loadtest
 module's build unpacks them into loadtest/target/report-scripts (tools.FETCH_COMMAND). Inlining them keeps the report
@@ -10,11 +11,31 @@ import json
 import os
 from typing import Dict, List
 
+import jinja2
 from markupsafe import Markup
 
-from . import results, templates, tools, view
+from . import repeats, results, tools, view
 from .errors import ReportError
-from .results import problems, run_name
+from .results import markdown, problems, run_name
+
+REPORT_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "report")
+
+_ENVIRONMENT = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(REPORT_DIR),
+    # HTML templates escape what they print; Markdown and plain text print it as it is.
+    autoescape=jinja2.select_autoescape(["html"]),
+    trim_blocks=True,
+    lstrip_blocks=True,
+    keep_trailing_newline=True,
+    undefined=jinja2.StrictUndefined,
+)
+_ENVIRONMENT.filters.update(markdown=markdown, g=lambda value: "%g" % value)
+
+
+def _fill(name: str, **facts) -> str:
+    """One template of loadtest/report/ filled with the facts."""
+    return _ENVIRONMENT.get_template(name).render(**facts)
+
 
 # What report/charts.js reads of the view: the charts' data. The text and tables are in the page itself.
 CHART_KEYS = (
@@ -38,7 +59,7 @@ CHART_KEYS = (
 def render(data: Dict, chart_js: str, annotation_js: str) -> str:
     """The report page for results.json's data: report/template.html filled with the view."""
     page, settings = view.view(data), data["settings"]
-    return templates.render(
+    return _fill(
         "template.html",
         page=page,
         tables=page["tables"],
@@ -53,11 +74,18 @@ def render(data: Dict, chart_js: str, annotation_js: str) -> str:
         ],
         stacks=stacks(settings),
         text=view.text,
+        # The notes' facts ("How to read this").
+        open_loop=settings.get("load") == "open",
+        repeats=settings.get("repeats", 1),
+        spread_limit=repeats.SPREAD_LIMIT_PERCENT,
+        rss_reset=all(run.get("rss_scope") == "run" for run in data["runs"] if "error" not in run),
+        shown=view.conditions_shown(settings),
+        proxied=any((profile or {}).get("proxied") for profile in (settings.get("networks") or {}).values()),
         results_json=_json(data),
         charts_json=_json({key: page[key] for key in CHART_KEYS}),
         chart_js=_script_safe(chart_js),
         annotation_js=_script_safe(annotation_js),
-        charts_js=_script_safe(_read(os.path.join(templates.REPORT_DIR, "charts.js"))),
+        charts_js=_script_safe(_read(os.path.join(REPORT_DIR, "charts.js"))),
     )
 
 
@@ -90,7 +118,7 @@ def summary_markdown(results: Dict) -> str:
     """summary.md: report/summary.md.j2 filled with the view's tables and the run's facts."""
     env, settings = results["environment"], results["settings"]
     page = view.view(results)
-    text = templates.render(
+    text = _fill(
         "summary.md.j2",
         page=page,
         tables=page["tables"],

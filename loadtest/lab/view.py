@@ -9,7 +9,7 @@ A table is {"heads": [...], "rows": [{"cells": [...], "class", "title", "swatch"
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Dict, List, Optional
 
-from . import catalogue, floor, mix, repeats, results, server_metrics, soak, templates, verdict
+from . import catalogue, floor, mix, repeats, results, server_metrics, soak, verdict
 from .results import path_cpu
 
 DASH = "–"
@@ -71,7 +71,6 @@ def view(data: Dict) -> Dict:
             "floor": floor_table(data),
             "floor_runs": floor_runs_table(data.get("floor")),
         },
-        "notes": notes(data, cores),
     }
 
 
@@ -877,22 +876,6 @@ def floor_runs_table(section: Optional[Dict]) -> Optional[Dict]:
             }
         )
     return {"heads": heads, "rows": rows}
-
-
-def notes(data: Dict, cores: int) -> List[str]:
-    """report.html's "How to read this": report/notes.txt.j2 with the facts of this run."""
-    settings = data["settings"]
-    return templates.paragraphs(
-        "notes.txt.j2",
-        open_loop=settings.get("load") == "open",
-        cores=cores,
-        repeats=settings.get("repeats", 1),
-        spread_limit=repeats.SPREAD_LIMIT_PERCENT,
-        rss_reset=all(run.get("rss_scope") == "run" for run in data["runs"] if "error" not in run),
-        payloads="payload" in conditions_shown(settings),
-        proxied=any((profile or {}).get("proxied") for profile in (settings.get("networks") or {}).values()),
-        floor=bool(data.get("floor")),
-    )
 
 
 def stack_text(entry: Dict) -> str:
