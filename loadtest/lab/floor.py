@@ -408,31 +408,33 @@ def measure(
     each window's record is the median of its repeats (lab.repeats). on_window(index, repeat) is told as each
     starts."""
     windows, _ = plan(data["settings"])
-    measured: Dict[Window, List[Dict]] = {window: [] for window in windows}
-    for repeat in range(1, repeats + 1):
-        for index, window in enumerate(windows, 1):
-            slug = "%s-%d" % (window.slug(), repeat)
-            on_window(index, repeat)
-            log(
-                "[lab] floor round %d/%d, %d/%d: %s, %s (logs: floor/%s/)"
-                % (repeat, repeats, index, len(windows), window.transport, window.describe(), slug)
+
+    def measure_window(repeat: int, index: int, window: Window) -> Dict:
+        slug = "%s-%d" % (window.slug(), repeat)
+        on_window(index, repeat)
+        log(
+            "[lab] floor round %d/%d, %d/%d: %s, %s (logs: floor/%s/)"
+            % (repeat, repeats, index, len(windows), window.transport, window.describe(), slug)
+        )
+        log("  measuring: %gs after %gs of warm-up (repeat %d)" % (duration_s, warmup_s, repeat))
+        return run_window(window, os.path.join(results_dir, "floor", slug), jvm, warmup_s, duration_s, processes)
+
+    def told(window: Window, record: Dict) -> None:
+        if "error" in record:
+            log("  ERROR: " + record["error"])
+            return
+        log(
+            "  %.0f calls/s, p50 %.0f µs; CPU client %.2f s, server %.2f s; load average %s"
+            % (
+                record["calls_per_second"],
+                (record.get("latency_us") or {}).get("p50") or 0,
+                record.get("client_cpu_seconds") or 0,
+                record.get("server_cpu_seconds") or 0,
+                record.get("load_average_1m"),
             )
-            log("  measuring: %gs after %gs of warm-up (repeat %d)" % (duration_s, warmup_s, repeat))
-            record = run_window(window, os.path.join(results_dir, "floor", slug), jvm, warmup_s, duration_s, processes)
-            measured[window].append(record)
-            if "error" in record:
-                log("  ERROR: " + record["error"])
-            else:
-                log(
-                    "  %.0f calls/s, p50 %.0f µs; CPU client %.2f s, server %.2f s; load average %s"
-                    % (
-                        record["calls_per_second"],
-                        (record.get("latency_us") or {}).get("p50") or 0,
-                        record.get("client_cpu_seconds") or 0,
-                        record.get("server_cpu_seconds") or 0,
-                        record.get("load_average_1m"),
-                    )
-                )
+        )
+
+    measured = repeats_of.interleaved(windows, repeats, measure_window, after=told)
     return [repeats_of.combine(records, repeat_summary, SPREAD_OF) for records in measured.values()]
 
 

@@ -4,7 +4,9 @@ repeats, one small record per repeat, and the spread that says how far the figur
 """
 
 import statistics
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, Hashable, List, Optional, Sequence, TypeVar
+
+Item = TypeVar("Item", bound=Hashable)
 
 # A run whose rps moved more than this between its repeats is flagged in the summary and the report.
 SPREAD_LIMIT_PERCENT = 10.0
@@ -30,6 +32,28 @@ SUMMED = {
     "connections_closed",
 }
 PEAKS = {"rss_mb"}
+
+
+def interleaved(
+    items: Sequence[Item],
+    repeats: int,
+    measure: Callable[[int, int, Item], Dict],
+    warm: Optional[Callable[[int, Item], None]] = None,
+    after: Callable[[Item, Dict], None] = lambda item, record: None,
+) -> Dict[Item, List[Dict]]:
+    """The one repeat loop: warm(index, item) for every item first (so that the first item measured is not the only
+    one measured while the code all share is still cold), then REPEATS rounds, each measuring every item once with
+    measure(repeat, index, item) and handing its record to after(item, record). Returns each item's records."""
+    if warm:
+        for index, item in enumerate(items, 1):
+            warm(index, item)
+    measured: Dict[Item, List[Dict]] = {item: [] for item in items}
+    for repeat in range(1, repeats + 1):
+        for index, item in enumerate(items, 1):
+            record = measure(repeat, index, item)
+            measured[item].append(record)
+            after(item, record)
+    return measured
 
 
 def combine(records: List[Dict], summary: Callable[[Dict], Dict], figures: Optional[Dict] = None) -> Dict:

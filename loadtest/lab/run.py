@@ -349,59 +349,62 @@ def measure_network(
     # Each combination's closed-loop pace lately (the warm-up's, then its last repeat's): DURATION's count of requests.
     paces: Dict[tuple, Optional[float]] = {}
     warm_ups: Dict[tuple, Dict] = {}
-    if settings.warmup_s:
-        for index, (path_name, shape, n, point) in enumerate(combos, 1):
-            print(
-                "[lab] %swarm-up %d/%d: %s" % (where, index, len(combos), named(path_name, shape, n, point)), flush=True
-            )
-            combination = (stack.label, name, path_name, shape, n, point)
-            lab_progress.begin(("warm-up",) + combination)
-            warmed = bench.warm_up(
-                catalogue.ALL[path_name],
-                n,
-                point,
-                settings,
-                started,
-                raw_dir,
-                log=_log,
-                vegeta=vegeta,
-                conditions=conditions_of(shape),
-            )
-            paces[combination], warm_ups[combination] = warmed.pace, warmed.record()
-    for repeat in range(1, settings.repeats + 1):
-        for index, (path_name, shape, n, point) in enumerate(combos, 1):
-            conditions = conditions_of(shape)
-            print(
-                "[lab] %sround %d/%d, run %d/%d: %s"
-                % (where, repeat, settings.repeats, index, len(combos), named(path_name, shape, n, point)),
-                flush=True,
-            )
-            combination = (stack.label, name, path_name, shape, n, point)
-            lab_progress.begin(("measure",) + combination + (repeat,))
-            record = bench.measure(
-                catalogue.ALL[path_name],
-                n,
-                point,
-                settings,
-                started,
-                raw_dir,
-                repeat,
-                log=_log,
-                vegeta=vegeta,
-                conditions=conditions,
-                pace=paces.get(combination),
-            )
-            paces[combination] = record.get("rps") or paces.get(combination)
-            record["stack"] = stack.label
-            if combination in warm_ups:
-                record["warm_up"] = warm_ups[combination]
-            measured.setdefault((stack.label, name, path_name, shape, n, point), []).append(record)
-            _print_outcome(record)
-            # Rewritten after every repeat: an interrupted lab still leaves the runs it measured so far.
-            run_results["runs"] = [
-                repeats.combine(records, bench.repeat_summary) for records in measured.values() if records
-            ]
-            results.write_json(results_dir, run_results)
+
+    def warm(index: int, combo: tuple) -> None:
+        path_name, shape, n, point = combo
+        print("[lab] %swarm-up %d/%d: %s" % (where, index, len(combos), named(*combo)), flush=True)
+        combination = (stack.label, name) + combo
+        lab_progress.begin(("warm-up",) + combination)
+        warmed = bench.warm_up(
+            catalogue.ALL[path_name],
+            n,
+            point,
+            settings,
+            started,
+            raw_dir,
+            log=_log,
+            vegeta=vegeta,
+            conditions=conditions_of(shape),
+        )
+        paces[combination], warm_ups[combination] = warmed.pace, warmed.record()
+
+    def measure(repeat: int, index: int, combo: tuple) -> Dict:
+        path_name, shape, n, point = combo
+        print(
+            "[lab] %sround %d/%d, run %d/%d: %s" % (where, repeat, settings.repeats, index, len(combos), named(*combo)),
+            flush=True,
+        )
+        combination = (stack.label, name) + combo
+        lab_progress.begin(("measure",) + combination + (repeat,))
+        record = bench.measure(
+            catalogue.ALL[path_name],
+            n,
+            point,
+            settings,
+            started,
+            raw_dir,
+            repeat,
+            log=_log,
+            vegeta=vegeta,
+            conditions=conditions_of(shape),
+            pace=paces.get(combination),
+        )
+        paces[combination] = record.get("rps") or paces.get(combination)
+        record["stack"] = stack.label
+        if combination in warm_ups:
+            record["warm_up"] = warm_ups[combination]
+        return record
+
+    def kept(combo: tuple, record: Dict) -> None:
+        measured.setdefault((stack.label, name) + combo, []).append(record)
+        _print_outcome(record)
+        # Rewritten after every repeat: an interrupted lab still leaves the runs it measured so far.
+        run_results["runs"] = [
+            repeats.combine(records, bench.repeat_summary) for records in measured.values() if records
+        ]
+        results.write_json(results_dir, run_results)
+
+    repeats.interleaved(combos, settings.repeats, measure, warm if settings.warmup_s else None, kept)
 
 
 def network_record(

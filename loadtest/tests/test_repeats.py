@@ -24,6 +24,44 @@ def repeated(run, rps_values, p99_values=None):
     return repeats.combine(records, bench.repeat_summary)
 
 
+class InterleavedTests(unittest.TestCase):
+    def test_every_warm_up_comes_first_then_each_round_measures_every_item_once(self):
+        calls = []
+
+        def measure(repeat, index, item):
+            calls.append(("measure", repeat, index, item))
+            return {"rps": repeat * 10 + index}
+
+        measured = repeats.interleaved(
+            ["a", "b"],
+            2,
+            measure,
+            warm=lambda index, item: calls.append(("warm", index, item)),
+            after=lambda item, record: calls.append(("after", item, record["rps"])),
+        )
+
+        self.assertEqual(
+            [
+                ("warm", 1, "a"),
+                ("warm", 2, "b"),
+                ("measure", 1, 1, "a"),
+                ("after", "a", 11),
+                ("measure", 1, 2, "b"),
+                ("after", "b", 12),
+                ("measure", 2, 1, "a"),
+                ("after", "a", 21),
+                ("measure", 2, 2, "b"),
+                ("after", "b", 22),
+            ],
+            calls,
+        )
+        self.assertEqual({"a": [{"rps": 11}, {"rps": 21}], "b": [{"rps": 12}, {"rps": 22}]}, measured)
+
+    def test_without_a_warm_up_the_rounds_start_at_once(self):
+        measured = repeats.interleaved([("x", 1)], 3, lambda repeat, index, item: {"repeat": repeat})
+        self.assertEqual({("x", 1): [{"repeat": 1}, {"repeat": 2}, {"repeat": 3}]}, measured)
+
+
 class MergeTests(unittest.TestCase):
     def test_figures_are_medians_counts_are_sums_and_peaks_the_largest(self):
         merged = repeats.merge(
