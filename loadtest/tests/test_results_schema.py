@@ -192,6 +192,17 @@ class SchemaTests(unittest.TestCase):
         data["runs"][0]["error"] = 1
         self.assertEqual(results.violations(data), ["runs[0].error: 1 is not of type string"])
 
+    def test_what_the_lab_could_not_read_is_null_and_still_written(self):
+        # lab.environment, cpu.load_average and a zero-length window say None; the lab must still write the run.
+        data = default_run()
+        data["environment"].update(cpu_model=None, git_commit=None, ab=None, jdk=None, jdk_detail=None)
+        data["runs"][0]["load_average_before"] = None
+        data["runs"][0]["cpu"]["machine"]["percent"] = None
+        data["runs"][0]["latency_ms"]["p99"] = None
+        self.assertEqual(results.violations(data), [])
+        data["runs"][0]["rps"] = None
+        self.assertEqual(results.violations(data), ["runs[0].rps: null is not of type number"])
+
     def test_the_writer_refuses_a_document_that_breaks_the_schema_and_keeps_the_file_as_it_was(self):
         with tempfile.TemporaryDirectory() as folder:
             results.write_json(folder, default_run())
