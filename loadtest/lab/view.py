@@ -47,8 +47,6 @@ def view(data: Dict) -> Dict:
         "ranges": [{figure: repeats.value_range(run, figure) for figure in ("rps", "p99")} for run in runs],
         "load_generator": "vegeta" if open_loop else "ab",
         "sweep_axis": sweep_axis(data, points, open_loop),
-        "subtitle": subtitle(data),
-        "machine": machine(data["environment"]),
         "alerts": alerts(data, labels),
         "cards": [] if sweep else [card(run, goal_percent(data), shown) for run in headline_runs(data)],
         "cpu_utilisation": {
@@ -188,75 +186,19 @@ def goal_percent(data: Dict) -> int:
     return round((data.get("floor") or {}).get("goal", floor.GOAL) * 100)
 
 
-def subtitle(data: Dict) -> str:
-    settings = data["settings"]
-    when = (data.get("finished_at") or data.get("started_at") or "").replace("T", " ", 1)
-    if settings.get("load") == "open":
-        load = "open loop: %s requests a second for %gs" % (
-            ", ".join(map(str, settings["rate"])),
-            settings["duration_s"],
-        )
-    else:
-        per_run = (
-            "%d requests" % settings["requests"] if settings.get("requests") else "%g s" % settings.get("duration_s", 0)
-        )
-        load = "%s per run · concurrency %s" % (per_run, ", ".join(map(str, settings["concurrency"])))
-    repeated = settings.get("repeats", 1)
-    shown = conditions_shown(settings)
-    conditions = "".join(
-        " · %s %s" % (word, ", ".join(results.listed(settings, name)))
-        for name, word in (("payload", "payload"), ("network", "network"), ("stack", "stacks"))
-        if name in shown
-    )
-    return "%s · %s · n = %s squares per request%s · %swarm-up of %gs discarded" % (
-        when,
-        load,
-        ", ".join(map(str, settings["n"])),
-        conditions,
-        "median of %d interleaved repeats · " % repeated if repeated > 1 else "",
-        settings["warmup_s"],
-    )
-
-
-def machine(env: Dict) -> List[List[str]]:
-    commit = env.get("git_commit") or "unknown"
-    return [
-        ["CPU", text(env.get("cpu_model"))],
-        ["Cores", text(env.get("cores"))],
-        ["Memory", text(env.get("memory_gib")) + " GiB"],
-        ["OS", text(env.get("os"))],
-        ["JDK", text(env.get("jdk"))],
-        ["JVM options", env.get("java_opts") or "(none)"],
-        ["Load generator", text(env.get("load_generator") or env.get("ab"))],
-        ["Commit", commit[:12] + (" (dirty)" if commit.endswith("-dirty") else "")],
-    ]
-
-
-def alerts(data: Dict, labels: List[str]) -> List[str]:
-    found = []
-    troubled = [(label, results.problems(run)) for label, run in zip(labels, data["runs"]) if results.problems(run)]
-    if troubled:
-        found.append(
-            "%d run(s) had failures, so their figures are not comparable: %s"
-            % (len(troubled), ", ".join("%s (%s)" % (label, "; ".join(problems)) for label, problems in troubled))
-        )
-    moved = [(label, run) for label, run in zip(labels, data["runs"]) if repeats.unsteady(run)]
-    if moved:
-        found.append(
-            "%d run(s) moved more than %g %% in req/s between their repeats, so read them with care: %s"
-            % (
-                len(moved),
-                repeats.SPREAD_LIMIT_PERCENT,
-                ", ".join("%s (%s %%)" % (label, fmt(run["spread"]["rps"], 1)) for label, run in moved),
-            )
-        )
-    failed = [record for record in (data.get("floor") or {}).get("runs", []) if "error" in record]
-    if failed:
-        found.append(
-            "%d floor run(s) failed, so their paths have no fraction of floor: %s"
-            % (len(failed), ", ".join("%s (%s)" % (floor_name(record), record["error"]) for record in failed))
-        )
-    return found
+def alerts(data: Dict, labels: List[str]) -> Dict[str, List[tuple]]:
+    """What the page warns of, each as (label, why): runs that failed, runs that moved between their repeats, and
+    floor runs that failed."""
+    runs = list(zip(labels, data["runs"]))
+    return {
+        "troubled": [(label, "; ".join(results.problems(run))) for label, run in runs if results.problems(run)],
+        "moved": [(label, fmt(run["spread"]["rps"], 1) + " %") for label, run in runs if repeats.unsteady(run)],
+        "failed_floors": [
+            (floor_name(record), record["error"])
+            for record in (data.get("floor") or {}).get("runs", [])
+            if "error" in record
+        ],
+    }
 
 
 def headline_runs(data: Dict) -> List[Dict]:

@@ -4,12 +4,14 @@ them."""
 import base64
 import copy
 import datetime
+import html
 import http.server
 import json
 import os
+import re
 import threading
 
-from lab import ab_output, bench, catalogue, floor, open_loop, repeats, traffic
+from lab import ab_output, bench, catalogue, floor, open_loop, repeats, report, traffic
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
 # Real floor client results (client.json, with the server's CPU the lab read beside them), one folder per window
@@ -20,6 +22,12 @@ FLOOR_C5_N50 = os.path.join(FIXTURES, "floor", "c5-n50")
 LAB_JAVA_OPTS = "-XX:+UseSerialGC -Xms128m -Xmx128m -Xss512k"
 # The aggregator's /actuator/info settings with its defaults, as results.json records them.
 AGGREGATOR_DEFAULTS = {"in_flight": 8, "rest_max_connections": 64, "rest_replicas": 1}
+
+
+def report_texts(data, opening: str):
+    """The text of each element of data's report.html that opens with `opening` (e.g. '<div class="alert">')."""
+    page = report.render(data, "", "")
+    return [html.unescape(text) for text in re.findall(re.escape(opening) + r"(.*?)</", page, re.DOTALL)]
 
 
 def fixture(name: str) -> str:

@@ -8,7 +8,7 @@ from lab import bench, check_results, repeats, report, view
 from lab.errors import SettingsError
 from lab.settings import Settings
 
-from tests.support import sample_results
+from tests.support import report_texts, sample_results
 
 
 def repeated(run, rps_values, p99_values=None):
@@ -222,7 +222,7 @@ class RepeatedResultsTests(unittest.TestCase):
         page = view.view(data)
 
         self.assertEqual(
-            page["alerts"],
+            report_texts(data, '<div class="alert">'),
             [
                 "1 run(s) moved more than 10 % in req/s between their repeats, so read "
                 "them with care: grpc/unary (14.8 %)"
@@ -235,7 +235,7 @@ class RepeatedResultsTests(unittest.TestCase):
             table["rows"][0]["cells"][3:7], ["1,433.77", "1,400.00 – 1,450.00", "187.0 ms – 187.0 ms", "3.5 % · 0.0 %"]
         )
         self.assertEqual(table["rows"][1]["cells"][6], {"text": "14.8 % · 0.0 %", "class": "below-goal"})
-        self.assertIn("median of 3 interleaved repeats", page["subtitle"])
+        self.assertIn("median of 3 interleaved repeats", report_texts(data, '<p class="subtitle" id="subtitle">')[0])
         self.assertEqual(page["cards"][1]["rows"][0], ["spread of 3: req/s · p99", "14.8 % · 0.0 %", "below-goal"])
 
     def test_the_summary_marks_the_unsteady_run_in_bold(self):

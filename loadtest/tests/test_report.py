@@ -16,7 +16,7 @@ import unittest
 from lab import floor, report, results, tools, view
 from lab.errors import ToolMissing
 
-from tests.support import sample_conditions, sample_open_results, sample_results, sample_with_floor
+from tests.support import report_texts, sample_conditions, sample_open_results, sample_results, sample_with_floor
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 BROWSER_FLAGS = [
@@ -107,7 +107,7 @@ class ViewTests(unittest.TestCase):
         shown = view.view(data)
 
         self.assertEqual(
-            shown["alerts"],
+            report_texts(data, '<div class="alert">'),
             ["1 run(s) had failures, so their figures are not comparable: grpc/unary (the answer was not verified)"],
         )
         self.assertEqual(
@@ -129,7 +129,7 @@ class ConditionsViewTests(unittest.TestCase):
             (None, None, None, None),
         )
         self.assertEqual(shown["tables"]["runs"]["heads"][:3], ["path", "n", "concurrency"])
-        self.assertNotIn("payload", shown["subtitle"])
+        self.assertNotIn("payload", report_texts(sample_results(), '<p class="subtitle" id="subtitle">')[0])
 
     def test_each_shape_and_path_with_its_bytes_and_cpu_per_call(self):
         shown = view.view(sample_conditions())
@@ -199,7 +199,10 @@ class ConditionsViewTests(unittest.TestCase):
         )
         self.assertEqual([card["what"] for card in shown["cards"]], ["20 squares per request · small · loopback"] * 2)
         self.assertEqual(shown["tables"]["runs"]["heads"][:5], ["path", "payload", "network", "n", "concurrency"])
-        self.assertIn(" · payload small, collection · network loopback, lan · ", shown["subtitle"])
+        self.assertIn(
+            " · payload small, collection · network loopback, lan · ",
+            report_texts(sample_conditions(), '<p class="subtitle" id="subtitle">')[0],
+        )
 
     def test_the_proxys_cpu_stands_beside_the_services_with_cpu_per_call_with_and_without_it(self):
         table = view.view(sample_conditions())["tables"]["resources"]

@@ -11,7 +11,7 @@ from lab import bench, check_results, report, results, stacks, view
 from lab.errors import SettingsError
 from lab.settings import Settings
 
-from tests.support import sample_results
+from tests.support import report_texts, sample_results
 
 JAVA = shutil.which("java") or "java"
 JAVA_HOME = os.path.dirname(os.path.dirname(os.path.realpath(JAVA)))
@@ -241,7 +241,10 @@ class StackResultsTests(unittest.TestCase):
     def test_the_report_names_the_stacks(self):
         shown = view.view(two_stacks())
 
-        self.assertIn("stacks tomcat · JDK 17, jetty · JDK 17", shown["subtitle"])
+        self.assertIn(
+            "stacks tomcat · JDK 17, jetty · JDK 17",
+            report_texts(two_stacks(), '<p class="subtitle" id="subtitle">')[0],
+        )
         # The report's settings list each stack (report/template.html).
         self.assertEqual(
             re.findall(r"<dt>(stack [^<]*)</dt>", report.render(two_stacks(), "", "")),
