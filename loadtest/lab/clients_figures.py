@@ -50,7 +50,7 @@ def counts(samples: List[server_metrics.Sample], path: Path) -> Counts:
             found.statuses[status] = found.statuses.get(status, 0.0) + sample.value
         elif not uri.startswith(SERVICE_URIS_PREFIX):
             found.elsewhere[status] = found.elsewhere.get(status, 0.0) + sample.value
-    found.admission_shed = server_metrics.total(samples, SHED_METRIC, transport=path.transport)
+    found.admission_shed = server_metrics.total(samples, SHED_METRIC, transport=path.transport or "")
     return found
 
 

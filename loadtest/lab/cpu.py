@@ -118,7 +118,7 @@ def cpu_between(
     """
     wall = after.wall_s - before.wall_s
 
-    def entry(seconds: float) -> Dict[str, float]:
+    def entry(seconds: float) -> Dict[str, Optional[float]]:
         return {"seconds": round(seconds, 3), "percent": round(seconds / wall * 100, 1) if wall > 0 else None}
 
     usage = {}
@@ -126,7 +126,7 @@ def cpu_between(
         usage[name] = entry((ticks - before.process_ticks[name]) / ticks_per_second)
     ab_seconds = after.children_cpu_s - before.children_cpu_s
     machine_seconds = (after.machine_busy_ticks - before.machine_busy_ticks) / ticks_per_second
-    services_seconds = sum(u["seconds"] for u in usage.values())
+    services_seconds = sum(u["seconds"] or 0.0 for u in usage.values())
     steal_seconds = (after.machine_steal_ticks - before.machine_steal_ticks) / ticks_per_second
     usage[generator] = entry(ab_seconds)
     usage["machine"] = entry(machine_seconds)

@@ -15,7 +15,7 @@ import threading
 import time
 import urllib.parse
 from dataclasses import dataclass
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 from . import catalogue
 
@@ -47,7 +47,7 @@ class Answer:
         return self.answered - self.sent
 
 
-def classify(status: int, content_type: Optional[str], body: bytes, expected: bytes) -> (str, str):
+def classify(status: int, content_type: Optional[str], body: bytes, expected: bytes) -> Tuple[str, str]:
     """(kind, detail) of one HTTP answer: detail says what was wrong with an answer that is not ok."""
     if status == 200:
         return (OK, "") if body == expected else (WRONG, "a 200 whose body is not the expected answer")
@@ -132,9 +132,7 @@ class Load:
                     break
                 turn = max(turn, time.monotonic()) + self.interval_s
             if connection is None:
-                connection = http.client.HTTPConnection(
-                    self.base_url.hostname, self.base_url.port, timeout=self.timeout_s
-                )
+                connection = http.client.HTTPConnection(self.base_url.netloc, timeout=self.timeout_s)
             sent = time.monotonic()
             try:
                 connection.request("GET", url_path)
@@ -158,6 +156,8 @@ class Load:
 
 def _pause(retry_after: Optional[str]) -> float:
     """How long a client waits after an error answer: what Retry-After asks, at most MOST_RETRY_AFTER_S."""
+    if retry_after is None:
+        return ERROR_PAUSE_S
     try:
         return min(MOST_RETRY_AFTER_S, max(ERROR_PAUSE_S, float(retry_after)))
     except (TypeError, ValueError):

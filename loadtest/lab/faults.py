@@ -305,7 +305,7 @@ def exercise(
     load.start()
     origin = time.monotonic()
     try:
-        marks = apply_faults(options, lab_stage.toxiproxy, watched)
+        marks = apply_faults(options, lab_stage.proxy, watched)
     except BaseException:
         # A service that died, or Ctrl-C: the clients stop before the services do.
         load.stop()

@@ -65,7 +65,7 @@ class HealthProbe:
 def check(url: str, timeout_s: float) -> Optional[str]:
     """One GET on a new connection; None when it answered 200 with status UP, else why not."""
     parsed = urllib.parse.urlsplit(url)
-    connection = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=timeout_s)
+    connection = http.client.HTTPConnection(parsed.netloc, timeout=timeout_s)
     try:
         connection.request("GET", parsed.path or "/", headers={"Connection": "close"})
         response = connection.getresponse()
@@ -88,6 +88,7 @@ def figures(url: str, checks: List[Check], limit_ms: float) -> Dict:
     failures = [c for c in checks if c.failure]
     reasons: Dict[str, Dict] = {}
     for failed in failures:
+        assert failed.failure is not None
         reasons.setdefault(failed.failure, {"count": 0, "first_s": failed.sent_s})["count"] += 1
     return {
         "url": url,

@@ -40,11 +40,13 @@ class Toxiproxy:
             [self.binary, "-host", "127.0.0.1", "-port", str(self.api_port)], log_path=self.log_path, side="services"
         )
 
+        process = self._process
+
         def answers() -> bool:
-            if self._process.poll() is not None:
+            if process.poll() is not None:
                 raise LabError(
                     "Toxiproxy exited with code %d before its API answered: see %s"
-                    % (self._process.returncode, self.log_path)
+                    % (process.returncode, self.log_path)
                 )
             try:
                 self._call("GET", "/version")
@@ -59,6 +61,8 @@ class Toxiproxy:
 
     @property
     def pid(self) -> int:
+        if self._process is None:
+            raise LabError("Toxiproxy has not been started")
         return self._process.pid
 
     def add_proxy(self, name: str, listen_port: int, upstream: str) -> str:

@@ -44,7 +44,7 @@ def _client(
     connection: Optional[http.client.HTTPConnection] = None
     while time.monotonic() < stop_at:
         if connection is None:
-            connection = http.client.HTTPConnection(url.hostname, url.port, timeout=timeout_s)
+            connection = http.client.HTTPConnection(url.netloc, timeout=timeout_s)
         started = time.monotonic()
         try:
             connection.request("GET", url.path + (("?" + url.query) if url.query else ""))
@@ -79,7 +79,7 @@ def _health(url: str, stop_at: float, samples: List[float], failures: List[str])
     while time.monotonic() < stop_at:
         started = time.monotonic()
         try:
-            connection = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=5)
+            connection = http.client.HTTPConnection(parsed.netloc, timeout=5)
             connection.request("GET", parsed.path)
             response = connection.getresponse()
             body = response.read()

@@ -3,7 +3,7 @@ own and the services on the rest (split), so that neither steals the other's cyc
 
 import os
 from dataclasses import dataclass
-from typing import Callable, Dict, FrozenSet, Optional
+from typing import Callable, Dict, FrozenSet, List, Optional
 
 from .errors import SettingsError
 
@@ -69,7 +69,8 @@ def pin(side: str) -> Optional[Callable[[], None]]:
 
 def cpu_list(cpus: FrozenSet[int]) -> str:
     """CPUs as taskset and /proc/<pid>/status list them: 0-3,6."""
-    ordered, ranges = sorted(cpus), []
+    ranges: List[List[int]] = []
+    ordered = sorted(cpus)
     for cpu in ordered:
         if ranges and cpu == ranges[-1][1] + 1:
             ranges[-1][1] = cpu

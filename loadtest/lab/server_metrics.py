@@ -13,7 +13,7 @@ import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Mapping, Optional, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Union
 
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -108,13 +108,13 @@ def server_side(path: Path, before: Mapping[str, List[Sample]], after: Mapping[s
     def delta(service: str, name: str, **labels: str) -> float:
         return total(after[service], name, **labels) - total(before[service], name, **labels)
 
-    record = {
+    record: Dict[str, Any] = {
         "aggregator_requests": None,
         "aggregator_ms_per_request": None,
         "downstream_calls": None,
         "client_us_per_call": None,
     }
-    transport = path.transport
+    transport = path.transport or ""
     if path.target == AGGREGATOR:
         ok = {"transport": transport, "outcome": "success"}
         requests = delta(AGGREGATOR, "aggregator_fanout_seconds_count", **ok)

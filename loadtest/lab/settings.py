@@ -540,7 +540,7 @@ class Settings:
         if too_many:
             raise SettingsError(
                 "CONCURRENCY %s is above REQUESTS=%d: ab needs at least one request per client"
-                % (" ".join(map(str, too_many)), self.requests)
+                % (" ".join(map(str, too_many)), self.requests or 0)
             )
         if len(set(self.concurrency)) != len(self.concurrency) or len(set(self.n)) != len(self.n):
             raise SettingsError("CONCURRENCY and N must not repeat a value")

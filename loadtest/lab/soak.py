@@ -16,7 +16,7 @@ import statistics
 import subprocess
 import threading
 import time
-from typing import Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 from . import cpu, server_metrics
 from .errors import MetricsError
@@ -157,7 +157,7 @@ def flatness(per_minute: Dict) -> List[Dict]:
 
 def _flat(series: str, service: Optional[str], values: List[Optional[float]]) -> Dict:
     present = [value for value in values if value is not None]
-    row = {
+    row: Dict[str, Any] = {
         "series": series,
         "service": service,
         "minutes": len(present),

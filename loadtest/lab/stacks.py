@@ -32,7 +32,10 @@ class Jdk:
 
     @property
     def major(self) -> int:
-        return int(re.match(r"(1\.)?(\d+)", self.version).group(2))
+        found = re.match(r"(1\.)?(\d+)", self.version)
+        if not found:
+            raise ValueError("not a Java version: %r" % self.version)
+        return int(found.group(2))
 
 
 @dataclass(frozen=True)

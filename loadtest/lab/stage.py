@@ -9,7 +9,7 @@ import json
 import os
 import subprocess
 import urllib.request
-from typing import Dict, Iterator, List, Optional
+from typing import Dict, Iterator, List, Mapping, Optional
 
 from . import bench, catalogue, http_check, network, services, traffic
 from .catalogue import AGGREGATOR, ALL, services_needed
@@ -38,7 +38,7 @@ class Stage:
         self.has_aggregator = any(i.module == AGGREGATOR for i in instances)
         self.jars = jars
         self.results_dir = results_dir
-        self.stack: Optional[Stack] = None
+        self._stack: Optional[Stack] = None
         self.log_suffix = ""
         # The aggregator of the network being measured, None while none runs (a stack of rest/square alone).
         self.aggregator_instance: Optional[services.Instance] = None
@@ -47,10 +47,24 @@ class Stage:
         self.toxiproxy: Optional[network.Toxiproxy] = None
         self.routes: List[services.Route] = []
 
+    @property
+    def stack(self) -> Stack:
+        """The stack whose square services run; start_squares sets it."""
+        if self._stack is None:
+            raise LabError("no stack yet: start the square services first")
+        return self._stack
+
+    @property
+    def proxy(self) -> network.Toxiproxy:
+        """The Toxiproxy between the aggregator and the square services; start_proxy sets it."""
+        if self.toxiproxy is None:
+            raise LabError("no Toxiproxy: the networks measured are all direct")
+        return self.toxiproxy
+
     def start_squares(self, stack: Stack, log_suffix: str = "") -> None:
         """The square services a stack's paths need, on that stack; each network's aggregator runs on it too. Their
         logs, and the aggregators', end in log_suffix."""
-        self.stack, self.log_suffix = stack, log_suffix
+        self._stack, self.log_suffix = stack, log_suffix
         needed = services_needed(ALL[name] for name in stack.paths)
         group = [instance for instance in self.squares if instance.module in needed]
         self._square_children = self._start(group, log_suffix)
@@ -68,9 +82,9 @@ class Stage:
             "[lab] starting Toxiproxy on 127.0.0.1:%d (log: %s)" % (self.settings.toxiproxy_port, log_path), flush=True
         )
         self.toxiproxy = network.Toxiproxy(binary, self.settings.toxiproxy_port, log_path)
-        self.toxiproxy.start(self.processes)
+        self.proxy.start(self.processes)
         for route in self.routes:
-            self.toxiproxy.add_proxy(route.name, route.listen_port, route.upstream)
+            self.proxy.add_proxy(route.name, route.listen_port, route.upstream)
 
     @contextlib.contextmanager
     def aggregator_on(self, profile: catalogue.Profile, deadlines: Deadlines) -> Iterator[List[bench.Service]]:
@@ -78,7 +92,7 @@ class Stage:
         at the proxies with the profile's toxics or at the services; stopped on the way out."""
         proxies = None
         if profile.proxied:
-            self.toxiproxy.apply(profile)
+            self.proxy.apply(profile)
             proxies = {route.name: "127.0.0.1:%d" % route.listen_port for route in self.routes}
         started = list(self.square_services)
         children: List[subprocess.Popen] = []
@@ -93,7 +107,7 @@ class Stage:
             self.aggregator_instance = instance
         if profile.proxied:
             # The proxy is a process of these runs: its CPU and memory beside the services'.
-            started.append(bench.Service(PROXY, [self.toxiproxy.pid], None))
+            started.append(bench.Service(PROXY, [self.proxy.pid], None))
         try:
             yield started
         finally:
@@ -112,7 +126,7 @@ class Stage:
         as it closes: its totals less those after the network before), beside what the replica's connections
         received and sent (read just before the aggregator stopped), as lab.traffic counts a run's. Both hold every
         call of the network, its pre-check and warm-ups too."""
-        totals = self.toxiproxy.bytes()
+        totals = self.proxy.bytes()
         record = {}
         for route in self.routes:
             passed = totals.get(route.name, {})
@@ -125,7 +139,7 @@ class Stage:
             }
         return {"by_proxy": record, "totals": totals}
 
-    def _connection_totals(self) -> Dict[str, Dict[str, Optional[int]]]:
+    def _connection_totals(self) -> Dict[str, Mapping[str, Optional[int]]]:
         """What each square-service replica's connections on its serving port received and sent, all told."""
         try:
             return {

@@ -270,8 +270,9 @@ def _older_than_sources(binary: str, source_dir: str) -> bool:
 
 def ensure_jars(repo: str, modules: List[str], skip_build: bool, log=_say) -> Dict[str, str]:
     """Each module's jar, building the missing and stale ones with the Maven wrapper (unless skip_build)."""
-    missing = [m for m in modules if jar_of(repo, m) is None]
-    outdated = [m for m in modules if m not in missing and stale(repo, m, jar_of(repo, m))]
+    found = {m: jar_of(repo, m) for m in modules}
+    missing = [m for m, jar in found.items() if jar is None]
+    outdated = [m for m, jar in found.items() if jar is not None and stale(repo, m, jar)]
     if not missing and not outdated:
         log("[lab] jars are up to date")
     elif skip_build:
@@ -301,7 +302,11 @@ def ensure_jars(repo: str, modules: List[str], skip_build: bool, log=_say) -> Di
             cwd=repo,
             shown=True,
         )
-    return {module: jar_of(repo, module) for module in modules}
+    built = {module: jar_of(repo, module) for module in modules}
+    still_missing = [module for module, jar in built.items() if jar is None]
+    if still_missing:
+        raise ToolMissing("the build made no jar for %s: see its output above" % " ".join(still_missing))
+    return {module: jar for module, jar in built.items() if jar is not None}
 
 
 def jar_of(repo: str, module: str) -> Optional[str]:

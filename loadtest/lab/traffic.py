@@ -20,7 +20,7 @@ which there count Tomcat's reads and writes.
 
 import re
 import subprocess
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from .errors import TrafficError
 
@@ -92,7 +92,7 @@ def connections_delta(before: Dict[Connection, Counts], after: Dict[Connection, 
     }
 
 
-def per_call(received: int, sent: int, calls: int) -> Dict[str, Optional[float]]:
+def per_call(received: int, sent: int, calls: int) -> Dict[str, Any]:
     """Bytes one call received (its request) and sent (its response), to a tenth of a byte."""
     if not calls:
         return {"request": None, "response": None}
