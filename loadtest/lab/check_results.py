@@ -322,8 +322,8 @@ def floor_check(data: Dict) -> List[str]:
         if window not in by_window:
             found.append("no floor run for %s, %s" % (window.transport, window.describe()))
     for run in data["runs"]:
-        window = by_combination.get((run["path"], run["n"], run["concurrency"]))
-        if window is None or results.failed(run) or not floor.compared_with_floor(run):
+        compared = by_combination.get((run["path"], run["n"], run["concurrency"]))
+        if compared is None or results.failed(run) or not floor.compared_with_floor(run):
             if run.get("floor") and not floor.compared_with_floor(run):
                 found.append(
                     "%s: a fraction of floor, but the floor is for the small payload on loopback only"
@@ -332,7 +332,7 @@ def floor_check(data: Dict) -> List[str]:
             continue
         found += [
             "%s: %s" % (results.run_name(run), problem)
-            for problem in _path_floor_problems(run, window, by_window.get(window))
+            for problem in _path_floor_problems(run, compared, by_window.get(compared))
         ]
     return found
 

@@ -7,7 +7,7 @@ import datetime
 import functools
 import json
 import os
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 import jsonschema
 
@@ -207,7 +207,7 @@ def path_cpu(run: Dict, field: str, with_proxy: bool = False) -> float:
 
 def services_in(results: Dict) -> List[str]:
     """The services that ran, in the report's order."""
-    present = set()
+    present: Set[str] = set()
     for run in results["runs"]:
         present.update(name for name in run.get("cpu", {}) if name in SERVICE_ORDER)
     return [name for name in SERVICE_ORDER if name in present]

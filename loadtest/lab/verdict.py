@@ -8,9 +8,12 @@ reads the results.json dict, and every sentence's wording is in TEMPLATES.
 """
 
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from . import catalogue, repeats, results
+
+if TYPE_CHECKING:
+    from typing_extensions import TypeGuard
 
 TEMPLATES = {
     # A pair of runs side by side: {faster}/{slower} or {first}/{second} name them.
@@ -158,9 +161,9 @@ def outcome(run: Dict, other: Dict, figure: str, higher_is_better: bool) -> Opti
     value, other_value = _figure(run, figure), _figure(other, figure)
     if not value or not other_value:
         return None
-    spans = repeats.value_range(run, figure), repeats.value_range(other, figure)
-    if None not in spans:
-        if spans[0][0] <= spans[1][1] and spans[1][0] <= spans[0][1]:
+    span, other_span = repeats.value_range(run, figure), repeats.value_range(other, figure)
+    if span is not None and other_span is not None:
+        if span[0] <= other_span[1] and other_span[0] <= span[1]:
             return "same"
     elif abs(value / other_value - 1) < CLOSE:
         return "same"
@@ -271,7 +274,9 @@ def _kept_up(path: str, line: List[Optional[Dict]], points: List[int]) -> str:
     return TEMPLATES["kept_up_to"].format(path=path, rate=kept)
 
 
-def _moved(runs: Dict[Tuple, Dict], settings: Dict, key_of, base: str, value: str) -> List[Tuple[str, str, float]]:
+def _moved(
+    runs: Dict[Tuple, Dict], settings: Dict, key_of, base: str, value: str
+) -> List[Tuple[str, str, Optional[float]]]:
     """(path, its share of its base req/s as text, its CPU per call as a multiple of its base's) per path measured
     both ways, the lowest share first."""
     moved = []
@@ -291,7 +296,7 @@ def _possessive(name: str) -> str:
     return name + ("'" if name.endswith("s") else "'s")
 
 
-def _trusted(run: Optional[Dict]) -> bool:
+def _trusted(run: Optional[Dict]) -> "TypeGuard[Dict]":
     return run is not None and not results.problems(run)
 
 
