@@ -30,7 +30,6 @@ from . import (
     environment,
     health_probe,
     http_check,
-    placement,
     results,
     server_metrics,
     services,
@@ -42,6 +41,7 @@ from .clients_figures import Counts, Limits, Run
 from .deadlines import Deadlines
 from .errors import AbOutputError, LabError, MetricsError, ServiceExited, exit_status
 from .health_probe import HealthProbe
+from .load_generator import run_ab
 from .processes import Processes, Watched, check_alive, raise_on_term, wait_until
 from .run import check_ports
 from .settings import Settings
@@ -283,9 +283,10 @@ def warm_up(
 ) -> None:
     clients = options.client_counts[0]
     print("[lab] warming up %s n=%d: %d clients for %d s" % (path.name, n, clients, options.warmup_seconds), flush=True)
-    _run_ab(
+    run_ab(
         ab_command(url, clients, options.warmup_seconds),
         os.path.join(results_dir, "raw", "%s_n%d_warmup.txt" % (path.name.replace("/", "-"), n)),
+        echo_command=True,
     )
     check_alive(watched, "the warm-up of %s n=%d" % (path.name, n))
     settle(aggregator.metrics_urls[0], path, timeout_s, watched, "the warm-up of %s n=%d" % (path.name, n))
@@ -314,9 +315,10 @@ def measure(
     probes = [HealthProbe(health_url).start() for health_url in urls]
     began = time.monotonic()
     try:
-        done = _run_ab(
+        done, _ = run_ab(
             ab_command(url, clients, options.duration),
             os.path.join(results_dir, "raw", "%s_n%d_c%d.txt" % (path.name.replace("/", "-"), n, clients)),
+            echo_command=True,
         )
         seconds = time.monotonic() - began
         at_end = read_counts(metrics_url, path, watched, during)
@@ -481,18 +483,6 @@ COLUMNS = (
     "--health-url is another; *peak RSS*: the aggregator's VmHWM over the run; *goodput vs best lower*: this "
     "row's goodput against the best of the lower client counts of its path and n, passing at %(share).0f %%."
 )
-
-
-def _run_ab(command: List[str], report_path: str) -> subprocess.CompletedProcess:
-    # subprocess.run kills ab if the lab is interrupted while it waits, so no ab outlives the lab.
-    done = subprocess.run(
-        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=placement.pin("load_generator")
-    )
-    with open(report_path, "w") as handle:
-        handle.write("$ %s\n%s" % (" ".join(command), done.stdout))
-        if done.stderr.strip():
-            handle.write("\n--- ab stderr ---\n" + done.stderr)
-    return done
 
 
 if __name__ == "__main__":

@@ -288,7 +288,7 @@ if __name__ == "__main__":
 
 class DurationTests(unittest.TestCase):
     def test_a_run_by_time_asks_ab_for_whole_rounds_that_last_about_duration(self):
-        from lab.bench import requests_for
+        from lab.load_generator import requests_for
 
         # 45 a second for 20 s at 100 clients: 900 requests, 9 rounds of 100.
         self.assertEqual(requests_for(45.0, 100, 20), 900)

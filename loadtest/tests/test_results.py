@@ -8,7 +8,7 @@ import os
 import tempfile
 import unittest
 
-from lab import bench, catalogue, check_results, floor, report, results
+from lab import bench, catalogue, check_results, floor, load_generator, report, results
 
 from tests.support import LAB_JAVA_OPTS, ab_fixture, cpu_usage, sample_conditions, sample_results, sample_with_floor
 
@@ -76,7 +76,9 @@ class RunRecordTests(unittest.TestCase):
     def test_without_a_csv_the_printed_table_gives_the_percentiles(self):
         report, _ = ab_fixture("ab-rest-square-c100")
 
-        self.assertEqual(bench.latency(report, None), {"mean": 69.746, "p50": 58, "p90": 112, "p99": 187, "max": 220})
+        self.assertEqual(
+            load_generator.latency(report, None), {"mean": 69.746, "p50": 58, "p90": 112, "p99": 187, "max": 220}
+        )
 
 
 def section(text, heading):

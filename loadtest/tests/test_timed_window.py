@@ -7,7 +7,7 @@ import tempfile
 import time
 import unittest
 
-from lab import ab_output, bench
+from lab import ab_output, bench, load_generator
 from lab.settings import Settings
 
 from tests import support
@@ -98,8 +98,8 @@ class TimedRepeatTest(unittest.TestCase):
         folder = tempfile.mkdtemp()
         report_path, csv_path = os.path.join(folder, "run.txt"), os.path.join(folder, "run.csv")
         # 4 clients at 20 ms a request serve about 200 a second; start from a pace 4 times too slow (a cold warm-up).
-        first = bench.requests_for(50.0, 4, settings.duration_s * bench.FIRST_PART)
-        closed = bench._closed_loop(server.base + "/", 4, first, settings, report_path, csv_path)
+        first = load_generator.requests_for(50.0, 4, settings.duration_s * load_generator.FIRST_PART)
+        closed = load_generator.Ab(settings).closed_loop(server.base + "/", 4, first, report_path, csv_path)
 
         self.assertIsNone(closed.error)
         self.assertGreater(closed.runs, 1)
@@ -120,8 +120,8 @@ class TimedRepeatTest(unittest.TestCase):
         self.addCleanup(server.close)
         settings = Settings.from_env({"REQUESTS": "12", "CONCURRENCY": "4", "DURATION": "2"})
         folder = tempfile.mkdtemp()
-        closed = bench._closed_loop(
-            server.base + "/", 4, 12, settings, os.path.join(folder, "run.txt"), os.path.join(folder, "run.csv")
+        closed = load_generator.Ab(settings).closed_loop(
+            server.base + "/", 4, 12, os.path.join(folder, "run.txt"), os.path.join(folder, "run.csv")
         )
         self.assertEqual((None, 1, 12, 12), (closed.error, closed.runs, closed.requests, closed.report.completed))
 
@@ -146,14 +146,14 @@ class _Compiling(_Slow):
 
 @unittest.skipUnless(shutil.which("ab"), "needs ApacheBench (apache2-utils)")
 class JitSettledWarmUpTest(unittest.TestCase):
-    def warm(self, compiling_s: float) -> bench.WarmUp:
+    def warm(self, compiling_s: float) -> load_generator.WarmUp:
         _Compiling.started, _Compiling.compiling_s = time.monotonic(), compiling_s
         server = support.LoopbackServer(_Compiling)
         self.addCleanup(server.close)
         settings = Settings.from_env({"WARMUP_SECONDS": "1", "CONCURRENCY": "4"})
         watch = bench._JitWatch({"square": [server.base + "/actuator/prometheus"]})
-        report_path = os.path.join(tempfile.mkdtemp(), "warm.txt")
-        return bench._warm_in_rounds(server.base + "/", 4, settings, report_path, watch, print)
+        report_path = self.report_path = os.path.join(tempfile.mkdtemp(), "warm.txt")
+        return load_generator.Ab(settings).warm_rounds(server.base + "/", 4, report_path, watch.busiest_share, print)
 
     def test_the_warm_up_goes_on_while_the_jit_compiles_then_stops(self):
         warm = self.warm(compiling_s=2.0)
@@ -162,11 +162,14 @@ class JitSettledWarmUpTest(unittest.TestCase):
         self.assertGreater(warm.seconds, 2.0)
         self.assertLess(warm.seconds, 3.0)
         self.assertGreater(warm.pace, 50)
+        # The warm-up is the measured runs' loop of whole rounds: its raw report keeps every ab run of it.
+        with open(self.report_path) as handle:
+            self.assertGreater(handle.read().count("--- ab run "), 2)
 
     def test_a_jit_that_never_settles_stops_the_warm_up_at_jit_wait_times_warmup_seconds(self):
         warm = self.warm(compiling_s=60.0)
         self.assertFalse(warm.jit_settled)
-        self.assertAlmostEqual(bench.JIT_WAIT * 1.0, warm.seconds, delta=0.5)
+        self.assertAlmostEqual(load_generator.JIT_WAIT * 1.0, warm.seconds, delta=0.5)
         self.assertEqual({"seconds": round(warm.seconds, 1), "jit_settled": False}, warm.record())
 
 

@@ -1,0 +1,366 @@
+"""The load generators behind one interface: ab (the closed loop, LOAD=closed) and Vegeta (the open loop, LOAD=open).
+Each warms a path up and measures one repeat of it; lab.bench measures around them (CPU, metrics, RSS, bytes).
+A third generator (wrk2, h2load) is one more class with `name`, `warm` and `measure`, picked in for_settings."""
+
+import os
+import subprocess
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Optional, Protocol
+
+from . import ab_output, open_loop, placement
+from .settings import Settings
+
+# A closed loop's warm-up goes on past WARMUP_SECONDS, up to JIT_WAIT times it, while any service of the path spent
+# more than JIT_BUSY of the last stretch compiling: code still being compiled at round 1 made the REST paths
+# faster at round 3 than at round 1 (docs/performance.md, "Warm until the JIT settles").
+JIT_BUSY = 0.05
+JIT_WAIT = 4
+# A timed run's first ab run asks for this share of DURATION at the pace lately, and the next ones for half of what is
+# left at the pace just measured: a path that slowed down then still ends near DURATION, not past it.
+FIRST_PART = 0.9
+
+
+@dataclass(frozen=True)
+class WarmUp:
+    """A warm-up's outcome: the closed loop's pace at its end (None: unknown), its seconds, and whether every
+    service's JIT had settled (None: not watched)."""
+
+    pace: Optional[float]
+    seconds: float
+    jit_settled: Optional[bool] = None
+
+    def record(self) -> Dict:
+        return {"seconds": round(self.seconds, 1), "jit_settled": self.jit_settled}
+
+
+@dataclass
+class Load:
+    """One measured repeat as its generator saw it: its part of the run's record (figures, with `error` when it
+    failed), the raw files it adds to record["raw"], and the requests answered, over which the CPU is shared."""
+
+    figures: Dict
+    raw: Dict[str, str] = field(default_factory=dict)
+    answered: int = 0
+
+    @property
+    def error(self) -> Optional[str]:
+        return self.figures.get("error")
+
+
+class LoadGenerator(Protocol):
+    # The generator as lab.cpu names its CPU in a run's record ("ab", "vegeta").
+    name: str
+
+    def warm(
+        self,
+        url: str,
+        expected_body: str,
+        point: int,
+        raw_dir: str,
+        slug: str,
+        log: Callable[[str], None],
+        watch_jit: Callable[[], Callable[[], Optional[float]]],
+    ) -> WarmUp:
+        """WARMUP_SECONDS of the load at point (concurrency, or rate), discarded. watch_jit() starts watching the
+        services' JIT and returns a function that gives the largest share of the time since it was last asked that a
+        service's JIT compiled (None: unknown), for a warm-up that goes on while the JIT compiles."""
+        ...
+
+    def measure(
+        self,
+        url: str,
+        expected_body: str,
+        point: int,
+        raw_dir: str,
+        slug: str,
+        repeat: int,
+        pace: Optional[float],
+        log: Callable[[str], None],
+        after_load: Callable[[], None],
+        stop_when: Callable[[], bool],
+    ) -> Load:
+        """One measured repeat at point; after_load() is called as soon as the load ends (before the generator reads
+        its results back), stop_when() may end it early. repeat: its number, for the log; pace: the closed loop's
+        requests a second lately."""
+        ...
+
+
+def for_settings(settings: Settings, vegeta: Optional[str], minute_s: Optional[float] = None) -> LoadGenerator:
+    """The generator LOAD names: Vegeta (installed by lab.tools, at `vegeta`) for an open loop, else ab."""
+    if settings.open_loop:
+        assert vegeta, "an open loop needs Vegeta (lab.tools installs it)"
+        return Vegeta(vegeta, settings, minute_s)
+    return Ab(settings)
+
+
+def requests_for(pace: float, concurrency: int, seconds: float) -> int:
+    """The requests that keep concurrency clients busy for about seconds at pace requests a second, in whole rounds of
+    concurrency: ab's clients start together, and on a path whose requests take seconds (100 x 1000 squares of
+    rest/unary: 2.5 s each) they finish together too, in waves, so a run cut at a time (ab -t) ends in the middle of
+    one, counting a part of it and waiting for the rest: three 20 s runs gave 36, 43 and 45 req/s where whole rounds
+    gave 45 to 50."""
+    return concurrency * max(1, round(pace * seconds / concurrency))
+
+
+@dataclass
+class Rounds:
+    """What the ab runs of one warm-up or measured repeat gave: their report and curve as one run's, or an error."""
+
+    requests: int = 0
+    runs: int = 0
+    reports: List[ab_output.AbReport] = field(default_factory=list)
+    report: Optional[ab_output.AbReport] = None
+    curve: Optional[List[float]] = None
+    error: Optional[str] = None
+    exit_code: int = 0
+
+
+class Ab:
+    """ApacheBench, the closed loop: point clients, each sending its next request once the last was answered."""
+
+    name = "ab"
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    def warm(self, url, expected_body, point, raw_dir, slug, log, watch_jit) -> WarmUp:
+        log(
+            "  warm-up: %gs at %d at a time (discarded), longer while the JIT compiles"
+            % (self.settings.warmup_s, point)
+        )
+        warm = self.warm_rounds(url, point, os.path.join(raw_dir, slug + ".txt"), watch_jit(), log)
+        log("  warm after %.0fs%s" % (warm.seconds, "" if warm.jit_settled else ", the JIT still compiling"))
+        return warm
+
+    def warm_rounds(
+        self, url: str, point: int, report_path: str, jit_busy: Callable[[], Optional[float]], log
+    ) -> WarmUp:
+        """ab runs of whole rounds until WARMUP_SECONDS have passed and the JIT has settled (or JIT_WAIT times
+        WARMUP_SECONDS): each lasts about a quarter of WARMUP_SECONDS at the pace of the one before (the first is one
+        round), so that the last one's pace, measured like a measured run's, counts the requests of the first."""
+        warmup_s = self.settings.warmup_s
+        started = time.monotonic()
+        ends, latest = started + warmup_s, started + warmup_s * JIT_WAIT
+        state: Dict = {"pace": None, "settled": None}
+
+        def next_requests(reports: List[ab_output.AbReport]) -> Optional[int]:
+            state["pace"] = reports[-1].rps or state["pace"]
+            busy = jit_busy()
+            now = time.monotonic()
+            state["settled"] = None if busy is None else busy <= JIT_BUSY
+            if not state["pace"] or (now >= ends and state["settled"] is not False) or now >= latest:
+                return None
+            return requests_for(state["pace"], point, min(ends - now, warmup_s / 4) if now < ends else warmup_s / 4)
+
+        rounds = self.rounds(url, point, point, report_path, None, next_requests)
+        if rounds.error:
+            why = "ab exit code %d" % rounds.exit_code if rounds.exit_code else rounds.error
+            log("  warning: the warm-up ended with %s (see %s)" % (why, report_path))
+            return WarmUp(None, time.monotonic() - started)
+        return WarmUp(state["pace"], time.monotonic() - started, state["settled"])
+
+    def measure(self, url, expected_body, point, raw_dir, slug, repeat, pace, log, after_load, stop_when) -> Load:
+        settings = self.settings
+        requests = settings.requests or requests_for(pace or 0.0, point, settings.duration_s * FIRST_PART)
+        log(
+            "  measuring: %d requests, %d at a time (repeat %d)%s"
+            % (
+                requests,
+                point,
+                repeat,
+                ""
+                if settings.requests
+                else ", then more to fill %gs (%.1f a second lately)" % (settings.duration_s, pace or 0.0),
+            )
+        )
+        closed = self.closed_loop(
+            url, point, requests, os.path.join(raw_dir, slug + ".txt"), os.path.join(raw_dir, slug + ".csv")
+        )
+        after_load()
+        load = Load({"requests": closed.requests}, {"csv": "raw/%s.csv" % slug})
+        if closed.report is None:
+            load.figures["error"] = closed.error or "ab gave no report"
+            return load
+        load.figures.update(ab_figures(expected_body, closed.report, closed.curve))
+        if closed.runs > 1:
+            load.figures["ab_runs"] = closed.runs
+        load.answered = closed.report.completed
+        return load
+
+    def closed_loop(self, url: str, point: int, requests: int, report_path: str, csv_path: str) -> Rounds:
+        """REQUESTS requests in one ab run; or, by time, ab runs of whole rounds one after another until DURATION is
+        filled to within half a round, read as one run: ab cannot stop at a time without cutting a round in two (ab -t
+        counts only the requests done by then and wastes the rest, on rest/unary up to 12 % of 20 s)."""
+        settings = self.settings
+
+        def next_requests(reports: List[ab_output.AbReport]) -> Optional[int]:
+            left = settings.duration_s - sum(r.time_taken_s for r in reports)
+            round_s = point / reports[-1].rps if reports[-1].rps > 0 else float("inf")
+            if settings.requests or left < round_s / 2:
+                return None
+            # Half of what is left, at least a round: a pace that drops meanwhile overruns DURATION by little.
+            return point * max(1, int(left / 2 / round_s))
+
+        return self.rounds(url, point, requests, report_path, csv_path, next_requests)
+
+    def rounds(
+        self,
+        url: str,
+        point: int,
+        requests: int,
+        report_path: str,
+        csv_path: Optional[str],
+        next_requests: Callable[[List[ab_output.AbReport]], Optional[int]],
+    ) -> Rounds:
+        """The one loop of ab runs of whole rounds of point requests: the first of `requests`, each next one of
+        next_requests(the reports so far), until it says None; read as one run (one report, one curve, the raw
+        report of every run in report_path)."""
+        outcome = Rounds()
+        curves, texts = [], []
+        while True:
+            command = ab_output.ab_command(url, requests, point, self.settings.ab_timeout_s, csv_path)
+            done, text = run_ab(command, report_path)
+            texts.append("--- ab run %d: %d requests, %d at a time ---\n%s" % (len(texts) + 1, requests, point, text))
+            outcome.requests += requests
+            outcome.runs += 1
+            if done.returncode != 0:
+                outcome.exit_code = done.returncode
+                outcome.error = "ab exited with code %d: %s" % (done.returncode, _last_line(done.stderr))
+                break
+            try:
+                report = ab_output.parse_report(done.stdout)
+                curve = _read_curve(csv_path, report.completed) if csv_path else None
+            except ab_output.AbOutputError as error:
+                outcome.error = "cannot read ab's output: %s" % error
+                break
+            outcome.reports.append(report)
+            curves.append(curve)
+            following = next_requests(outcome.reports)
+            if not following:
+                break
+            requests = following
+        if len(texts) > 1:
+            with open(report_path, "w") as handle:
+                handle.write("\n".join(texts))
+        if outcome.error or not outcome.reports:
+            return outcome
+        usable = curves if all(curves) else []
+        outcome.curve = ab_output.merge_curves(usable, [r.completed for r in outcome.reports]) if usable else None
+        outcome.report = ab_output.merge(outcome.reports, outcome.curve)
+        if csv_path and outcome.curve and len(curves) > 1:
+            with open(csv_path, "w") as handle:
+                handle.write(ab_output.write_percentile_csv(outcome.curve))
+        return outcome
+
+
+class Vegeta:
+    """Vegeta, the open loop (lab.open_loop): point requests a second, whether or not the earlier ones were answered."""
+
+    name = "vegeta"
+
+    def __init__(self, binary: str, settings: Settings, minute_s: Optional[float] = None) -> None:
+        self.binary, self.settings, self.minute_s = binary, settings, minute_s
+
+    def warm(self, url, expected_body, point, raw_dir, slug, log, watch_jit) -> WarmUp:
+        settings = self.settings
+        log("  warm-up: %gs at %d requests a second (discarded)" % (settings.warmup_s, point))
+        outcome = open_loop.run(
+            self.binary, url, expected_body, point, settings.warmup_s, settings.ab_timeout_s, raw_dir, slug
+        )
+        if "error" in outcome:
+            log("  warning: the warm-up failed: %s" % outcome["error"])
+        return WarmUp(None, settings.warmup_s)
+
+    def measure(self, url, expected_body, point, raw_dir, slug, repeat, pace, log, after_load, stop_when) -> Load:
+        settings = self.settings
+        log("  measuring: %d requests a second for %gs (repeat %d)" % (point, settings.duration_s, repeat))
+        outcome = open_loop.run(
+            self.binary,
+            url,
+            expected_body,
+            point,
+            settings.duration_s,
+            settings.ab_timeout_s,
+            raw_dir,
+            slug,
+            after_attack=after_load,
+            minute_s=self.minute_s,
+            stop_when=stop_when,
+        )
+        return Load(outcome, answered=outcome.get("ok") or 0)
+
+
+def ab_figures(expected_body: str, report: ab_output.AbReport, curve: Optional[List[float]]) -> Dict:
+    """ab's part of a run's record: counts, throughput and latency, and what was verified of the answers."""
+    expected_bytes = len(expected_body.encode())
+    # The pre-check compared one answer with the exact expected body; during the run ab compares every
+    # response's length with the first one's (a mismatch is a failed request), and the first one's with the
+    # expected body's here, so every counted response had the expected answer's length.
+    verified = {
+        "pre_check": "exact body",
+        "expected_bytes": expected_bytes,
+        "response_bytes": report.document_length,
+        "length_checked": report.completed,
+        "length_mismatches": report.failed_breakdown["length"],
+        "passed": (
+            report.completed - report.failed_breakdown["length"] - report.non2xx
+            if report.document_length == expected_bytes
+            else 0
+        ),
+    }
+    return {
+        "verified": verified,
+        "completed": report.completed,
+        "failed": report.failed,
+        "failed_breakdown": report.failed_breakdown,
+        "non2xx": report.non2xx,
+        "rps": report.rps,
+        "time_taken_s": report.time_taken_s,
+        "latency_ms": latency(report, curve),
+        "latency_table_ms": {str(k): v for k, v in report.percentile_table_ms.items()},
+        "latency_curve_ms": curve,
+    }
+
+
+def latency(report: ab_output.AbReport, curve: Optional[List[float]]) -> Dict[str, Optional[float]]:
+    """Mean, p50, p90, p99 and max in ms.
+
+    The percentiles come from ab's -e CSV, which has microsecond resolution; ab's printed table rounds to
+    whole milliseconds, too coarse for a fast path. Both come from the same sorted list inside ab.
+    """
+    if curve:
+        return {"mean": report.mean_ms, "p50": curve[50], "p90": curve[90], "p99": curve[99], "max": curve[100]}
+    table = report.percentile_table_ms
+    return {
+        "mean": report.mean_ms,
+        "p50": table.get(50),
+        "p90": table.get(90),
+        "p99": table.get(99),
+        "max": table.get(100),
+    }
+
+
+def run_ab(command: List[str], report_path: str, echo_command: bool = False):
+    """Runs ab and keeps its report (with its stderr, and the command when echo_command) in report_path; returns
+    the finished process and that text."""
+    # subprocess.run kills ab if the lab is interrupted while it waits, so no ab outlives the lab.
+    done = subprocess.run(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=placement.pin("load_generator")
+    )
+    text = done.stdout + ("\n--- ab stderr ---\n" + done.stderr if done.stderr.strip() else "")
+    with open(report_path, "w") as handle:
+        handle.write(("$ %s\n" % " ".join(command) if echo_command else "") + text)
+    return done, text
+
+
+def _read_curve(csv_path: str, completed: int) -> Optional[List[float]]:
+    if not completed or not os.path.exists(csv_path):
+        return None
+    with open(csv_path) as handle:
+        return ab_output.parse_percentile_csv(handle.read(), completed)
+
+
+def _last_line(text: str) -> str:
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[-1] if lines else "(no message)"
