@@ -4,7 +4,7 @@ CPU counters, the services' metrics and their peak RSS read right around it."""
 import datetime
 import time
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import Any, Dict, List, Optional
 
 from . import ab_output, cpu, load_generator, server_metrics, soak, traffic
 from .catalogue import AGGREGATOR, LOOPBACK, SMALL, Path
@@ -220,7 +220,7 @@ def measure(
     server_side = _server_side(path, metrics_urls, metrics_before, metrics_error)
 
     # The lab measures only after every path passed the pre-check against the exact expected answer.
-    record = {
+    record: Dict[str, Any] = {
         "path": path.name,
         "payload": conditions.payload,
         "network": conditions.network,

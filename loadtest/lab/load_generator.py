@@ -6,7 +6,7 @@ import os
 import subprocess
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Protocol
+from typing import Callable, Dict, List, Optional, Protocol, cast
 
 from . import ab_output, open_loop, placement
 from .settings import Settings
@@ -217,7 +217,8 @@ class Ab:
         next_requests(the reports so far), until it says None; read as one run (one report, one curve, the raw
         report of every run in report_path)."""
         outcome = Rounds()
-        curves, texts = [], []
+        curves: List[Optional[List[float]]] = []
+        texts: List[str] = []
         while True:
             command = ab_output.ab_command(url, requests, point, self.settings.ab_timeout_s, csv_path)
             done, text = run_ab(command, report_path)
@@ -245,7 +246,7 @@ class Ab:
                 handle.write("\n".join(texts))
         if outcome.error or not outcome.reports:
             return outcome
-        usable = curves if all(curves) else []
+        usable = cast(List[List[float]], curves) if all(curves) else []
         outcome.curve = ab_output.merge_curves(usable, [r.completed for r in outcome.reports]) if usable else None
         outcome.report = ab_output.merge(outcome.reports, outcome.curve)
         if csv_path and outcome.curve and len(curves) > 1:
