@@ -3,6 +3,7 @@ Each warms a path up and measures one repeat of it; lab.bench measures around th
 A third generator (wrk2, h2load) is one more class with `name`, `warm` and `measure`, picked in for_settings."""
 
 import os
+import re
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -19,6 +20,11 @@ JIT_WAIT = 4
 # A timed run's first ab run asks for this share of DURATION at the pace lately, and the next ones for half of what is
 # left at the pace just measured: a path that slowed down then still ends near DURATION, not past it.
 FIRST_PART = 0.9
+# ab's -t: as many requests as the time allows, up to this many.
+MAX_REQUESTS = 10_000_000
+_NOT_2XX = re.compile(r"^WARNING: Response code not 2xx \((\d{3})\)")
+# The line after which ab -v 2 prints its report.
+_REPORT_START = "..done"
 
 
 @dataclass(frozen=True)
@@ -83,6 +89,11 @@ class LoadGenerator(Protocol):
         """One measured repeat at point; after_load() is called as soon as the load ends (before the generator reads
         its results back), stop_when() may end it early. repeat: its number, for the log; pace: the closed loop's
         requests a second lately."""
+        ...
+
+    def mixed(self, url: str, expected_body: str, point: int, seconds: float, raw_dir: str, slug: str) -> Dict:
+        """A path's load for seconds while the other MIX paths are loaded too (lab.mix): its goodput (exact 200
+        answers a second), p99 and non-200 answers by status, from whatever the generator can tell."""
         ...
 
 
@@ -188,6 +199,32 @@ class Ab:
         load.answered = closed.report.completed
         return load
 
+    def mixed(self, url, expected_body, point, seconds, raw_dir, slug) -> Dict:
+        """A mixed path's figures from one ab run of seconds (raw/<slug>.txt keeps its report and statuses). ab prints
+        each non-2xx status when run with -v 2 (one "WARNING: Response code not 2xx (503)" line each) and checks each
+        answer's length against its first answer's; an answer is exact when it is a 2xx of the expected body's
+        length."""
+        csv_path = os.path.join(raw_dir, slug + ".csv")
+        verbose_path = os.path.join(raw_dir, slug + ".v2.txt")
+        with open(verbose_path, "w") as output:
+            # -v 2 prints every answer's headers too: to a file, read a line at a time, not held in memory.
+            done = subprocess.run(
+                mixed_ab_command(url, point, seconds, self.settings.ab_timeout_s, csv_path),
+                stdout=output,
+                stderr=subprocess.STDOUT,
+                preexec_fn=placement.pin("load_generator"),
+            )
+        statuses, report_text = read_verbose(verbose_path)
+        os.remove(verbose_path)
+        with open(os.path.join(raw_dir, slug + ".txt"), "w") as kept:
+            kept.write(report_text + "\nnon-2xx by status: %s\n" % statuses)
+        if done.returncode != 0:
+            return {"error": "ab exited with code %d (see raw/%s.txt)" % (done.returncode, slug)}
+        report = ab_output.parse_report(report_text)
+        return mixed_closed_figures(
+            report, _read_curve(csv_path, report.completed), statuses, len(expected_body.encode())
+        )
+
     def closed_loop(self, url: str, point: int, requests: int, report_path: str, csv_path: str) -> Rounds:
         """REQUESTS requests in one ab run; or, by time, ab runs of whole rounds one after another until DURATION is
         filled to within half a round, read as one run: ab cannot stop at a time without cutting a round in two (ab -t
@@ -291,6 +328,12 @@ class Vegeta:
         )
         return Load(outcome, answered=outcome.get("ok") or 0)
 
+    def mixed(self, url, expected_body, point, seconds, raw_dir, slug) -> Dict:
+        outcome = open_loop.run(
+            self.binary, url, expected_body, point, seconds, self.settings.ab_timeout_s, raw_dir, slug
+        )
+        return mixed_open_figures(outcome)
+
 
 def ab_figures(expected_body: str, report: ab_output.AbReport, curve: Optional[List[float]]) -> Dict:
     """ab's part of a run's record: counts, throughput and latency, and what was verified of the answers."""
@@ -365,3 +408,73 @@ def _read_curve(csv_path: str, completed: int) -> Optional[List[float]]:
 def _last_line(text: str) -> str:
     lines = [line for line in text.strip().splitlines() if line.strip()]
     return lines[-1] if lines else "(no message)"
+
+
+def mixed_ab_command(url: str, concurrency: int, seconds: float, timeout_s: int, csv_path: str) -> List[str]:
+    """ab for seconds at a concurrency, printing each non-2xx status (-v 2)."""
+    command = ab_output.ab_command(url, MAX_REQUESTS, concurrency, timeout_s, csv_path, seconds=seconds)
+    return command[:1] + ["-v", "2"] + command[1:]
+
+
+def read_verbose(path: str):
+    """(non-2xx count by status, the report) of ab -v 2's output."""
+    statuses: Dict[str, int] = {}
+    report: List[str] = []
+    with open(path, errors="replace") as handle:
+        for line in handle:
+            match = _NOT_2XX.match(line)
+            if match:
+                statuses[match.group(1)] = statuses.get(match.group(1), 0) + 1
+            elif _REPORT_START in line:
+                report = []
+            else:
+                report.append(line)
+    return dict(sorted(statuses.items())), "".join(report)
+
+
+def mixed_closed_figures(
+    report: ab_output.AbReport, curve: Optional[List[float]], statuses: Dict[str, int], expected_bytes: int
+) -> Dict:
+    """A mixed path's figures from ab. When ab's first answer had the expected body's length, every other length is
+    a length failure, the non-2xx problem bodies among them, so the exact answers are the completed less those; when
+    the first answer was something else (a 503), ab compared lengths against it, and only the status is known."""
+    answered_2xx = report.completed - report.non2xx
+    length_checked = report.document_length == expected_bytes
+    exact = report.completed - report.failed_breakdown["length"] if length_checked else answered_2xx
+    exact = max(0, min(exact, answered_2xx))
+    transport = {kind: count for kind, count in report.failed_breakdown.items() if kind != "length" and count}
+    return {
+        "seconds": report.time_taken_s,
+        "completed": report.completed,
+        "ok": exact,
+        "goodput": round(exact / report.time_taken_s, 2) if report.time_taken_s else None,
+        "p99_ms": curve[99] if curve else report.percentile_table_ms.get(99),
+        "non200": report.non2xx,
+        "statuses": statuses,
+        "transport_errors": transport,
+        "length_checked": length_checked,
+    }
+
+
+def mixed_open_figures(outcome: Dict) -> Dict:
+    """A mixed path's figures from Vegeta: goodput and p99 of the exact answers, non-200 by status."""
+    if "error" in outcome:
+        return {"error": outcome["error"]}
+    errors = outcome.get("errors") or {}
+    statuses = {
+        ("503" if kind == "shed_503" else kind[len("http_") :]): count
+        for kind, count in errors.items()
+        if kind == "shed_503" or kind.startswith("http_")
+    }
+    transport = {kind: count for kind, count in errors.items() if kind in ("timeout", "connection", "other")}
+    return {
+        "seconds": outcome["duration_s"],
+        "completed": outcome["completed"],
+        "ok": outcome["ok"],
+        "goodput": outcome["rps"],
+        "p99_ms": outcome["latency_ms"]["p99"],
+        "non200": outcome["non2xx"],
+        "statuses": dict(sorted(statuses.items())),
+        "transport_errors": transport,
+        "wrong_answers": errors.get("wrong_answer", 0),
+    }

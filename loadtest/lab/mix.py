@@ -4,27 +4,16 @@ alone from the same run: what happens to unary calls when a stream shares the ch
 On the first stack and network, at each N and each CONCURRENCY (LOAD=open: RATE), one load generator per path starts
 at once: ab with CONCURRENCY clients, for as long as the slowest of the paths took alone at that setting (ab -t), or
 Vegeta at RATE for DURATION. Each path reports its goodput (exact 200 answers a second), its p99, and its non-200
-answers by status (503: shed; 504: deadline missed).
-
-ab prints each non-2xx status when run with -v 2 (one "WARNING: Response code not 2xx (503)" line each) and checks
-each answer's length against its first answer's; an answer is exact when it is a 2xx of the expected body's length.
+answers by status (503: shed; 504: deadline missed), as its generator tells them (lab.load_generator's mixed).
 """
 
 import math
-import os
-import re
-import subprocess
 import threading
 from typing import Callable, Dict, List, Optional
 
-from . import ab_output, bench, catalogue, open_loop, placement, results
+from . import bench, catalogue, load_generator, results
 from .settings import Settings
 
-# ab's -t: as many requests as the time allows, up to this many.
-MAX_REQUESTS = 10_000_000
-_NOT_2XX = re.compile(r"^WARNING: Response code not 2xx \((\d{3})\)")
-# The line after which ab -v 2 prints its report.
-_REPORT_START = "..done"
 HOW = (
     "Mixed traffic (MIX): after the run's measurements, the listed paths were loaded at the same time, on the "
     "first stack and network, each by its own load generator started together: %s. Goodput is exact 200 "
@@ -112,6 +101,7 @@ def together(
 ) -> Dict[str, Dict]:
     """Each MIX path's figures, their load generators started together, each in a thread of its own."""
     base_urls = {s.name: s.base_url for s in services if s.base_url}
+    generator = load_generator.for_settings(settings, vegeta)
     found: Dict[str, Dict] = {}
 
     def load(name: str) -> None:
@@ -119,16 +109,7 @@ def together(
         url = path.url(base_urls, n, shape)
         slug = "mix_" + bench.run_slug(name, n, point, settings.open_loop, bench.Conditions(payload=shape))
         try:
-            if settings.open_loop:
-                found[name] = open_figures(
-                    open_loop.run(
-                        vegeta, url, path.expected_body(n), point, seconds, settings.ab_timeout_s, raw_dir, slug
-                    )
-                )
-            else:
-                found[name] = ab_figures(
-                    url, path.expected_body(n), point, seconds, settings.ab_timeout_s, raw_dir, slug
-                )
+            found[name] = generator.mixed(url, path.expected_body(n), point, seconds, raw_dir, slug)
         except Exception as error:  # noqa: BLE001 - a thread's error becomes the path's record, never lost
             found[name] = {"error": "%s: %s" % (type(error).__name__, error)}
 
@@ -138,104 +119,6 @@ def together(
     for thread in threads:
         thread.join()
     return found
-
-
-def ab_command(url: str, concurrency: int, seconds: int, timeout_s: int, csv_path: str) -> List[str]:
-    """ab for seconds at a concurrency, printing each non-2xx status (-v 2)."""
-    command = ab_output.ab_command(url, MAX_REQUESTS, concurrency, timeout_s, csv_path, seconds=seconds)
-    return command[:1] + ["-v", "2"] + command[1:]
-
-
-def ab_figures(
-    url: str, expected_body: str, concurrency: int, seconds: int, timeout_s: int, raw_dir: str, slug: str
-) -> Dict:
-    """A mixed path's figures from one ab run of seconds (raw/<slug>.txt keeps its report and statuses)."""
-    csv_path = os.path.join(raw_dir, slug + ".csv")
-    verbose_path = os.path.join(raw_dir, slug + ".v2.txt")
-    with open(verbose_path, "w") as output:
-        # -v 2 prints every answer's headers too: to a file, read a line at a time, not held in memory.
-        done = subprocess.run(
-            ab_command(url, concurrency, seconds, timeout_s, csv_path),
-            stdout=output,
-            stderr=subprocess.STDOUT,
-            preexec_fn=placement.pin("load_generator"),
-        )
-    statuses, report_text = read_verbose(verbose_path)
-    os.remove(verbose_path)
-    with open(os.path.join(raw_dir, slug + ".txt"), "w") as kept:
-        kept.write(report_text + "\nnon-2xx by status: %s\n" % statuses)
-    if done.returncode != 0:
-        return {"error": "ab exited with code %d (see raw/%s.txt)" % (done.returncode, slug)}
-    report = ab_output.parse_report(report_text)
-    curve = None
-    if report.completed and os.path.exists(csv_path):
-        with open(csv_path) as handle:
-            curve = ab_output.parse_percentile_csv(handle.read(), report.completed)
-    return closed_figures(report, curve, statuses, len(expected_body.encode()))
-
-
-def read_verbose(path: str):
-    """(non-2xx count by status, the report) of ab -v 2's output."""
-    statuses: Dict[str, int] = {}
-    report: List[str] = []
-    with open(path, errors="replace") as handle:
-        for line in handle:
-            match = _NOT_2XX.match(line)
-            if match:
-                statuses[match.group(1)] = statuses.get(match.group(1), 0) + 1
-            elif _REPORT_START in line:
-                report = []
-            else:
-                report.append(line)
-    return dict(sorted(statuses.items())), "".join(report)
-
-
-def closed_figures(
-    report: ab_output.AbReport, curve: Optional[List[float]], statuses: Dict[str, int], expected_bytes: int
-) -> Dict:
-    """A mixed path's figures from ab. When ab's first answer had the expected body's length, every other length is
-    a length failure, the non-2xx problem bodies among them, so the exact answers are the completed less those; when
-    the first answer was something else (a 503), ab compared lengths against it, and only the status is known."""
-    answered_2xx = report.completed - report.non2xx
-    length_checked = report.document_length == expected_bytes
-    exact = report.completed - report.failed_breakdown["length"] if length_checked else answered_2xx
-    exact = max(0, min(exact, answered_2xx))
-    transport = {kind: count for kind, count in report.failed_breakdown.items() if kind != "length" and count}
-    return {
-        "seconds": report.time_taken_s,
-        "completed": report.completed,
-        "ok": exact,
-        "goodput": round(exact / report.time_taken_s, 2) if report.time_taken_s else None,
-        "p99_ms": curve[99] if curve else report.percentile_table_ms.get(99),
-        "non200": report.non2xx,
-        "statuses": statuses,
-        "transport_errors": transport,
-        "length_checked": length_checked,
-    }
-
-
-def open_figures(outcome: Dict) -> Dict:
-    """A mixed path's figures from Vegeta: goodput and p99 of the exact answers, non-200 by status."""
-    if "error" in outcome:
-        return {"error": outcome["error"]}
-    errors = outcome.get("errors") or {}
-    statuses = {
-        ("503" if kind == "shed_503" else kind[len("http_") :]): count
-        for kind, count in errors.items()
-        if kind == "shed_503" or kind.startswith("http_")
-    }
-    transport = {kind: count for kind, count in errors.items() if kind in ("timeout", "connection", "other")}
-    return {
-        "seconds": outcome["duration_s"],
-        "completed": outcome["completed"],
-        "ok": outcome["ok"],
-        "goodput": outcome["rps"],
-        "p99_ms": outcome["latency_ms"]["p99"],
-        "non200": outcome["non2xx"],
-        "statuses": dict(sorted(statuses.items())),
-        "transport_errors": transport,
-        "wrong_answers": errors.get("wrong_answer", 0),
-    }
 
 
 def alone_figures(run: Optional[Dict]) -> Dict:

@@ -6,7 +6,7 @@ import tempfile
 import threading
 import unittest
 
-from lab import mix, view
+from lab import load_generator, mix, view
 from lab.errors import SettingsError
 from lab.settings import Settings
 
@@ -86,7 +86,9 @@ class AbStatusesTests(unittest.TestCase):
 
     def measure(self, url):
         with tempfile.TemporaryDirectory() as raw:
-            figures = mix.ab_figures(url, BODY.decode(), 1, 1, 10, raw, "mix_rest-unary_n2_c1")
+            figures = load_generator.Ab(Settings.from_env({})).mixed(
+                url, BODY.decode(), 1, 1, raw, "mix_rest-unary_n2_c1"
+            )
             with open(raw + "/mix_rest-unary_n2_c1.txt") as kept:
                 return figures, kept.read()
 
@@ -126,7 +128,7 @@ class MixFiguresTests(unittest.TestCase):
             "errors": {"shed_503": 10, "http_504": 5, "timeout": 5},
         }
 
-        figures = mix.open_figures(outcome)
+        figures = load_generator.mixed_open_figures(outcome)
 
         self.assertEqual(
             figures,

@@ -71,7 +71,7 @@ def soak_and_mix():
 
 
 def warmed():
-    """sample_results() with each run's warm-up as lab.run records it (bench.WarmUp.record)."""
+    """sample_results() with each run's warm-up as lab.run records it (load_generator.WarmUp.record)."""
     data = sample_results()
     for run in data["runs"]:
         run["warm_up"] = {"seconds": 12.0, "jit_settled": run["path"] != "rest/unary" or None}
