@@ -7,7 +7,7 @@ import tempfile
 import time
 import unittest
 
-from lab import ab_output, bench, load_generator
+from lab import ab_output, bench, catalogue, load_generator
 from lab.settings import Settings
 
 from tests import support
@@ -171,6 +171,49 @@ class JitSettledWarmUpTest(unittest.TestCase):
         self.assertFalse(warm.jit_settled)
         self.assertAlmostEqual(load_generator.JIT_WAIT * 1.0, warm.seconds, delta=0.5)
         self.assertEqual({"seconds": round(warm.seconds, 1), "jit_settled": False}, warm.record())
+
+
+class _Squares(_Slow):
+    """rest/unary's exact answer for n=2, quickly."""
+
+    def do_GET(self):
+        body = catalogue.ALL["rest/unary"].expected_body(2).encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@unittest.skipUnless(shutil.which("ab"), "needs ApacheBench (apache2-utils)")
+class BenchAroundTheGeneratorTest(unittest.TestCase):
+    def test_a_closed_loop_repeat_has_the_generators_figures_and_the_cpu_measured_around_them(self):
+        server = support.LoopbackServer(_Squares)
+        self.addCleanup(server.close)
+        settings = Settings.from_env({"DURATION": "1", "WARMUP_SECONDS": "1", "CONCURRENCY": "2", "N": "2"})
+        # The lab's own process stands in for the services' processes: its CPU and RSS are real and readable.
+        services = [
+            bench.Service(catalogue.AGGREGATOR, [os.getpid()], server.base),
+            bench.Service("square-rest-service", [os.getpid()], server.base),
+        ]
+        raw = tempfile.mkdtemp()
+        path, said = catalogue.ALL["rest/unary"], []
+
+        warm = bench.warm_up(path, 2, 2, settings, services, raw, log=said.append)
+        record = bench.measure(path, 2, 2, settings, services, raw, 1, log=said.append, pace=warm.pace)
+
+        self.assertNotIn("error", record)
+        self.assertGreater(warm.pace, 0)
+        self.assertEqual({"report": "raw/rest-unary_n2_c2_1.txt", "csv": "raw/rest-unary_n2_c2_1.csv"}, record["raw"])
+        self.assertEqual(record["requests"], record["completed"])
+        self.assertEqual(record["completed"], record["verified"]["passed"])
+        self.assertEqual(record["completed"] * 2, record["downstream_calls"])
+        self.assertIn("ab", record["cpu"])
+        self.assertEqual(101, len(record["latency_curve_ms"]))
+        self.assertEqual(
+            ["rest-unary_n2_c2-warmup.txt", "rest-unary_n2_c2_1.csv", "rest-unary_n2_c2_1.txt"], sorted(os.listdir(raw))
+        )
+        self.assertTrue(said[0].startswith("  warm-up: 1s at 2 at a time (discarded)"), said)
+        self.assertIn(", 2 at a time (repeat 1), then more to fill 1s", said[-1])
 
 
 if __name__ == "__main__":
