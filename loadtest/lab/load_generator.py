@@ -1,6 +1,7 @@
 """The load generators behind one interface: ab (the closed loop, LOAD=closed) and Vegeta (the open loop, LOAD=open).
-Each warms a path up and measures one repeat of it; lab.bench measures around them (CPU, metrics, RSS, bytes).
-A third generator (wrk2, h2load) is one more class with `name`, `warm` and `measure`, picked in for_settings."""
+Each warms a path up, measures one repeat of it, and loads it beside others (MIX); lab.bench measures around them
+(CPU, metrics, RSS, bytes). A third generator (wrk2, h2load) is one more class with `name`, `warm`, `measure` and
+`mixed`, picked in for_settings."""
 
 import os
 import re
