@@ -36,14 +36,15 @@ def now() -> str:
 def write_json(results_dir: str, results: Dict, name: str = RESULTS_JSON) -> str:
     """Writes results_dir/results.json (or name: faults.json, clients.json), the only way the lab writes them, once it
     holds to its schema; else ResultsError, naming each key that does not, and the file stays as it was."""
-    found = violations(results, name)
+    # The document is checked as it will be read back: a tuple (a load average) is a JSON array there.
+    text = json.dumps(results, indent=2)
+    found = violations(json.loads(text), name)
     if found:
         raise ResultsError("%s would break its schema (%s):\n  %s" % (name, SCHEMA, "\n  ".join(found)))
     target = os.path.join(results_dir, name)
     # Written to a side file and renamed, so that a reader never sees half a file.
     with open(target + ".part", "w") as handle:
-        json.dump(results, handle, indent=2)
-        handle.write("\n")
+        handle.write(text + "\n")
     os.replace(target + ".part", target)
     return target
 

@@ -203,6 +203,14 @@ class SchemaTests(unittest.TestCase):
         data["runs"][0]["rps"] = None
         self.assertEqual(results.violations(data), ["runs[0].rps: null is not of type number"])
 
+    def test_the_writer_checks_the_document_as_json_reads_it_back(self):
+        # cpu.load_average gives a tuple, which json writes as the array the schema asks for.
+        data = default_run()
+        data["runs"][0]["load_average_before"] = (3.2, 3.4, 4.1)
+        with tempfile.TemporaryDirectory() as folder:
+            results.write_json(folder, data)
+            self.assertEqual([3.2, 3.4, 4.1], results.read_json(folder)["runs"][0]["load_average_before"])
+
     def test_the_writer_refuses_a_document_that_breaks_the_schema_and_keeps_the_file_as_it_was(self):
         with tempfile.TemporaryDirectory() as folder:
             results.write_json(folder, default_run())
