@@ -296,7 +296,8 @@ def repeat_summary(record: Dict) -> Dict:
 
     def path_cpu(field: str) -> Optional[float]:
         values = [(cpu_usage.get(name) or {}).get(field) for name in services]
-        return round(sum(values), 3) if values and None not in values else None
+        present = [value for value in values if value is not None]
+        return round(sum(present), 3) if values and len(present) == len(values) else None
 
     summary = {
         "started_at": record.get("started_at"),
@@ -308,6 +309,9 @@ def repeat_summary(record: Dict) -> Dict:
         "load_average_1m": (record.get("load_average_before") or [None])[0],
         "raw": record.get("raw"),
     }
+    compiled = (record.get("server_side") or {}).get("jit_compile_ms")
+    if compiled:
+        summary["jit_compile_ms"] = compiled
     wire = record.get("bytes_per_call") or {}
     if "request" in wire:
         summary["bytes_per_call"] = {"request": wire["request"], "response": wire["response"]}

@@ -10,7 +10,7 @@ import os
 import resource
 import time
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Dict, List, Mapping, Optional, Tuple, Union
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -83,7 +83,7 @@ class Sample:
     process_io: Dict[str, Tuple[int, int]] = field(default_factory=dict)
 
 
-def take_sample(pids: Dict[str, Union[int, List[int]]]) -> Sample:
+def take_sample(pids: Mapping[str, Union[int, List[int]]]) -> Sample:
     """Reads the counters of the named processes (a name's replicas added up) and of the machine, now."""
     machine = _read("/proc/stat")
     return Sample(

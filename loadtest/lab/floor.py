@@ -27,7 +27,7 @@ import subprocess
 import threading
 import time
 from dataclasses import asdict, dataclass
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import IO, Any, Callable, Dict, List, Optional, Tuple
 
 from . import catalogue, cpu
 from . import repeats as repeats_of
@@ -109,13 +109,14 @@ class Window:
             )
 
     def describe(self) -> str:
+        # __post_init__ has checked that the transport's fields are there.
         if self.transport == "grpc_unary":
-            return "%d calls in flight" % self.in_flight
+            return "%s calls in flight" % self.in_flight
         if self.transport == "rest_unary":
-            return "%d connections" % self.connections
+            return "%s connections" % self.connections
         if self.transport == "rest_h2c":
-            return "%d calls in flight on %d connections" % (self.streams, self.connections)
-        return "%d streams × %d messages%s" % (
+            return "%s calls in flight on %s connections" % (self.streams, self.connections)
+        return "%s streams × %s messages%s" % (
             self.streams,
             self.messages_per_stream,
             ", one at a time" if self.transport == "grpc_pingpong" else "",
@@ -172,7 +173,8 @@ def plan(settings: Dict) -> Tuple[List[Window], Dict[Tuple[str, int, int], Windo
     The bare transports carry the article's small call on loopback: only the runs of the small payload on loopback
     (compared_with_floor) have a floor, and without such runs there is none."""
     aggregator = settings.get("aggregator")
-    windows, by_combination = [], {}
+    windows: List[Window] = []
+    by_combination: Dict[Tuple[str, int, int], Window] = {}
     if catalogue.SMALL not in (settings.get("payload") or [catalogue.SMALL]) or catalogue.LOOPBACK not in (
         settings.get("network") or [catalogue.LOOPBACK]
     ):
@@ -185,7 +187,7 @@ def plan(settings: Dict) -> Tuple[List[Window], Dict[Tuple[str, int, int], Windo
                         "results.json records no aggregator settings (settings.aggregator), so the "
                         "floor's windows are unknown"
                     )
-                window = window_for(path_name, n, concurrency, aggregator)
+                window = window_for(path_name, n, concurrency, aggregator or {})
                 if window is None:
                     continue
                 by_combination[(path_name, n, concurrency)] = window
@@ -209,7 +211,7 @@ class Jvm:
 def run_window(window: Window, folder: str, jvm: Jvm, warmup_s: float, duration_s: float, processes: Processes) -> Dict:
     """Runs the floor for one window (its logs into folder); the run's record."""
     os.makedirs(folder, exist_ok=True)
-    record = {
+    record: Dict[str, Any] = {
         "transport": window.transport,
         "window": window.as_dict(),
         "folder": os.path.join("floor", os.path.basename(folder)),
@@ -248,7 +250,7 @@ def _measure(window: Window, folder: str, jvm: Jvm, warmup_s: float, duration_s:
         return _run_client(window, folder, jvm, port, server.pid, warmup_s, duration_s, processes)
     finally:
         processes.stop([server], grace_s=SERVER_STOP_GRACE_S)
-        server.stdout.close()
+        _pipe(server.stdout).close()
 
 
 def _await_port(server: subprocess.Popen, server_log: str) -> int:
@@ -313,12 +315,13 @@ def _run_client(
     timer = threading.Timer(limit_s, stop_hung_client)
     timer.start()
     output: List[str] = []
-    reader = threading.Thread(target=lambda: output.append(client.stdout.read()), daemon=True)
+    client_out, client_err = _pipe(client.stdout), _pipe(client.stderr)
+    reader = threading.Thread(target=lambda: output.append(client_out.read()), daemon=True)
     reader.start()
     marks: Dict[str, Tuple[int, Optional[float], cpu.Sample]] = {}
     try:
         with open(os.path.join(folder, "client.log"), "w") as log:
-            for line in client.stderr:
+            for line in client_err:
                 log.write(line)
                 for mark in ("floor: measuring", "floor: measured"):
                     if line.startswith(mark) and mark not in marks:
@@ -331,8 +334,8 @@ def _run_client(
     finally:
         timer.cancel()
     reader.join()
-    client.stdout.close()
-    client.stderr.close()
+    client_out.close()
+    client_err.close()
     if timed_out.is_set():
         raise FloorError(
             "the %s client had not finished after %.0f s (its warm-up, its measured window and %.0f s "
@@ -466,14 +469,15 @@ def path_floor(run: Dict, window: Window, floor_run: Optional[Dict]) -> Dict:
     floor_cps = floor_run["calls_per_second"]
     path_cps = round(run["rps"] * run["n"], 2)
     fraction = round(path_cps / floor_cps, 4)
-    services_us = [(run.get("cpu", {}).get(name) or {}).get("us_per_call") for name in run.get("services", [])]
+    read_us = [(run.get("cpu", {}).get(name) or {}).get("us_per_call") for name in run.get("services", [])]
+    services_us = [us for us in read_us if us is not None] if None not in read_us else []
     record.update(
         {
             "floor_calls_per_second": floor_cps,
             "path_calls_per_second": path_cps,
             "fraction": fraction,
             "met": fraction >= GOAL,
-            "path_cpu_us_per_call": round(sum(services_us), 2) if services_us and None not in services_us else None,
+            "path_cpu_us_per_call": round(sum(services_us), 2) if services_us else None,
             "floor_cpu_us_per_call": cpu_us_per_call(floor_run),
             "floor_load_average_1m": floor_run.get("load_average_1m"),
         }
@@ -518,3 +522,10 @@ def why_failed(log_path: str) -> str:
 def tail(path: str, lines: int) -> str:
     """A log's last lines on one line, for an error message."""
     return "; ".join(line.strip() for line in log_tail(path, lines))
+
+
+def _pipe(stream: Optional[IO[str]]) -> IO[str]:
+    """A child's output pipe, which processes.start made (stdout or stderr=subprocess.PIPE)."""
+    if stream is None:
+        raise FloorError("a floor process was started without the pipe the lab reads")
+    return stream

@@ -9,7 +9,7 @@ answers by status (503: shed; 504: deadline missed), as its generator tells them
 
 import math
 import threading
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, Iterable, List, Optional
 
 from . import bench, catalogue, load_generator, results
 from .settings import Settings
@@ -83,7 +83,7 @@ def measure(
     }
 
 
-def window_s(alone: List[Optional[Dict]]) -> int:
+def window_s(alone: Iterable[Optional[Dict]]) -> int:
     """A closed loop's mixed window: as long as the slowest path took alone (whole seconds, as ab -t takes them)."""
     taken = [run.get("time_taken_s") or 0 for run in alone if run and "error" not in run]
     return max(1, math.ceil(max(taken, default=1)))

@@ -27,7 +27,7 @@ from typing import Callable, Dict, Iterable, Optional
 from hdrh.histogram import HdrHistogram
 
 from . import placement
-from .errors import VegetaOutputError
+from .errors import LabError, VegetaOutputError
 from .tools import last_lines
 
 # The histograms' range in µs: 1 µs to an hour, far above any -timeout the lab sets; 3 significant digits.
@@ -353,8 +353,11 @@ def _read_file(
         encode = subprocess.Popen(
             [vegeta, "encode", "--to", "json", results_path], stdout=subprocess.PIPE, stderr=stderr, text=True
         )
+        lines = encode.stdout
+        if lines is None:
+            raise LabError("vegeta encode was started without its output pipe")
         try:
-            record = read_results(encode.stdout, expected_body, rate, duration_s, minute_s)
+            record = read_results(lines, expected_body, rate, duration_s, minute_s)
         except BaseException as error:
             # Nothing reads its output any more, which would block it for ever.
             encode.kill()
@@ -362,7 +365,7 @@ def _read_file(
                 raise
             return _failed(rate, duration_s, "cannot read Vegeta's results: %s" % error)
         finally:
-            encode.stdout.close()
+            lines.close()
             encode.wait()
         if encode.returncode != 0:
             stderr.seek(0)

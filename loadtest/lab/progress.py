@@ -182,7 +182,7 @@ def plan(settings, stacks: List[str], floor_windows: List[str]) -> List[Step]:
                     ("floor", index, repeat),
                     "the floor: %s, round %d of %d" % (window, repeat, settings.repeats),
                     (index,),
-                    settings.warmup_s + settings.floor_duration_s + 8.0,
+                    settings.floor_warmup_s + settings.floor_duration_s + 8.0,
                 )
             )
     return steps

@@ -109,10 +109,11 @@ def spread(repeats: List[Dict], figures: Dict[str, Callable[[Dict], Optional[flo
     """(max - min) / median, in percent, of each figure over the repeats (None where one is missing, or with a single
     repeat): a run whose
     rps spread is above SPREAD_LIMIT_PERCENT did not hold still."""
-    found = {}
+    found: Dict[str, Optional[float]] = {}
     for figure, read in figures.items():
-        values = [read(repeat) for repeat in repeats]
-        if len(repeats) > 1 and None not in values:
+        read_values = [read(repeat) for repeat in repeats]
+        values = [value for value in read_values if value is not None]
+        if len(repeats) > 1 and len(values) == len(read_values):
             middle = statistics.median(values)
             found[figure] = round((max(values) - min(values)) / middle * 100, 1) if middle else None
         else:

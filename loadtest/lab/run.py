@@ -14,7 +14,7 @@ import os
 import sys
 import urllib.parse
 import urllib.request
-from typing import Dict, List, Optional
+from typing import Any, Dict, List, Optional
 
 from . import (
     bench,
@@ -128,7 +128,7 @@ def check_ports(instances: List[services.Instance], settings: Settings) -> None:
         for knob, port in taken.items()
     ]
     # A replica's port is named KNOB+offset: the knob to move is KNOB itself.
-    moved = {}
+    moved: Dict[str, int] = {}
     for knob, port in taken.items():
         base, _, offset = knob.partition("+")
         moved.setdefault(base, port - int(offset or 0) + 10000)
@@ -143,7 +143,7 @@ def start_prometheus(processes: Processes, instances: List[services.Instance], s
     """PROMETHEUS=1: a real Prometheus beside the run, scraping the lab's ports; its URL, or None."""
     if not settings.prometheus:
         return None
-    first = {}
+    first: Dict[str, str] = {}
     for instance in instances:
         first.setdefault(instance.module, instance.actuator.split("/")[2])
     log_path = os.path.join(results_dir, "prometheus.log")
@@ -202,7 +202,7 @@ def measure(
     an aggregator started for it: checks every answer, then measures every combination of path, payload shape, n and
     concurrency (or rate), interleaved; writes results.json and summary.md."""
     per_network = {name: deadlines.for_network(catalogue.PROFILES[name], settings) for name in settings.network}
-    run_results = {
+    run_results: Dict[str, Any] = {
         "environment": dict(
             environment.describe(REPO, java, settings.java_opts), placement=placement.current().record()
         ),
@@ -255,8 +255,9 @@ def measure(
                 run_results["settings"]["networks"][name] = network_record(
                     profile, limits, settings, lab_stage.aggregator_info()
                 )
-                if run_results["settings"]["aggregator"] is None and lab_stage.aggregator_instance:
-                    run_results["settings"]["aggregator"] = floor.aggregator_settings(lab_stage.aggregator_info())
+                info = lab_stage.aggregator_info()
+                if run_results["settings"]["aggregator"] is None and info is not None:
+                    run_results["settings"]["aggregator"] = floor.aggregator_settings(info)
                 results.write_json(results_dir, run_results)
                 wrong = _verify(on_stack, started, limits.client_timeout_s)
                 if wrong:
@@ -469,7 +470,7 @@ def run_floor(
         results_dir,
         data,
         jvm,
-        settings.warmup_s,
+        settings.floor_warmup_s,
         settings.floor_duration_s,
         processes,
         settings.repeats,

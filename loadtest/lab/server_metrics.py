@@ -93,6 +93,10 @@ def scrape_all(urls: Mapping[str, Union[str, List[str]]], timeout_s: float = 10.
     }
 
 
+# Micrometer's JVM compilation time (JvmCompilationMetrics), which every service exposes.
+COMPILE_METRIC = "jvm_compilation_time_ms_total"
+
+
 def server_side(path: Path, before: Mapping[str, List[Sample]], after: Mapping[str, List[Sample]]) -> Dict:
     """What the services counted and timed between two scrapes, for one path.
 
@@ -103,6 +107,7 @@ def server_side(path: Path, before: Mapping[str, List[Sample]], after: Mapping[s
     own mean processing time of one. On the stream, the square service times whole streams, which include
     waiting for the client's next message: their time over the messages received is only an upper bound of
     the time per message, so it is square_us_per_call_upper_bound there, and square_us_per_call is None.
+    jit_compile_ms: each service's JIT compiling over the run, in ms: code still being compiled is measured slower.
     """
 
     def delta(service: str, name: str, **labels: str) -> float:
@@ -161,6 +166,9 @@ def server_side(path: Path, before: Mapping[str, List[Sample]], after: Mapping[s
                 delta(SQUARE_GRPC, "grpc_server_processing_duration_seconds_sum", **method) * 1e6, messages
             ),
         )
+    compiling = [service for service in after if any(s.name == COMPILE_METRIC for s in after[service])]
+    if compiling:
+        record["jit_compile_ms"] = {service: round(delta(service, COMPILE_METRIC), 1) for service in compiling}
     return record
 
 

@@ -302,8 +302,9 @@ KNOBS = (
         "10",
         "warmup_s",
         _seconds_or_zero,
-        "seconds of load at the measured concurrency (or rate) before a combination's first repeat, discarded "
-        "(`ab -t`, or Vegeta), and before each floor run, so that both are measured warm (`0`: none)",
+        "seconds of load at the measured concurrency (or rate) before a combination's first repeat, discarded; a "
+        "closed loop goes on, up to 4 times as long, while a service of the path spends over 5 % of its time in "
+        "the JIT compiler (`0`: none)",
         recorded=True,
     ),
     Knob(
@@ -412,6 +413,15 @@ KNOBS = (
         see="The transport floor",
     ),
     Knob(
+        "FLOOR_WARMUP",
+        "7",
+        "floor_warmup_s",
+        _seconds_or_zero,
+        "seconds each floor run warms up before it measures, discarded: the bare transports' JVMs compile their "
+        "little code within that",
+        recorded=True,
+    ),
+    Knob(
         "FLOOR_DURATION",
         "10",
         "floor_duration_s",
@@ -454,6 +464,7 @@ class Settings:
     rate: List[int]
     duration_s: float
     floor: bool
+    floor_warmup_s: float
     floor_duration_s: float
     replicas: int
     java_opts: str

@@ -202,10 +202,10 @@ class WindowTests(unittest.TestCase):
 
 
 class KnobTests(unittest.TestCase):
-    def test_the_floor_is_on_by_default_for_ten_seconds_after_ten_of_warm_up(self):
+    def test_the_floor_is_on_by_default_for_ten_seconds_after_seven_of_warm_up(self):
         defaults = Settings.from_env({})
-        # The paths' warm-up, WARMUP_SECONDS, is the floor's too: both are measured warm.
-        self.assertEqual((defaults.floor, defaults.warmup_s, defaults.floor_duration_s), (True, 10.0, 10.0))
+        self.assertEqual((defaults.floor, defaults.floor_warmup_s, defaults.floor_duration_s), (True, 7.0, 10.0))
+        self.assertEqual(Settings.from_env({"FLOOR_WARMUP": "0"}).floor_warmup_s, 0.0)
         self.assertFalse(Settings.from_env({"FLOOR": "0"}).floor)
         self.assertEqual(Settings.from_env({"FLOOR_DURATION": "2", "WARMUP_SECONDS": "0.5"}).warmup_s, 0.5)
 

@@ -256,6 +256,7 @@ class KnobTableTests(unittest.TestCase):
                 "load",
                 "duration_s",
                 "floor",
+                "floor_warmup_s",
                 "floor_duration_s",
                 "replicas",
                 "java_opts",

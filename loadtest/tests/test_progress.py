@@ -43,7 +43,7 @@ class PlanTests(unittest.TestCase):
         self.assertTrue(all(step.expected_s is None for step in measures))
         floors = [step for step in steps if step.kind == "floor"]
         self.assertEqual(len(floors), 4)
-        self.assertEqual(floors[0].expected_s, 10 + 10 + 8.0)
+        self.assertEqual(floors[0].expected_s, 7 + 10 + 8.0)
 
 
 class ProgressTests(unittest.TestCase):

@@ -179,6 +179,28 @@ class DeltaTests(unittest.TestCase):
             },
         )
 
+    def test_each_services_jit_compiling_over_the_run(self):
+        def compiled(ms: float) -> str:
+            return 'jvm_compilation_time_ms_total{compiler="HotSpot 64-Bit Tiered Compilers"} %.1f\n' % ms
+
+        side = server_metrics.server_side(
+            catalogue.ALL["rest/unary"],
+            {
+                AGGREGATOR: parse(
+                    page(AGGREGATOR, 1, 0.25, calls=25, call_seconds=1.0, of="rest_unary") + compiled(9000)
+                ),
+                SQUARE_REST: parse(page(SQUARE_REST, 25, 0.15) + compiled(7000)),
+            },
+            {
+                AGGREGATOR: parse(
+                    page(AGGREGATOR, 21, 3.25, calls=525, call_seconds=38.5, of="rest_unary") + compiled(9420.5)
+                ),
+                SQUARE_REST: parse(page(SQUARE_REST, 525, 3.15) + compiled(7000)),
+            },
+        )
+
+        self.assertEqual({AGGREGATOR: 420.5, SQUARE_REST: 0.0}, side["jit_compile_ms"])
+
     def test_rest_calls_with_a_payload_shape_post_to_the_same_uri_and_count_alike(self):
         side = server_metrics.server_side(
             catalogue.ALL["rest/unary"],
