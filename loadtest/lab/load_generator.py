@@ -17,7 +17,7 @@ from .settings import Settings
 # more than JIT_BUSY of the last stretch compiling: code still being compiled at round 1 made the REST paths
 # faster at round 3 than at round 1 (docs/performance.md, "Warm until the JIT settles").
 JIT_BUSY = 0.05
-JIT_WAIT = 4
+JIT_WAIT = 3
 # A timed run's first ab run asks for this share of DURATION at the pace lately, and the next ones for half of what is
 # left at the pace just measured: a path that slowed down then still ends near DURATION, not past it.
 FIRST_PART = 0.9

@@ -303,7 +303,7 @@ KNOBS = (
         "warmup_s",
         _seconds_or_zero,
         "seconds of load at the measured concurrency (or rate) before a combination's first repeat, discarded; a "
-        "closed loop goes on, up to 4 times as long, while a service of the path spends over 5 % of its time in "
+        "closed loop goes on, up to 3 times as long, while a service of the path spends over 5 % of its time in "
         "the JIT compiler (`0`: none)",
         recorded=True,
     ),
