@@ -137,7 +137,7 @@ class _JitWatch:
         except server_metrics.MetricsError:
             return None
         return time.monotonic(), {
-            name: server_metrics.total(samples, "jvm_compilation_time_ms_total") for name, samples in pages.items()
+            name: server_metrics.total(samples, server_metrics.COMPILE_METRIC) for name, samples in pages.items()
         }
 
 

@@ -142,7 +142,8 @@ class Ab:
             % (self.settings.warmup_s, point)
         )
         warm = self.warm_rounds(url, point, os.path.join(raw_dir, slug + ".txt"), watch_jit(), log)
-        log("  warm after %.0fs%s" % (warm.seconds, "" if warm.jit_settled else ", the JIT still compiling"))
+        said = {True: "", False: ", the JIT still compiling", None: ", the JIT not watched (no metrics page)"}
+        log("  warm after %.0fs%s" % (warm.seconds, said[warm.jit_settled]))
         return warm
 
     def warm_rounds(
