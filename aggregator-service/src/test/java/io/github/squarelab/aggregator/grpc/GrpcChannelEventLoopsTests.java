@@ -13,8 +13,11 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.SingleThreadEventExecutor;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -73,6 +76,42 @@ class GrpcChannelEventLoopsTests {
                 channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
             }
         }
+    }
+
+    /**
+     * Each call's deadline timer goes to whichever loop comes next and is cancelled from the loop its answer arrived
+     * on; a loop without a connection must still take those timers off soon after, not when its next timer is due a
+     * call deadline (10 s) later. Netty queues such a cancel as a task for the loop: none may be left waiting.
+     */
+    @Test
+    void loopsWithoutConnectionsLetGoOfCancelledDeadlinesWithinAWake() throws InterruptedException {
+        try (ClientEventLoops loops = new ClientEventLoops("timers")) {
+            ManagedChannel channel = new GrpcClientConfiguration().squareGrpcChannel(properties(), loops);
+            try {
+                GrpcUnarySquareClient client = new GrpcUnarySquareClient(channel, "timers", DEADLINE);
+                for (int i = 1; i <= 200; i++) {
+                    assertThat(client.square(i, Shape.SMALL).block()).isEqualTo((long) i * i);
+                }
+
+                long giveUp = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+                List<Integer> waiting = waitingTasks(loops.group());
+                while (waiting.stream().anyMatch(n -> n > 0) && System.nanoTime() < giveUp) {
+                    Thread.sleep(20);
+                    waiting = waitingTasks(loops.group());
+                }
+                assertThat(waiting).as("tasks waiting on each loop").allMatch(n -> n == 0);
+            } finally {
+                channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    private static List<Integer> waitingTasks(EventLoopGroup group) {
+        List<Integer> waiting = new ArrayList<>();
+        for (EventExecutor loop : group) {
+            waiting.add(((SingleThreadEventExecutor) loop).pendingTasks());
+        }
+        return waiting;
     }
 
     @Test
