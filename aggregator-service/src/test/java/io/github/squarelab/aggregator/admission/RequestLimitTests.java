@@ -28,9 +28,9 @@ class RequestLimitTests {
     }
 
     @Test
-    void theDefaultIsAQuarterOfTheHeapAt96KibibytesARequestAndAtLeast16() {
-        assertThat(RequestLimit.defaultFor(128L << 20)).isEqualTo(170);
-        assertThat(RequestLimit.defaultFor(1L << 30)).isEqualTo(1365);
+    void theDefaultIsATwelfthOfTheHeapAt96KibibytesARequestAndAtLeast16() {
+        assertThat(RequestLimit.defaultFor(128L << 20)).isEqualTo(113);
+        assertThat(RequestLimit.defaultFor(1L << 30)).isEqualTo(910);
         assertThat(RequestLimit.defaultFor(1L << 20)).isEqualTo(16);
     }
 
