@@ -106,39 +106,12 @@ def warm_up(
     slug = run_slug(path.name, n, point, settings.open_loop, conditions) + "-warmup"
     urls = {s.name: s.metrics_urls for s in services if s.name in path.services and s.metrics_urls}
     generator = load_generator.for_settings(settings, vegeta)
-    warm = generator.warm(url, path.expected_body(n), point, raw_dir, slug, log, lambda: _JitWatch(urls).busiest_share)
+    warm = generator.warm(
+        url, path.expected_body(n), point, raw_dir, slug, log, lambda: server_metrics.JitWatch(urls).busiest_share
+    )
     ensure_alive(services, "the warm-up of " + run_text(path.name, n, point, settings.open_loop, conditions))
     _await_idle(path, services, settings.ab_timeout_s, log)
     return warm
-
-
-class _JitWatch:
-    """The share of the time since its last look that each service's JIT compiled (jvm_compilation_time_ms_total,
-    Micrometer's, on /actuator/prometheus)."""
-
-    def __init__(self, urls: Dict[str, List[str]]) -> None:
-        self.urls = urls
-        self.last = self._read()
-
-    def busiest_share(self) -> Optional[float]:
-        """The largest service's share since the last look, or None when a page could not be read."""
-        before, self.last = self.last, self._read()
-        if before is None or self.last is None:
-            return None
-        (started, compiled_before), (ended, compiled_after) = before, self.last
-        elapsed_ms = (ended - started) * 1000.0
-        return max((compiled_after[name] - compiled_before[name]) / elapsed_ms for name in compiled_after)
-
-    def _read(self):
-        if not self.urls:
-            return None
-        try:
-            pages = server_metrics.scrape_all(self.urls)
-        except server_metrics.MetricsError:
-            return None
-        return time.monotonic(), {
-            name: server_metrics.total(samples, server_metrics.COMPILE_METRIC) for name, samples in pages.items()
-        }
 
 
 def measure(

@@ -2,13 +2,13 @@
 
 Starts the square services and the aggregator on loopback as the lab does (jvm.options, AGGREGATOR_ARGS and
 --aggregator-args), then for each path, n and client count runs real ApacheBench for --duration seconds, a new
-connection per request as the article's ab did, after a warm-up at the lowest count. Around each run it reads the
-aggregator's own counters (answers by status on the path, admission sheds), polls /actuator/health on a new connection
-every 250 ms, and afterwards checks that every service still runs without an OutOfMemoryError and reads their peak
-RSS. Each row's goodput (200s a second) is set against the best goodput of the lower client counts of its path and n.
-It writes clients.json and clients.md into the results folder and exits 1 when a check failed: a service gone or out
-of memory, a health check over the limit or failed, an answer other than a 200 or a 503, goodput below --goodput-share
-of the best lower count's.
+connection per request as the article's ab did, after a warm-up at the lowest count that lasts until the JIT settles.
+Around each run it reads the aggregator's own counters (answers by status on the path, admission sheds), polls
+/actuator/health on a new connection every 250 ms, and afterwards checks that every service still runs without an
+OutOfMemoryError and reads their peak RSS. Each row's goodput (200s a second) is set against the best goodput of the
+lower client counts of its path and n. It writes clients.json and clients.md into the results folder and exits 1 when
+a check failed: a service gone or out of memory, a health check over the limit or failed, an answer other than a 200
+or a 503, goodput below --goodput-share of the best lower count's.
 
 ab's child sockets count against this process's open-files limit, so it raises its soft limit to the hard one first.
 """
@@ -30,6 +30,7 @@ from . import (
     environment,
     health_probe,
     http_check,
+    load_generator,
     results,
     server_metrics,
     services,
@@ -79,7 +80,8 @@ def parser() -> argparse.ArgumentParser:
         "--warmup-seconds",
         type=int,
         default=5,
-        help="seconds of ab at the lowest client count before each path and n's runs (0: none)",
+        help="seconds of ab at the lowest client count before each path and n's runs, longer while a "
+        "service's JIT still compiles (0: none)",
     )
     found.add_argument(
         "--goodput-share",
@@ -258,7 +260,7 @@ def exercise(options: argparse.Namespace, started: List, results_dir: str, limit
                 raise LabError("a path answers wrongly before any load, so the lab measures nothing:\n  " + problem)
             try:
                 if options.warmup_seconds:
-                    warm_up(options, path, n, url, aggregator, watched, results_dir, timeout_s)
+                    warm_up(options, path, n, url, started, watched, results_dir, timeout_s)
                 for clients in options.client_counts:
                     rows.append(measure(options, path, n, clients, url, started, watched, results_dir, urls, limits))
                     clients_figures.compare_lower(rows)
@@ -276,19 +278,52 @@ def warm_up(
     path: catalogue.Path,
     n: int,
     url: str,
-    aggregator,
+    started: List,
     watched: List[Watched],
     results_dir: str,
     timeout_s: float,
 ) -> None:
+    """--warmup-seconds of ab at the lowest count, then more stretches of a quarter of it while a service still spent
+    over load_generator.JIT_BUSY of the last one compiling, up to JIT_WAIT times --warmup-seconds in all: the lowest
+    count's goodput is what every other row is held to, and code still being compiled under it made it move by half
+    from one run to the next."""
     clients = options.client_counts[0]
-    print("[lab] warming up %s n=%d: %d clients for %d s" % (path.name, n, clients, options.warmup_seconds), flush=True)
-    run_ab(
-        ab_command(url, clients, options.warmup_seconds),
-        os.path.join(results_dir, "raw", "%s_n%d_warmup.txt" % (path.name.replace("/", "-"), n)),
-        echo_command=True,
+    print(
+        "[lab] warming up %s n=%d: %d clients for %d s or more, until the JIT settles"
+        % (path.name, n, clients, options.warmup_seconds),
+        flush=True,
     )
-    check_alive(watched, "the warm-up of %s n=%d" % (path.name, n))
+    aggregator = next(service for service in started if service.name == catalogue.AGGREGATOR)
+    jit = server_metrics.JitWatch(
+        {s.name: s.metrics_urls for s in started if s.name in path.services and s.metrics_urls}
+    )
+    began = time.monotonic()
+    latest = began + options.warmup_seconds * load_generator.JIT_WAIT
+    seconds, stretch, busy = options.warmup_seconds, 1, None
+    while True:
+        run_ab(
+            ab_command(url, clients, seconds),
+            os.path.join(results_dir, "raw", "%s_n%d_warmup%d.txt" % (path.name.replace("/", "-"), n, stretch)),
+            echo_command=True,
+        )
+        check_alive(watched, "the warm-up of %s n=%d" % (path.name, n))
+        busy = jit.busiest_share()
+        seconds = max(1, options.warmup_seconds // 4)
+        if busy is None or busy <= load_generator.JIT_BUSY or time.monotonic() + seconds > latest:
+            break
+        stretch += 1
+    print(
+        "[lab] warm after %.0f s%s"
+        % (
+            time.monotonic() - began,
+            ", the JIT not watched (no metrics page)"
+            if busy is None
+            else ", the JIT still compiling"
+            if busy > load_generator.JIT_BUSY
+            else "",
+        ),
+        flush=True,
+    )
     settle(aggregator.metrics_urls[0], path, timeout_s, watched, "the warm-up of %s n=%d" % (path.name, n))
 
 

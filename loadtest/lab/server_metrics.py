@@ -229,3 +229,30 @@ def _count(value: float) -> int:
 
 def _per(amount: float, count: float) -> Optional[float]:
     return round(amount / count, 3) if count > 0 else None
+
+
+class JitWatch:
+    """The share of the time since its last look that each service's JIT compiled (jvm_compilation_time_ms_total,
+    Micrometer's, on /actuator/prometheus)."""
+
+    def __init__(self, urls: Dict[str, List[str]]) -> None:
+        self.urls = urls
+        self.last = self._read()
+
+    def busiest_share(self) -> Optional[float]:
+        """The largest service's share since the last look, or None when a page could not be read."""
+        before, self.last = self.last, self._read()
+        if before is None or self.last is None:
+            return None
+        (started, compiled_before), (ended, compiled_after) = before, self.last
+        elapsed_ms = (ended - started) * 1000.0
+        return max((compiled_after[name] - compiled_before[name]) / elapsed_ms for name in compiled_after)
+
+    def _read(self):
+        if not self.urls:
+            return None
+        try:
+            pages = scrape_all(self.urls)
+        except MetricsError:
+            return None
+        return time.monotonic(), {name: total(samples, COMPILE_METRIC) for name, samples in pages.items()}

@@ -7,7 +7,7 @@ import tempfile
 import time
 import unittest
 
-from lab import ab_output, bench, catalogue, load_generator
+from lab import ab_output, bench, catalogue, load_generator, server_metrics
 from lab.settings import Settings
 
 from tests import support
@@ -151,7 +151,7 @@ class JitSettledWarmUpTest(unittest.TestCase):
         server = support.LoopbackServer(_Compiling)
         self.addCleanup(server.close)
         settings = Settings.from_env({"WARMUP_SECONDS": "1", "CONCURRENCY": "4"})
-        watch = bench._JitWatch({"square": [server.base + "/actuator/prometheus"]})
+        watch = server_metrics.JitWatch({"square": [server.base + "/actuator/prometheus"]})
         report_path = self.report_path = os.path.join(tempfile.mkdtemp(), "warm.txt")
         return load_generator.Ab(settings).warm_rounds(server.base + "/", 4, report_path, watch.busiest_share, print)
 
