@@ -252,10 +252,8 @@ def measure(
             profile, limits = catalogue.PROFILES[name], per_network[name]
             lab_progress.begin(("start-aggregator", stack.label, name))
             with lab_stage.aggregator_on(profile, limits) as started:
-                run_results["settings"]["networks"][name] = network_record(
-                    profile, limits, settings, lab_stage.aggregator_info()
-                )
                 info = lab_stage.aggregator_info()
+                run_results["settings"]["networks"][name] = network_record(profile, limits, settings, info)
                 if run_results["settings"]["aggregator"] is None and info is not None:
                     run_results["settings"]["aggregator"] = floor.aggregator_settings(info)
                 results.write_json(results_dir, run_results)
