@@ -34,10 +34,8 @@ public final class RequestLimit {
     }
 
     /**
-     * A twelfth of the heap at {@link #BYTES_PER_REQUEST} a request, and at least {@link #FEWEST_REQUESTS}: 110 with
-     * the lab's heap, room for its 100 clients. More only kept more alive for the serial collector under thousands of
-     * clients, with no more answered: an eighth cost a quarter of the goodput at 2,000 clients on /grpc/unary/100, and
-     * a quarter filled the old generation within 100 ms of each full collection (docs/performance.md, "Fewer places").
+     * A twelfth of the heap at {@link #BYTES_PER_REQUEST} a request, and at least {@link #FEWEST_REQUESTS}: more
+     * answered no more under thousands of clients and kept more alive (docs/performance.md, "Fewer places").
      */
     public static long defaultFor(long maxHeapBytes) {
         return Math.max(FEWEST_REQUESTS, maxHeapBytes / 12 / BYTES_PER_REQUEST);
