@@ -52,6 +52,10 @@ public class ConnectionBounds implements WebServerFactoryCustomizer<TomcatServle
             connector.setProperty("maxConnections", Integer.toString(maxConnections));
             connector.setProperty("socket.appReadBufSize", Integer.toString(SOCKET_BUFFER_BYTES));
             connector.setProperty("socket.appWriteBufSize", Integer.toString(SOCKET_BUFFER_BYTES));
+            // Closed connections' objects and buffers kept for the next ones, which Tomcat does not do below a 2 GiB
+            // heap: made anew, a burst's were promoted and filled the old generation (docs/performance.md, "Reused
+            // connections").
+            connector.setProperty("socket.bufferPool", Integer.toString(maxConnections));
             if (connector.getProtocolHandler() instanceof AbstractProtocol<?> tomcatProtocol) {
                 protocol = tomcatProtocol;
             }
