@@ -7,7 +7,7 @@ import tempfile
 import time
 import unittest
 
-from lab import ab_output, bench, catalogue, load_generator, server_metrics
+from lab import ab_output, bench, catalogue, load_generator, many_clients, server_metrics
 from lab.settings import Settings
 
 from tests import support
@@ -171,6 +171,42 @@ class JitSettledWarmUpTest(unittest.TestCase):
         self.assertFalse(warm.jit_settled)
         self.assertAlmostEqual(load_generator.JIT_WAIT * 1.0, warm.seconds, delta=0.5)
         self.assertEqual({"seconds": round(warm.seconds, 1), "jit_settled": False}, warm.record())
+
+
+@unittest.skipUnless(shutil.which("ab"), "needs ApacheBench (apache2-utils)")
+class ManyClientsWarmUpTest(unittest.TestCase):
+    """The many-clients command's warm-up waits for the JIT as the measured runs' does."""
+
+    def warm(self, compiling_s: float):
+        _Compiling.started, _Compiling.compiling_s = time.monotonic(), compiling_s
+        server = support.LoopbackServer(_Compiling)
+        self.addCleanup(server.close)
+        page = [server.base + "/actuator/prometheus"]
+        # The test's own process stands in for the services' processes; the page is their metrics.
+        started = [
+            bench.Service(catalogue.AGGREGATOR, [os.getpid()], server.base, page),
+            bench.Service(catalogue.SQUARE_REST, [os.getpid()], server.base, page),
+        ]
+        results_dir = tempfile.mkdtemp()
+        os.makedirs(os.path.join(results_dir, "raw"))
+        options = many_clients.parse(["--paths", "rest/unary", "--clients", "4", "--warmup-seconds", "2"])
+        began = time.monotonic()
+        many_clients.warm_up(options, catalogue.ALL["rest/unary"], 2, server.base + "/", started, [], results_dir, 5.0)
+        return time.monotonic() - began, sorted(os.listdir(os.path.join(results_dir, "raw")))
+
+    def test_the_warm_up_goes_on_in_stretches_while_the_jit_compiles(self):
+        seconds, reports = self.warm(compiling_s=3.0)
+        # 2 s, then stretches of a second (ab's -t is whole seconds) until one without compiling, then the settle of
+        # about half a second; not the 6 s cap.
+        self.assertGreater(seconds, 3.5)
+        self.assertLess(seconds, 5.6)
+        self.assertEqual(3, len(reports))
+        self.assertEqual("rest-unary_n2_warmup1.txt", reports[0])
+
+    def test_a_jit_that_never_settles_stops_the_warm_up_at_jit_wait_times_the_warm_up(self):
+        seconds, reports = self.warm(compiling_s=60.0)
+        self.assertGreater(seconds, load_generator.JIT_WAIT * 2.0 - 0.5)
+        self.assertLess(seconds, load_generator.JIT_WAIT * 2.0 + 1.5)
 
 
 class _Squares(_Slow):
