@@ -416,6 +416,24 @@ class SettleTests(unittest.TestCase):
         self.assertEqual(record["square_us_per_call"], 10000.0)
         self.assertIsNone(record["aggregator_requests"])
 
+    def test_a_jit_still_compiling_does_not_keep_it_scraping(self):
+        path = catalogue.ALL["rest/square"]
+        before = {catalogue.SQUARE_REST: parse(page(SQUARE_REST, 10, 1.0))}
+        compiled = iter(range(1000, 2000, 10))
+        reads = []
+
+        def read():
+            reads.append(1)
+            text = page(SQUARE_REST, 60, 1.5) + 'jvm_compilation_time_ms_total{compiler="HotSpot"} %d\n' % next(
+                compiled
+            )
+            return {catalogue.SQUARE_REST: parse(text)}
+
+        after, record = server_metrics.settle(path, before, read, sleep=lambda _: None)
+
+        self.assertEqual(2, len(reads))
+        self.assertEqual(50, record["square_calls"])
+
 
 class ServerSideCheckTests(unittest.TestCase):
     def test_consistent_counts_pass(self):
