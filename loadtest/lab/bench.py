@@ -6,7 +6,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
-from . import ab_output, cpu, load_generator, server_metrics, soak, traffic
+from . import ab_output, cpu, load_generator, repeats, server_metrics, soak, traffic
 from .catalogue import AGGREGATOR, LOOPBACK, SMALL, Path
 from .errors import ServiceExited
 from .processes import Watched, check_alive, wait_until
@@ -126,14 +126,20 @@ def measure(
     vegeta: Optional[str] = None,
     conditions: Conditions = DEFAULT_CONDITIONS,
     pace: Optional[float] = None,
+    part: int = 0,
 ) -> Dict:
-    """Measures one repeat of a combination (warm already) and returns its full record.
+    """Measures one repeat of a combination (warm already), or part `part` of one (for settings.duration_s), and
+    returns its full record.
 
     point is the concurrency of a closed loop (ab) or the rate of an open one (Vegeta, settings.open_loop); pace, the
     closed loop's requests a second lately (the warm-up's, or the last repeat's), from which ab's requests fill
     DURATION unless REQUESTS fixes them."""
     url = path.url({s.name: s.base_url for s in services if s.base_url}, n, conditions.payload)
-    slug = "%s_%d" % (run_slug(path.name, n, point, settings.open_loop, conditions), repeat)
+    slug = "%s_%d%s" % (
+        run_slug(path.name, n, point, settings.open_loop, conditions),
+        repeat,
+        ".%d" % part if part else "",
+    )
     # The services' metrics are read right around the measured run: after the warm-up, so that the deltas hold
     # the measured requests alone, and just outside the CPU and peak-RSS window, so that the reads cost it nothing.
     metrics_urls = {s.name: s.metrics_urls for s in services if s.name in path.services and s.metrics_urls}
@@ -255,6 +261,91 @@ class _Wire:
         return traffic.by_sockets(self.service, self.ports, self.before, self.after, calls)
 
 
+def add_up(path: Path, n: int, parts: List[Dict]) -> Dict:
+    """One repeat's record from the records of its parts, each a closed loop measured between other runs' parts
+    (lab.repeats.interleaved): ab's runs as one (lab.ab_output.merge), CPU seconds and counts added up and read per
+    request and call again, peaks the highest, the services' figures per call weighed by their calls. A part with an
+    error makes the repeat's."""
+    failed = next((part for part in parts if "error" in part), None)
+    if failed or len(parts) == 1:
+        return failed or parts[0]
+    reports = [_ab_report(part) for part in parts]
+    curves: List[List[float]] = [part.get("latency_curve_ms") or [] for part in parts]
+    curve = ab_output.merge_curves(curves, [r.completed for r in reports]) if all(curves) else None
+    whole = dict(parts[0])
+    whole.update(load_generator.ab_figures(path.expected_body(n), ab_output.merge(reports, curve), curve))
+    whole["verified"] = dict(parts[0]["verified"], **whole["verified"])
+    whole["requests"] = sum(part.get("requests") or 0 for part in parts)
+    whole["ab_runs"] = sum(part.get("ab_runs") or 1 for part in parts)
+    rss = {name: max(part["rss_mb"][name] for part in parts) for name in parts[0]["rss_mb"]}
+    whole.update(resources(path, n, whole["completed"], _added_usage([part["cpu"] for part in parts]), rss))
+    whole["rss_scope"] = "run" if all(part.get("rss_scope") == "run" for part in parts) else "since start"
+    whole["server_side"] = _weighed([part["server_side"] for part in parts])
+    whole["bytes_per_call"] = _weighed([part["bytes_per_call"] for part in parts])
+    whole["raw"] = dict(parts[0]["raw"], parts=[part["raw"]["report"] for part in parts])
+    whole["parts"] = len(parts)
+    return whole
+
+
+def _ab_report(record: Dict) -> ab_output.AbReport:
+    """A part's ab figures as the report ab printed them, for lab.ab_output.merge."""
+    completed, seconds = record["completed"], record["time_taken_s"]
+    return ab_output.AbReport(
+        concurrency=record["concurrency"],
+        completed=completed,
+        failed=record["failed"],
+        failed_breakdown=dict(record["failed_breakdown"]),
+        non2xx=record["non2xx"],
+        time_taken_s=seconds,
+        rps=record["rps"],
+        mean_ms=record["latency_ms"]["mean"],
+        mean_across_ms=seconds * 1e3 / completed if completed else 0.0,
+        document_length=record["verified"]["response_bytes"],
+        percentile_table_ms={int(k): v for k, v in record["latency_table_ms"].items()},
+    )
+
+
+def _added_usage(usages: List[Dict[str, Dict]]) -> Dict[str, Dict]:
+    """lab.cpu.cpu_between's usage of several windows as one: seconds added up, percent over their wall time (each
+    window's read back from the machine's seconds and percent)."""
+    wall = sum(u["machine"]["seconds"] * 100 / u["machine"]["percent"] for u in usages if u["machine"]["percent"])
+    added = {}
+    for name in usages[0]:
+        seconds = round(sum(u[name]["seconds"] for u in usages), 3)
+        added[name] = {"seconds": seconds, "percent": round(seconds / wall * 100, 1) if wall else None}
+    return added
+
+
+# A figure per something, and the count of that something: parts weigh their figures by it.
+_PER = {
+    "aggregator_ms_per_request": "aggregator_requests",
+    "client_us_per_call": "downstream_calls",
+    "square_us_per_call": "square_calls",
+    "square_us_per_call_upper_bound": "square_calls",
+    "request": "square_calls",
+    "response": "square_calls",
+}
+
+
+def _weighed(parts: List[Dict]) -> Dict:
+    """The server_side or bytes_per_call records of several parts as one: counts added up, figures per a count
+    weighed by it, JIT times added up, anything else the first part's; a part with an error makes the whole's."""
+    failed = next((part for part in parts if "error" in part), None)
+    if failed:
+        return failed
+    whole = dict(parts[0])
+    for key in parts[0]:
+        values = [part.get(key) for part in parts]
+        if key in _PER:
+            weights: List[float] = [part.get(_PER[key]) or 0 for part in parts]
+            numbers = [value for value in values if isinstance(value, (int, float))]
+            known = len(numbers) == len(parts) and sum(weights) > 0
+            whole[key] = round(sum(v * w for v, w in zip(numbers, weights)) / sum(weights), 3) if known else None
+        elif key in repeats.SUMMED or key == "jit_compile_ms":
+            whole[key] = repeats.merge(values, key, "sum")
+    return whole
+
+
 def _square_calls(record: Dict) -> int:
     """The calls the square service served in the run: its own count when its metrics were read, else the requests
     answered times their calls each."""
@@ -288,7 +379,7 @@ def repeat_summary(record: Dict) -> Dict:
     wire = record.get("bytes_per_call") or {}
     if "request" in wire:
         summary["bytes_per_call"] = {"request": wire["request"], "response": wire["response"]}
-    for key in ("requests", "time_taken_s", "completed", "failed", "non2xx", "sent", "ok", "errors", "error"):
+    for key in ("requests", "time_taken_s", "parts", "completed", "failed", "non2xx", "sent", "ok", "errors", "error"):
         if key in record:
             summary[key] = record[key]
     return summary

@@ -412,7 +412,7 @@ def measure(
     starts."""
     windows, _ = plan(data["settings"])
 
-    def measure_window(repeat: int, index: int, window: Window) -> Dict:
+    def measure_window(repeat: int, index: int, window: Window, _earlier: List[Dict]) -> Dict:
         slug = "%s-%d" % (window.slug(), repeat)
         on_window(index, repeat)
         log(

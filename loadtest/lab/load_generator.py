@@ -15,9 +15,11 @@ from .settings import Settings
 
 # A closed loop's warm-up goes on past WARMUP_SECONDS, up to JIT_WAIT times it, while any service of the path spent
 # more than JIT_BUSY of the last stretch compiling: code still being compiled at round 1 made the REST paths
-# faster at round 3 than at round 1 (docs/performance.md, "Warm until the JIT settles").
+# faster at round 3 than at round 1 (docs/performance.md, "Warm until the JIT settles"). Twice, not three times: the
+# services never stop compiling altogether (a few hundred ms in every 20 s repeat), and since each repeat is measured
+# in parts that take turns, what is left of it falls on every repeat alike.
 JIT_BUSY = 0.05
-JIT_WAIT = 3
+JIT_WAIT = 2
 # A timed run's first ab run asks for this share of DURATION at the pace lately, and the next ones for half of what is
 # left at the pace just measured: a path that slowed down then still ends near DURATION, not past it.
 FIRST_PART = 0.9

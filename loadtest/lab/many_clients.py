@@ -58,6 +58,9 @@ FD_HEADROOM = 100
 OUT_OF_MEMORY = "OutOfMemoryError"
 # How long the aggregator may take, after ab stopped, to answer what ab gave up on, beyond its deadline.
 SETTLE_GRACE_S = 10.0
+# The warm-up at the lowest count lasts up to this many times --warmup-seconds while the JIT compiles: its 5 s
+# default is half the measured runs' warm-up, so it may take three times that.
+WARM_UP_CAP = 3
 
 
 def parser() -> argparse.ArgumentParser:
@@ -284,7 +287,7 @@ def warm_up(
     timeout_s: float,
 ) -> None:
     """--warmup-seconds of ab at the lowest count, then more stretches of a quarter of it while a service still spent
-    over load_generator.JIT_BUSY of the last one compiling, up to JIT_WAIT times --warmup-seconds in all: the lowest
+    over load_generator.JIT_BUSY of the last one compiling, up to WARM_UP_CAP times --warmup-seconds in all: the lowest
     count's goodput is what every other row is held to, and code still being compiled under it made it move by half
     from one run to the next."""
     clients = options.client_counts[0]
@@ -298,7 +301,7 @@ def warm_up(
         {s.name: s.metrics_urls for s in started if s.name in path.services and s.metrics_urls}
     )
     began = time.monotonic()
-    latest = began + options.warmup_seconds * load_generator.JIT_WAIT
+    latest = began + options.warmup_seconds * WARM_UP_CAP
     seconds, stretch, busy = options.warmup_seconds, 1, None
     while True:
         run_ab(

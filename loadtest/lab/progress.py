@@ -16,8 +16,8 @@ UNKNOWN_STEP_S = 15.0
 
 @dataclass
 class Step:
-    """One planned step: its key (its kind first, e.g. ("measure", stack, network, path, shape, n, point, repeat)),
-    what a progress line calls it, its combination (a step of the same kind and combination in a later round is
+    """One planned step: its key (its kind first, e.g. ("measure", stack, network, path, shape, n, point, repeat,
+    part)), what a progress line calls it, its combination (a step of the same kind and combination in a later round is
     expected to take what this one took), and the seconds it is expected to take (None: unknown until a step like it
     has run)."""
 
@@ -158,20 +158,29 @@ def plan(settings, stacks: List[str], floor_windows: List[str]) -> List[Step]:
                         ("warm-up", stack, net) + combo,
                         "warming up " + text[combo],
                         (stack, net) + combo,
-                        settings.warmup_s + 2.0,
+                        # A closed loop's goes on while the JIT compiles (lab.load_generator.JIT_WAIT).
+                        settings.warmup_s * (1.0 if settings.open_loop else 1.5) + 2.0,
                     )
                     for combo in combos
                 ]
-            for repeat in range(1, settings.repeats + 1):
-                steps += [
-                    Step(
-                        ("measure", stack, net) + combo + (repeat,),
-                        "measuring %s, round %d of %d" % (text[combo], repeat, settings.repeats),
-                        (stack, net) + combo,
-                        measure_s,
-                    )
-                    for combo in combos
-                ]
+            slices = settings.slices
+            for part in range(1, slices + 1):
+                for repeat in range(1, settings.repeats + 1):
+                    steps += [
+                        Step(
+                            ("measure", stack, net) + combo + (repeat, part),
+                            "measuring %s, round %d of %d%s"
+                            % (
+                                text[combo],
+                                repeat,
+                                settings.repeats,
+                                ", part %d of %d" % (part, slices) if slices > 1 else "",
+                            ),
+                            (stack, net) + combo,
+                            measure_s and settings.duration_s / slices + 2.0,
+                        )
+                        for combo in combos
+                    ]
             if settings.mix and stack == stacks[0] and net == settings.network[0]:
                 # Each mixed path runs as long as the slowest took alone, for every n: about a measured run each.
                 steps.append(Step(("mix",), "mixed traffic", expected_s=len(settings.n) * (measure_s or 30.0)))
@@ -182,7 +191,7 @@ def plan(settings, stacks: List[str], floor_windows: List[str]) -> List[Step]:
                     ("floor", index, repeat),
                     "the floor: %s, round %d of %d" % (window, repeat, settings.repeats),
                     (index,),
-                    settings.floor_warmup_s + settings.floor_duration_s + 8.0,
+                    settings.floor_warmup_s + settings.floor_duration_s + 1.5,
                 )
             )
     return steps

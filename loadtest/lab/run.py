@@ -367,19 +367,31 @@ def measure_network(
         )
         paces[combination], warm_ups[combination] = warmed.pace, warmed.record()
 
-    def measure(repeat: int, index: int, combo: tuple) -> Dict:
+    slices = settings.slices
+
+    def measure(repeat: int, index: int, combo: tuple, earlier: List[Dict]) -> Dict:
         path_name, shape, n, point = combo
+        part = len(earlier) + 1
         print(
-            "[lab] %sround %d/%d, run %d/%d: %s" % (where, repeat, settings.repeats, index, len(combos), named(*combo)),
+            "[lab] %sround %d/%d, %srun %d/%d: %s"
+            % (
+                where,
+                repeat,
+                settings.repeats,
+                "part %d/%d, " % (part, slices) if slices > 1 else "",
+                index,
+                len(combos),
+                named(*combo),
+            ),
             flush=True,
         )
         combination = (stack.label, name) + combo
-        lab_progress.begin(("measure",) + combination + (repeat,))
+        lab_progress.begin(("measure",) + combination + (repeat, part))
         record = bench.measure(
             catalogue.ALL[path_name],
             n,
             point,
-            settings,
+            part_settings(earlier),
             started,
             raw_dir,
             repeat,
@@ -387,12 +399,25 @@ def measure_network(
             vegeta=vegeta,
             conditions=conditions_of(shape),
             pace=paces.get(combination),
+            part=part if slices > 1 else 0,
         )
         paces[combination] = record.get("rps") or paces.get(combination)
         record["stack"] = stack.label
         if combination in warm_ups:
             record["warm_up"] = warm_ups[combination]
         return record
+
+    def part_settings(earlier: List[Dict]) -> Settings:
+        """The settings of the next part of a repeat: the rest of DURATION's share so far, at least half a part, so
+        that a part that ran long is made up by the next ones."""
+        if slices == 1:
+            return settings
+        share = settings.duration_s * (len(earlier) + 1) / slices
+        done = sum(record.get("time_taken_s") or 0.0 for record in earlier)
+        return dataclasses.replace(settings, duration_s=max(share - done, settings.duration_s / slices / 2))
+
+    def added_up(combo: tuple, parts: List[Dict]) -> Dict:
+        return bench.add_up(catalogue.ALL[combo[0]], combo[2], parts)
 
     def kept(combo: tuple, record: Dict) -> None:
         measured.setdefault((stack.label, name) + combo, []).append(record)
@@ -403,7 +428,7 @@ def measure_network(
         ]
         results.write_json(results_dir, run_results)
 
-    repeats.interleaved(combos, settings.repeats, measure, warm if settings.warmup_s else None, kept)
+    repeats.interleaved(combos, settings.repeats, measure, warm if settings.warmup_s else None, kept, slices, added_up)
 
 
 def network_record(

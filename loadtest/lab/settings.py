@@ -22,6 +22,12 @@ JVM_OPTIONS_FILE = os.path.join(
 # Replica r of a square service listens on its port + (r - 1) (REST) or + 2 (r - 1) (gRPC and its actuator).
 MAX_REPLICAS = 8
 
+# A repeat measured by time is cut into slices of SLICE_S or more (up to MAX_SLICES), interleaved with the other
+# repeats' and paths' slices: this machine's speed steps by up to a quarter for a minute at a time (the same work
+# cost both services 20 % more CPU from one minute to the next), and a repeat measured in one stretch took it whole.
+SLICE_S = 5.0
+MAX_SLICES = 4
+
 
 def service_jvm_options(path: str = JVM_OPTIONS_FILE) -> str:
     """The options in a `java @file` argument file, space-separated (one option per line, # starts a comment)."""
@@ -279,7 +285,9 @@ KNOBS = (
         "duration_s",
         _seconds,
         "seconds each measured run lasts: Vegeta's attack (`LOAD=open`), or the `ab` runs of whole rounds that fill "
-        "it (unless `REQUESTS` is set: `ab -t` would cut the last round of a slow path in the middle); with "
+        "it (unless `REQUESTS` is set: `ab -t` would cut the last round of a slow path in the middle), in parts of "
+        "5 s or more (up to 4) that take turns with the other repeats' and paths' parts, so that a slower minute of "
+        "the machine hits every repeat alike; with "
         "`LOAD=open`, `120` or more makes each run a soak: each run also reports per minute each service's RSS and "
         "heap after a full GC and the path's p99",
         recorded=True,
@@ -303,7 +311,7 @@ KNOBS = (
         "warmup_s",
         _seconds_or_zero,
         "seconds of load at the measured concurrency (or rate) before a combination's first repeat, discarded; a "
-        "closed loop goes on, up to 3 times as long, while a service of the path spends over 5 % of its time in "
+        "closed loop goes on, up to twice as long, while a service of the path spends over 5 % of its time in "
         "the JIT compiler (`0`: none)",
         recorded=True,
     ),
@@ -491,6 +499,14 @@ class Settings:
     @property
     def open_loop(self) -> bool:
         return self.load == "open"
+
+    @property
+    def slices(self) -> int:
+        """The parts each repeat of a closed loop by time is measured in, SLICE_S or more each, up to MAX_SLICES
+        (lab.repeats.interleaved): 1 for a count of requests (REQUESTS) or an open loop."""
+        if self.open_loop or self.requests:
+            return 1
+        return max(1, min(MAX_SLICES, int(self.duration_s // SLICE_S)))
 
     @property
     def proxied(self) -> bool:

@@ -37,13 +37,22 @@ class PlanTests(unittest.TestCase):
         )
         self.assertEqual([step.expected_s for step in steps], [20.0, 15.0, 12.0, 12.0, 22.0, 22.0, 22.0, 22.0])
 
+    def test_a_closed_loop_by_time_measures_each_repeat_in_parts_that_take_turns(self):
+        steps = progress.plan(settings(), ["netty"], [])
+        measures = [step for step in steps if step.kind == "measure"]
+        self.assertEqual(2 * 2 * 4, len(measures))
+        self.assertEqual("measuring rest/unary n=1000 c=100, round 1 of 2, part 1 of 4", measures[0].label)
+        self.assertEqual("measuring rest/unary n=1000 c=100, round 2 of 2, part 1 of 4", measures[2].label)
+        self.assertEqual("measuring rest/unary n=1000 c=100, round 1 of 2, part 2 of 4", measures[4].label)
+        self.assertEqual({5.0 + 2.0}, {step.expected_s for step in measures})
+
     def test_a_fixed_count_of_requests_is_unknown_until_measured(self):
         steps = progress.plan(settings(REQUESTS="1000"), ["netty"], ["rest/unary", "grpc/unary"])
         measures = [step for step in steps if step.kind == "measure"]
         self.assertTrue(all(step.expected_s is None for step in measures))
         floors = [step for step in steps if step.kind == "floor"]
         self.assertEqual(len(floors), 4)
-        self.assertEqual(floors[0].expected_s, 7 + 10 + 8.0)
+        self.assertEqual(floors[0].expected_s, 7 + 10 + 1.5)
 
 
 class ProgressTests(unittest.TestCase):

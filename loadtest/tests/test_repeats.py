@@ -2,13 +2,14 @@
 and the CI check treat them."""
 
 import copy
+import json
 import unittest
 
-from lab import bench, check_results, repeats, report, view
+from lab import bench, catalogue, check_results, repeats, report, view
 from lab.errors import SettingsError
 from lab.settings import Settings
 
-from tests.support import report_texts, sample_results
+from tests.support import fixture, report_texts, sample_results
 
 
 def repeated(run, rps_values, p99_values=None):
@@ -28,7 +29,7 @@ class InterleavedTests(unittest.TestCase):
     def test_every_warm_up_comes_first_then_each_round_measures_every_item_once(self):
         calls = []
 
-        def measure(repeat, index, item):
+        def measure(repeat, index, item, earlier):
             calls.append(("measure", repeat, index, item))
             return {"rps": repeat * 10 + index}
 
@@ -58,8 +59,49 @@ class InterleavedTests(unittest.TestCase):
         self.assertEqual({"a": [{"rps": 11}, {"rps": 21}], "b": [{"rps": 12}, {"rps": 22}]}, measured)
 
     def test_without_a_warm_up_the_rounds_start_at_once(self):
-        measured = repeats.interleaved([("x", 1)], 3, lambda repeat, index, item: {"repeat": repeat})
+        measured = repeats.interleaved([("x", 1)], 3, lambda repeat, index, item, earlier: {"repeat": repeat})
         self.assertEqual({("x", 1): [{"repeat": 1}, {"repeat": 2}, {"repeat": 3}]}, measured)
+
+    def test_in_slices_the_parts_of_every_repeat_take_turns_and_each_repeat_is_added_up_from_its_own(self):
+        calls = []
+
+        def measure(repeat, index, item, earlier):
+            calls.append((item, repeat, len(earlier) + 1))
+            return {"part": "%s%d.%d" % (item, repeat, len(earlier) + 1)}
+
+        measured = repeats.interleaved(
+            ["a", "b"],
+            2,
+            measure,
+            after=lambda item, record: calls.append(("after", item)),
+            slices=2,
+            add_up=lambda item, parts: {"parts": [part["part"] for part in parts]},
+        )
+
+        self.assertEqual(
+            [
+                ("a", 1, 1),
+                ("b", 1, 1),
+                ("a", 2, 1),
+                ("b", 2, 1),
+                ("a", 1, 2),
+                ("after", "a"),
+                ("b", 1, 2),
+                ("after", "b"),
+                ("a", 2, 2),
+                ("after", "a"),
+                ("b", 2, 2),
+                ("after", "b"),
+            ],
+            calls,
+        )
+        self.assertEqual(
+            {
+                "a": [{"parts": ["a1.1", "a1.2"]}, {"parts": ["a2.1", "a2.2"]}],
+                "b": [{"parts": ["b1.1", "b1.2"]}, {"parts": ["b2.1", "b2.2"]}],
+            },
+            measured,
+        )
 
 
 class MergeTests(unittest.TestCase):
@@ -311,3 +353,52 @@ class ComparisonsTests(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class AddUpTests(unittest.TestCase):
+    """A repeat measured in parts (lab.bench.add_up): one record as if its parts had been one run."""
+
+    def part(self, completed, seconds, cpu_s, rss, square_us, curve_shift):
+        run = copy.deepcopy(json.loads(fixture("results/default-run.json"))["runs"][0])
+        run.update(completed=completed, requests=completed, time_taken_s=seconds, rps=round(completed / seconds, 2))
+        run["verified"].update(length_checked=completed, passed=completed)
+        for name, entry in run["cpu"].items():
+            entry.update(seconds=cpu_s.get(name, 0.0), percent=round(cpu_s.get(name, 0.0) / seconds * 100, 1))
+        run["rss_mb"]["aggregator-service"] = rss
+        run["server_side"].update(square_calls=completed * 1000, square_us_per_call=square_us)
+        run["bytes_per_call"].update(square_calls=completed * 1000, request=100.0 + curve_shift)
+        run["latency_curve_ms"] = [value + curve_shift for value in run["latency_curve_ms"]]
+        return run
+
+    def test_counts_cpu_and_time_add_up_and_are_read_per_request_again(self):
+        rest = catalogue.ALL["rest/unary"]
+        first = self.part(300, 7.5, {"aggregator-service": 6.0, "machine": 15.0}, 300.0, 70.0, 0.0)
+        second = self.part(200, 5.0, {"aggregator-service": 5.0, "machine": 10.0}, 320.0, 80.0, 100.0)
+
+        whole = bench.add_up(rest, 1000, [first, second])
+
+        self.assertEqual((500, 12.5, 40.0), (whole["completed"], whole["time_taken_s"], whole["rps"]))
+        self.assertEqual(500, whole["requests"])
+        self.assertEqual(
+            {"seconds": 11.0, "percent": 88.0, "ms_per_request": 22.0, "us_per_call": 22.0},
+            whole["cpu"]["aggregator-service"],
+        )
+        self.assertEqual(500 * 1000, whole["downstream_calls"])
+        self.assertEqual(320.0, whole["rss_mb"]["aggregator-service"])
+        self.assertEqual(500, whole["verified"]["passed"])
+        self.assertEqual(
+            (500000, 74.0), (whole["server_side"]["square_calls"], whole["server_side"]["square_us_per_call"])
+        )
+        self.assertEqual(140.0, whole["bytes_per_call"]["request"])
+        # The merged curve lies between the parts' curves, nearer the part with more requests.
+        middle = whole["latency_curve_ms"][50]
+        self.assertLess(first["latency_curve_ms"][50], middle)
+        self.assertLess(middle, second["latency_curve_ms"][50])
+        self.assertEqual(whole["latency_curve_ms"][50], whole["latency_ms"]["p50"])
+        self.assertEqual(2, whole["parts"])
+        self.assertEqual([first["raw"]["report"], second["raw"]["report"]], whole["raw"]["parts"])
+
+    def test_a_part_with_an_error_makes_the_repeat_s_record(self):
+        good = self.part(300, 7.5, {"machine": 15.0}, 300.0, 70.0, 0.0)
+        failed = {"path": "rest/unary", "error": "ab exited with code 1"}
+        self.assertIs(failed, bench.add_up(catalogue.ALL["rest/unary"], 1000, [good, failed]))
