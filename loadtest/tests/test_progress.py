@@ -52,7 +52,7 @@ class PlanTests(unittest.TestCase):
         self.assertTrue(all(step.expected_s is None for step in measures))
         floors = [step for step in steps if step.kind == "floor"]
         self.assertEqual(len(floors), 4)
-        self.assertEqual(floors[0].expected_s, 7 + 10 + 1.5)
+        self.assertEqual(floors[0].expected_s, 7 + 8 + 1.5)
 
 
 class ProgressTests(unittest.TestCase):
