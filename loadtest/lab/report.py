@@ -79,6 +79,7 @@ def render(data: Dict, chart_js: str, annotation_js: str) -> str:
         # The notes' facts ("How to read this").
         open_loop=settings.get("load") == "open",
         repeats=settings.get("repeats", 1),
+        parts=parts_per_repeat(data),
         spread_limit=repeats.SPREAD_LIMIT_PERCENT,
         rss_reset=all(run.get("rss_scope") == "run" for run in data["runs"] if "error" not in run),
         shown=view.conditions_shown(settings),
@@ -130,11 +131,17 @@ def summary_markdown(results: Dict) -> str:
         machine=machine_line(env),
         cores=env["cores"] or 0,
         repeats=settings.get("repeats", 1),
+        parts=parts_per_repeat(results),
         replicas=settings.get("replicas", 1),
         stacks=stacks(settings),
         troubled=[(run_name(run), problems(run)) for run in results["runs"] if problems(run)],
     )
     return text.rstrip("\n") + "\n"
+
+
+def parts_per_repeat(data: Dict) -> int:
+    """The most parts a repeat of the run was measured in (lab.bench.add_up): 1 when each was one stretch."""
+    return max((repeat.get("parts") or 1 for run in data["runs"] for repeat in run.get("repeats") or []), default=1)
 
 
 def stacks(settings: Dict) -> List[Dict]:

@@ -402,3 +402,19 @@ class AddUpTests(unittest.TestCase):
         good = self.part(300, 7.5, {"machine": 15.0}, 300.0, 70.0, 0.0)
         failed = {"path": "rest/unary", "error": "ab exited with code 1"}
         self.assertIs(failed, bench.add_up(catalogue.ALL["rest/unary"], 1000, [good, failed]))
+
+
+class PartsTextTests(unittest.TestCase):
+    def test_the_summary_and_the_report_say_each_repeat_was_measured_in_parts_that_took_turns(self):
+        data = sample_results()
+        for run in data["runs"]:
+            run["repeats"] = [dict(bench.repeat_summary(run), parts=4) for _ in range(3)]
+        data["settings"]["repeats"] = 3
+        said = "each repeat in 4 parts that took turns with the other repeats' and paths' parts"
+        self.assertIn(said, report.summary_markdown(data))
+        self.assertIn("Each repeat was measured in 4 parts", report.render(data, "", ""))
+
+    def test_repeats_in_one_stretch_say_nothing_of_parts(self):
+        data = sample_results()
+        data["settings"]["repeats"] = 3
+        self.assertNotIn("parts that took turns", report.summary_markdown(data))
