@@ -261,6 +261,13 @@ class _Wire:
         return traffic.by_sockets(self.service, self.ports, self.before, self.after, calls)
 
 
+def part_seconds(duration_s: float, parts: int, done: List[float]) -> float:
+    """The seconds the next part of a repeat is to fill, after parts that took `done`: what is left of DURATION's
+    share so far, at least half a part, so that a part that ran long is made up by the next ones."""
+    share = duration_s * (len(done) + 1) / parts
+    return max(share - sum(done), duration_s / parts / 2)
+
+
 def add_up(path: Path, n: int, parts: List[Dict]) -> Dict:
     """One repeat's record from the records of its parts, each a closed loop measured between other runs' parts
     (lab.repeats.interleaved): ab's runs as one (lab.ab_output.merge), CPU seconds and counts added up and read per

@@ -163,8 +163,8 @@ def plan(settings, stacks: List[str], floor_windows: List[str]) -> List[Step]:
                     )
                     for combo in combos
                 ]
-            slices = settings.slices
-            for part in range(1, slices + 1):
+            parts = settings.parts
+            for part in range(1, parts + 1):
                 for repeat in range(1, settings.repeats + 1):
                     steps += [
                         Step(
@@ -174,10 +174,10 @@ def plan(settings, stacks: List[str], floor_windows: List[str]) -> List[Step]:
                                 text[combo],
                                 repeat,
                                 settings.repeats,
-                                ", part %d of %d" % (part, slices) if slices > 1 else "",
+                                ", part %d of %d" % (part, parts) if parts > 1 else "",
                             ),
                             (stack, net) + combo,
-                            measure_s and settings.duration_s / slices + 2.0,
+                            measure_s and settings.duration_s / parts + 2.0,
                         )
                         for combo in combos
                     ]

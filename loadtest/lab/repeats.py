@@ -40,28 +40,28 @@ def interleaved(
     measure: Callable[[int, int, Item, List[Dict]], Dict],
     warm: Optional[Callable[[int, Item], None]] = None,
     after: Callable[[Item, Dict], None] = lambda item, record: None,
-    slices: int = 1,
-    add_up: Callable[[Item, List[Dict]], Dict] = lambda item, parts: parts[0],
+    parts: int = 1,
+    add_up: Callable[[Item, List[Dict]], Dict] = lambda item, measured: measured[0],
 ) -> Dict[Item, List[Dict]]:
     """The one repeat loop: warm(index, item) for every item first (so that the first item measured is not the only
     one measured while the code all share is still cold), then REPEATS rounds, each measuring every item once with
     measure(repeat, index, item, earlier) and handing its record to after(item, record). Returns each item's records.
 
-    With slices > 1, each repeat is measured in that many parts, and the parts of all repeats take turns: part 1 of
+    With parts > 1, each repeat is measured in that many parts, and the parts of all repeats take turns: part 1 of
     repeat 1, 2 and 3 of every item, then part 2 of each, and so on, so that every repeat's parts lie spread over the
     whole run; earlier holds the repeat's parts measured so far, and add_up(item, parts) makes them one record."""
     if warm:
         for index, item in enumerate(items, 1):
             warm(index, item)
     measured: Dict[Item, List[Dict]] = {item: [] for item in items}
-    parts: Dict[tuple, List[Dict]] = {}
-    for part in range(1, slices + 1):
+    taken: Dict[tuple, List[Dict]] = {}
+    for part in range(1, parts + 1):
         for repeat in range(1, repeats + 1):
             for index, item in enumerate(items, 1):
-                earlier = parts.setdefault((item, repeat), [])
+                earlier = taken.setdefault((item, repeat), [])
                 earlier.append(measure(repeat, index, item, list(earlier)))
-                if part == slices:
-                    record = add_up(item, earlier) if slices > 1 else earlier[0]
+                if part == parts:
+                    record = add_up(item, earlier) if parts > 1 else earlier[0]
                     measured[item].append(record)
                     after(item, record)
     return measured

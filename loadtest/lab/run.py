@@ -367,7 +367,7 @@ def measure_network(
         )
         paces[combination], warm_ups[combination] = warmed.pace, warmed.record()
 
-    slices = settings.slices
+    parts = settings.parts
 
     def measure(repeat: int, index: int, combo: tuple, earlier: List[Dict]) -> Dict:
         path_name, shape, n, point = combo
@@ -378,7 +378,7 @@ def measure_network(
                 where,
                 repeat,
                 settings.repeats,
-                "part %d/%d, " % (part, slices) if slices > 1 else "",
+                "part %d/%d, " % (part, parts) if parts > 1 else "",
                 index,
                 len(combos),
                 named(*combo),
@@ -399,7 +399,7 @@ def measure_network(
             vegeta=vegeta,
             conditions=conditions_of(shape),
             pace=paces.get(combination),
-            part=part if slices > 1 else 0,
+            part=part if parts > 1 else 0,
         )
         paces[combination] = record.get("rps") or paces.get(combination)
         record["stack"] = stack.label
@@ -408,16 +408,13 @@ def measure_network(
         return record
 
     def part_settings(earlier: List[Dict]) -> Settings:
-        """The settings of the next part of a repeat: the rest of DURATION's share so far, at least half a part, so
-        that a part that ran long is made up by the next ones."""
-        if slices == 1:
+        if parts == 1:
             return settings
-        share = settings.duration_s * (len(earlier) + 1) / slices
-        done = sum(record.get("time_taken_s") or 0.0 for record in earlier)
-        return dataclasses.replace(settings, duration_s=max(share - done, settings.duration_s / slices / 2))
+        done = [record.get("time_taken_s") or 0.0 for record in earlier]
+        return dataclasses.replace(settings, duration_s=bench.part_seconds(settings.duration_s, parts, done))
 
-    def added_up(combo: tuple, parts: List[Dict]) -> Dict:
-        return bench.add_up(catalogue.ALL[combo[0]], combo[2], parts)
+    def added_up(combo: tuple, records: List[Dict]) -> Dict:
+        return bench.add_up(catalogue.ALL[combo[0]], combo[2], records)
 
     def kept(combo: tuple, record: Dict) -> None:
         measured.setdefault((stack.label, name) + combo, []).append(record)
@@ -428,7 +425,7 @@ def measure_network(
         ]
         results.write_json(results_dir, run_results)
 
-    repeats.interleaved(combos, settings.repeats, measure, warm if settings.warmup_s else None, kept, slices, added_up)
+    repeats.interleaved(combos, settings.repeats, measure, warm if settings.warmup_s else None, kept, parts, added_up)
 
 
 def network_record(

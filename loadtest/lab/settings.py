@@ -22,11 +22,11 @@ JVM_OPTIONS_FILE = os.path.join(
 # Replica r of a square service listens on its port + (r - 1) (REST) or + 2 (r - 1) (gRPC and its actuator).
 MAX_REPLICAS = 8
 
-# A repeat measured by time is cut into slices of SLICE_S or more (up to MAX_SLICES), interleaved with the other
-# repeats' and paths' slices: this machine's speed steps by up to a quarter for a minute at a time (the same work
+# A repeat measured by time is cut into parts of PART_S or more (up to MAX_PARTS), interleaved with the other
+# repeats' and paths' parts: this machine's speed steps by up to a quarter for a minute at a time (the same work
 # cost both services 20 % more CPU from one minute to the next), and a repeat measured in one stretch took it whole.
-SLICE_S = 5.0
-MAX_SLICES = 4
+PART_S = 5.0
+MAX_PARTS = 4
 
 
 def service_jvm_options(path: str = JVM_OPTIONS_FILE) -> str:
@@ -501,12 +501,12 @@ class Settings:
         return self.load == "open"
 
     @property
-    def slices(self) -> int:
-        """The parts each repeat of a closed loop by time is measured in, SLICE_S or more each, up to MAX_SLICES
+    def parts(self) -> int:
+        """The parts each repeat of a closed loop by time is measured in, PART_S or more each, up to MAX_PARTS
         (lab.repeats.interleaved): 1 for a count of requests (REQUESTS) or an open loop."""
         if self.open_loop or self.requests:
             return 1
-        return max(1, min(MAX_SLICES, int(self.duration_s // SLICE_S)))
+        return max(1, min(MAX_PARTS, int(self.duration_s // PART_S)))
 
     @property
     def proxied(self) -> bool:

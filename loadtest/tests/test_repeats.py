@@ -62,7 +62,7 @@ class InterleavedTests(unittest.TestCase):
         measured = repeats.interleaved([("x", 1)], 3, lambda repeat, index, item, earlier: {"repeat": repeat})
         self.assertEqual({("x", 1): [{"repeat": 1}, {"repeat": 2}, {"repeat": 3}]}, measured)
 
-    def test_in_slices_the_parts_of_every_repeat_take_turns_and_each_repeat_is_added_up_from_its_own(self):
+    def test_in_parts_the_parts_of_every_repeat_take_turns_and_each_repeat_is_added_up_from_its_own(self):
         calls = []
 
         def measure(repeat, index, item, earlier):
@@ -74,7 +74,7 @@ class InterleavedTests(unittest.TestCase):
             2,
             measure,
             after=lambda item, record: calls.append(("after", item)),
-            slices=2,
+            parts=2,
             add_up=lambda item, parts: {"parts": [part["part"] for part in parts]},
         )
 

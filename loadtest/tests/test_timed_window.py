@@ -31,6 +31,18 @@ class _Slow(http.server.BaseHTTPRequestHandler):
         pass
 
 
+class PartSecondsTest(unittest.TestCase):
+    def test_each_part_fills_the_rest_of_duration_s_share_so_that_the_repeat_ends_near_duration(self):
+        self.assertEqual(5.0, bench.part_seconds(20.0, 4, []))
+        # A first part that ran 7 s: the second fills to 10 s, the last ones to 15 and 20.
+        self.assertEqual(3.0, bench.part_seconds(20.0, 4, [7.0]))
+        self.assertEqual(5.5, bench.part_seconds(20.0, 4, [7.0, 2.5]))
+        self.assertEqual(20.0, sum([7.0, 2.5, 5.5]) + bench.part_seconds(20.0, 4, [7.0, 2.5, 5.5]))
+
+    def test_a_part_asks_for_half_a_part_at_least_however_long_the_earlier_ones_ran(self):
+        self.assertEqual(2.5, bench.part_seconds(20.0, 4, [12.0]))
+
+
 class MergeTest(unittest.TestCase):
     def test_curves_are_merged_weighted_by_each_runs_requests(self):
         fast = [float(p) for p in range(101)]
