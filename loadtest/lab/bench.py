@@ -263,9 +263,9 @@ class _Wire:
 
 def part_seconds(duration_s: float, parts: int, done: List[float]) -> float:
     """The seconds the next part of a repeat is to fill, after parts that took `done`: what is left of DURATION's
-    share so far, at least half a part, so that a part that ran long is made up by the next ones."""
-    share = duration_s * (len(done) + 1) / parts
-    return max(share - sum(done), duration_s / parts / 2)
+    share so far, so that a part that ran long is made up by the next ones; 0 or less when the parts so far already
+    fill it (a path whose one round of requests outlasts a part: its first part measures the whole repeat)."""
+    return duration_s * (len(done) + 1) / parts - sum(done)
 
 
 def add_up(path: Path, n: int, parts: List[Dict]) -> Dict:

@@ -37,7 +37,7 @@ PEAKS = {"rss_mb"}
 def interleaved(
     items: Sequence[Item],
     repeats: int,
-    measure: Callable[[int, int, Item, List[Dict]], Dict],
+    measure: Callable[[int, int, Item, List[Dict]], Optional[Dict]],
     warm: Optional[Callable[[int, Item], None]] = None,
     after: Callable[[Item, Dict], None] = lambda item, record: None,
     parts: int = 1,
@@ -49,7 +49,8 @@ def interleaved(
 
     With parts > 1, each repeat is measured in that many parts, and the parts of all repeats take turns: part 1 of
     repeat 1, 2 and 3 of every item, then part 2 of each, and so on, so that every repeat's parts lie spread over the
-    whole run; earlier holds the repeat's parts measured so far, and add_up(item, parts) makes them one record."""
+    whole run; earlier holds the repeat's parts measured so far, measure may return None for a part the earlier ones
+    already filled, and add_up(item, parts) makes the measured ones one record."""
     if warm:
         for index, item in enumerate(items, 1):
             warm(index, item)
@@ -59,7 +60,9 @@ def interleaved(
         for repeat in range(1, repeats + 1):
             for index, item in enumerate(items, 1):
                 earlier = taken.setdefault((item, repeat), [])
-                earlier.append(measure(repeat, index, item, list(earlier)))
+                taken_now = measure(repeat, index, item, list(earlier))
+                if taken_now is not None:
+                    earlier.append(taken_now)
                 if part == parts:
                     record = add_up(item, earlier) if parts > 1 else earlier[0]
                     measured[item].append(record)

@@ -328,7 +328,7 @@ def measure_network(
     measures each once, so that the machine's drift hits all of them alike. The warm-ups all come before the first
     round, so that the first path measured is not the only one measured while the code every path shares is still
     cold (rest/unary, measured first right after its own warm-up, moved 18.6 % over its repeats, the next paths 0.8 to
-    9.8 %). results.json is rewritten after every repeat."""
+    9.8 %). results.json is rewritten after every repeat (with parts, as each repeat's last part is measured)."""
     combos = settings.combinations()
     point_name = "rate" if settings.open_loop else "concurrency"
     where = "" if settings.network == [catalogue.LOOPBACK] else "network %s, " % name
@@ -369,9 +369,12 @@ def measure_network(
 
     parts = settings.parts
 
-    def measure(repeat: int, index: int, combo: tuple, earlier: List[Dict]) -> Dict:
+    def measure(repeat: int, index: int, combo: tuple, earlier: List[Dict]) -> Optional[Dict]:
         path_name, shape, n, point = combo
         part = len(earlier) + 1
+        seconds = part_seconds(earlier)
+        if seconds <= 0:
+            return None
         print(
             "[lab] %sround %d/%d, %srun %d/%d: %s"
             % (
@@ -391,7 +394,7 @@ def measure_network(
             catalogue.ALL[path_name],
             n,
             point,
-            part_settings(earlier),
+            dataclasses.replace(settings, duration_s=seconds),
             started,
             raw_dir,
             repeat,
@@ -407,11 +410,9 @@ def measure_network(
             record["warm_up"] = warm_ups[combination]
         return record
 
-    def part_settings(earlier: List[Dict]) -> Settings:
-        if parts == 1:
-            return settings
+    def part_seconds(earlier: List[Dict]) -> float:
         done = [record.get("time_taken_s") or 0.0 for record in earlier]
-        return dataclasses.replace(settings, duration_s=bench.part_seconds(settings.duration_s, parts, done))
+        return bench.part_seconds(settings.duration_s, parts, done) if parts > 1 else settings.duration_s
 
     def added_up(combo: tuple, records: List[Dict]) -> Dict:
         return bench.add_up(catalogue.ALL[combo[0]], combo[2], records)

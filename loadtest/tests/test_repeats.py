@@ -103,6 +103,17 @@ class InterleavedTests(unittest.TestCase):
             measured,
         )
 
+    def test_a_part_measured_as_none_is_left_out_of_its_repeat(self):
+        def measure(repeat, index, item, earlier):
+            # Repeat 2's first part filled it: its later part is not measured.
+            return None if repeat == 2 and earlier else {"part": "%d.%d" % (repeat, len(earlier) + 1)}
+
+        measured = repeats.interleaved(
+            ["a"], 2, measure, parts=2, add_up=lambda item, parts: {"parts": [p["part"] for p in parts]}
+        )
+
+        self.assertEqual({"a": [{"parts": ["1.1", "1.2"]}, {"parts": ["2.1"]}]}, measured)
+
 
 class MergeTests(unittest.TestCase):
     def test_figures_are_medians_counts_are_sums_and_peaks_the_largest(self):
