@@ -22,7 +22,7 @@ JVM_OPTIONS_FILE = os.path.join(
 # Replica r of a square service listens on its port + (r - 1) (REST) or + 2 (r - 1) (gRPC and its actuator).
 MAX_REPLICAS = 8
 
-# A repeat measured by time is cut into parts of PART_S or more (up to MAX_PARTS), interleaved with the other
+# A repeat measured by time is cut into parts of about PART_S (up to MAX_PARTS), interleaved with the other
 # repeats' and paths' parts: this machine's speed steps by up to a quarter for a minute at a time (the same work
 # cost both services 20 % more CPU from one minute to the next), and a repeat measured in one stretch took it whole.
 PART_S = 5.0
@@ -286,7 +286,7 @@ KNOBS = (
         _seconds,
         "seconds each measured run lasts: Vegeta's attack (`LOAD=open`), or the `ab` runs of whole rounds that fill "
         "it (unless `REQUESTS` is set: `ab -t` would cut the last round of a slow path in the middle), in parts of "
-        "5 s or more (up to 4) that take turns with the other repeats' and paths' parts, so that a slower minute of "
+        "about 5 s (up to 4) that take turns with the other repeats' and paths' parts, so that a slower minute of "
         "the machine hits every repeat alike; with "
         "`LOAD=open`, `120` or more makes each run a soak: each run also reports per minute each service's RSS and "
         "heap after a full GC and the path's p99",
@@ -502,7 +502,7 @@ class Settings:
 
     @property
     def parts(self) -> int:
-        """The parts each repeat of a closed loop by time is measured in, PART_S or more each, up to MAX_PARTS
+        """The parts each repeat of a closed loop by time is measured in, of about PART_S each, up to MAX_PARTS
         (lab.repeats.interleaved): 1 for a count of requests (REQUESTS) or an open loop."""
         if self.open_loop or self.requests:
             return 1
