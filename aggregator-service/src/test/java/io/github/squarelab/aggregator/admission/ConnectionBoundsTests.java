@@ -2,10 +2,8 @@ package io.github.squarelab.aggregator.admission;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.squarelab.aggregator.AggregatorProperties;
-import java.net.URI;
+import io.github.squarelab.aggregator.grpc.GrpcOnlyProperties;
 import java.time.Duration;
-import java.util.List;
 import org.apache.catalina.connector.Connector;
 import org.apache.coyote.AbstractProtocol;
 import org.junit.jupiter.api.Test;
@@ -23,7 +21,7 @@ class ConnectionBoundsTests {
     /** A connection closed at the limit leaves its objects and buffers for the next one rather than to the collector. */
     @Test
     void tomcatHoldsTheLimitAndKeepsAsManyClosedConnectionsForTheNextOnes() {
-        ConnectionBounds bounds = new ConnectionBounds(withMaxConnections(300));
+        ConnectionBounds bounds = new ConnectionBounds(GrpcOnlyProperties.to("unused:1", Duration.ofSeconds(30), 300));
         TomcatServletWebServerFactory factory = new TomcatServletWebServerFactory(0);
         bounds.customize(factory);
         Connector connector = new Connector(TomcatServletWebServerFactory.DEFAULT_PROTOCOL);
@@ -34,19 +32,5 @@ class ConnectionBoundsTests {
         assertThat(protocol.getProperty("socket.bufferPool")).isEqualTo("300");
         assertThat(protocol.getProperty("socket.appReadBufSize")).isEqualTo("2048");
         assertThat(protocol.getProperty("socket.appWriteBufSize")).isEqualTo("2048");
-    }
-
-    private static AggregatorProperties withMaxConnections(long maxConnections) {
-        Duration deadline = Duration.ofSeconds(30);
-        return new AggregatorProperties(
-                100_000,
-                8,
-                deadline,
-                deadline,
-                new AggregatorProperties.Rest(
-                        List.of(URI.create("http://unused:1")), 1, 1, "reactor-netty", "reactor-netty"),
-                new AggregatorProperties.Grpc("unused:1"),
-                new AggregatorProperties.Admission(
-                        0, 0, maxConnections, Duration.ofSeconds(1), Duration.ofMillis(300), 0.5));
     }
 }

@@ -5,12 +5,19 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 
-/** The aggregator's properties for tests of its gRPC channel: a gRPC target, and a REST side that is never called. */
-final class GrpcOnlyProperties {
+/**
+ * The aggregator's properties for tests of its gRPC channel (a gRPC target, and a REST side that is never called), or
+ * of its Tomcat connector (a connection limit).
+ */
+public final class GrpcOnlyProperties {
 
     private GrpcOnlyProperties() {}
 
     static AggregatorProperties to(String target, Duration deadline) {
+        return to(target, deadline, 0);
+    }
+
+    public static AggregatorProperties to(String target, Duration deadline, long maxConnections) {
         return new AggregatorProperties(
                 100_000,
                 8,
@@ -19,6 +26,6 @@ final class GrpcOnlyProperties {
                 new AggregatorProperties.Rest(
                         List.of(URI.create("http://unused:1")), 1, 1, "reactor-netty", "reactor-netty"),
                 new AggregatorProperties.Grpc(target),
-                new AggregatorProperties.Admission(0, 0, 0, deadline, Duration.ofMillis(500), 0.5));
+                new AggregatorProperties.Admission(0, 0, maxConnections, deadline, Duration.ofMillis(500), 0.5));
     }
 }
