@@ -1,5 +1,6 @@
 package io.github.squarelab.aggregator;
 
+import io.github.squarelab.payload.H2cStreams;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.DecimalMax;
 import jakarta.validation.constraints.DecimalMin;
@@ -65,15 +66,9 @@ public record AggregatorProperties(
         /** The HTTP client both REST paths use unless told otherwise. */
         public static final String DEFAULT_CLIENT = "reactor-netty";
 
-        /**
-         * Calls all HTTP/2 connections to one replica carry at once, fewer than its 200 Tomcat threads so that some
-         * are left to read request bodies (docs/performance.md, "The aggregator's h2c streams per replica").
-         */
-        public static final int H2C_REPLICA_STREAMS = 160;
-
         /** Calls one HTTP/2 connection carries at once: the replica's share, split between its connections. */
         public int h2cMaxStreams() {
-            return Math.max(1, H2C_REPLICA_STREAMS / h2cConnections);
+            return Math.max(1, H2cStreams.PER_REPLICA / h2cConnections);
         }
     }
 

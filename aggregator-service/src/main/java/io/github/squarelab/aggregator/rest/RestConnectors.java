@@ -2,6 +2,7 @@ package io.github.squarelab.aggregator.rest;
 
 import io.github.squarelab.aggregator.AggregatorProperties;
 import io.github.squarelab.aggregator.netty.ClientEventLoops;
+import io.github.squarelab.payload.H2cStreams;
 import io.netty.channel.ChannelOption;
 import java.net.URI;
 import java.time.Duration;
@@ -51,7 +52,7 @@ import reactor.netty.resources.ConnectionProvider;
 /**
  * One replica's client for each {@link RestConnector}, over HTTP/1.1 (rest/unary: at most
  * {@code aggregator.rest.max-connections} connections) or HTTP/2 cleartext with prior knowledge (rest/h2c: at most
- * {@code aggregator.rest.h2c-connections} connections sharing {@link AggregatorProperties.Rest#H2C_REPLICA_STREAMS}
+ * {@code aggregator.rest.h2c-connections} connections sharing {@link H2cStreams#PER_REPLICA}
  * calls at once). Every one connects within 2 s and bounds a call by {@code aggregator.call-deadline}.
  */
 final class RestConnectors {
@@ -324,9 +325,7 @@ final class RestConnectors {
         AggregatorProperties.Rest rest = properties.rest();
         return new CallLimit(
                 h2c
-                        ? Math.min(
-                                AggregatorProperties.Rest.H2C_REPLICA_STREAMS,
-                                rest.h2cMaxStreams() * rest.h2cConnections())
+                        ? Math.min(H2cStreams.PER_REPLICA, rest.h2cMaxStreams() * rest.h2cConnections())
                         : rest.maxConnections());
     }
 

@@ -1,5 +1,6 @@
 package io.github.squarelab.square.rest;
 
+import io.github.squarelab.payload.H2cStreams;
 import org.apache.coyote.UpgradeProtocol;
 import org.apache.coyote.http2.Http2Protocol;
 import org.springframework.boot.web.embedded.tomcat.TomcatServletWebServerFactory;
@@ -15,12 +16,6 @@ import org.springframework.stereotype.Component;
 class Http2Streams implements WebServerFactoryCustomizer<TomcatServletWebServerFactory> {
 
     /**
-     * The aggregator's AggregatorProperties.Rest.H2C_REPLICA_STREAMS: fewer than Tomcat's 200 threads, which also parse
-     * the frames (docs/performance.md, "The aggregator's h2c streams per replica").
-     */
-    static final int MAX_STREAMS = 160;
-
-    /**
      * A stream's request-body window: Tomcat holds two buffers of it per stream, and the largest payload still fits
      * (docs/performance.md, "The REST service's stream window").
      */
@@ -31,8 +26,8 @@ class Http2Streams implements WebServerFactoryCustomizer<TomcatServletWebServerF
         factory.addConnectorCustomizers(connector -> {
             for (UpgradeProtocol protocol : connector.findUpgradeProtocols()) {
                 if (protocol instanceof Http2Protocol http2) {
-                    http2.setMaxConcurrentStreams(MAX_STREAMS);
-                    http2.setMaxConcurrentStreamExecution(MAX_STREAMS);
+                    http2.setMaxConcurrentStreams(H2cStreams.PER_REPLICA);
+                    http2.setMaxConcurrentStreamExecution(H2cStreams.PER_REPLICA);
                     http2.setInitialWindowSize(STREAM_WINDOW_BYTES);
                 }
             }

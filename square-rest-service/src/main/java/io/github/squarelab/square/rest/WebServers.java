@@ -1,5 +1,6 @@
 package io.github.squarelab.square.rest;
 
+import io.github.squarelab.payload.H2cStreams;
 import org.eclipse.jetty.http2.server.HTTP2CServerConnectionFactory;
 import org.eclipse.jetty.server.Connector;
 import org.springframework.beans.factory.ObjectProvider;
@@ -49,7 +50,7 @@ class WebServers {
                     HTTP2CServerConnectionFactory h2c =
                             connector.getConnectionFactory(HTTP2CServerConnectionFactory.class);
                     if (h2c != null) {
-                        h2c.setMaxConcurrentStreams(Http2Streams.MAX_STREAMS);
+                        h2c.setMaxConcurrentStreams(H2cStreams.PER_REPLICA);
                         h2c.setInitialStreamRecvWindow(Http2Streams.STREAM_WINDOW_BYTES);
                     }
                 }
@@ -96,7 +97,7 @@ class WebServers {
                     if (before != null && before.maxHeaderListSize() != null) {
                         settings.maxHeaderListSize(before.maxHeaderListSize());
                     }
-                    settings.maxConcurrentStreams(Http2Streams.MAX_STREAMS)
+                    settings.maxConcurrentStreams(H2cStreams.PER_REPLICA)
                             .initialWindowSize(Http2Streams.STREAM_WINDOW_BYTES);
                 });
             });
