@@ -1,7 +1,7 @@
 package io.github.squarelab.square.rest;
 
 import io.github.squarelab.payload.H2cStreams;
-import org.eclipse.jetty.http2.server.HTTP2CServerConnectionFactory;
+import org.eclipse.jetty.http2.server.AbstractHTTP2ServerConnectionFactory;
 import org.eclipse.jetty.server.Connector;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -42,16 +42,16 @@ class WebServers {
             return factory;
         }
 
-        /** Boot adds the h2c connection factory (server.http2.enabled); its limits are set here. */
+        /** Boot adds the HTTP/2 connection factory (server.http2.enabled: h2c, or h2 by ALPN with TLS); its limits. */
         @Bean
         JettyServerCustomizer jettyHttp2Streams() {
             return server -> {
                 for (Connector connector : server.getConnectors()) {
-                    HTTP2CServerConnectionFactory h2c =
-                            connector.getConnectionFactory(HTTP2CServerConnectionFactory.class);
-                    if (h2c != null) {
-                        h2c.setMaxConcurrentStreams(H2cStreams.PER_REPLICA);
-                        h2c.setInitialStreamRecvWindow(Http2Streams.STREAM_WINDOW_BYTES);
+                    for (var factory : connector.getConnectionFactories()) {
+                        if (factory instanceof AbstractHTTP2ServerConnectionFactory http2) {
+                            http2.setMaxConcurrentStreams(H2cStreams.PER_REPLICA);
+                            http2.setInitialStreamRecvWindow(Http2Streams.STREAM_WINDOW_BYTES);
+                        }
                     }
                 }
             };

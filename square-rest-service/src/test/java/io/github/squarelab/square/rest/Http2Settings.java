@@ -8,7 +8,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 
-/** The SETTINGS a server sends first on an HTTP/2 cleartext connection with prior knowledge (RFC 9113, 3.4 and 6.5). */
+/**
+ * The SETTINGS a server sends first on an HTTP/2 connection, cleartext with prior knowledge or TLS with ALPN h2 (RFC
+ * 9113, 3.3, 3.4 and 6.5).
+ */
 final class Http2Settings {
 
     static final int MAX_CONCURRENT_STREAMS = 0x3;
@@ -25,7 +28,12 @@ final class Http2Settings {
 
     /** Each setting's identifier and value, from the server's first SETTINGS frame that is not an acknowledgement. */
     static Map<Integer, Long> announcedBy(int port) throws IOException {
-        try (Socket socket = new Socket("127.0.0.1", port)) {
+        return announcedOn(new Socket("127.0.0.1", port));
+    }
+
+    /** As {@link #announcedBy(int)}, on a connection already made, e.g. a TLS socket that negotiated h2; closes it. */
+    static Map<Integer, Long> announcedOn(Socket connection) throws IOException {
+        try (Socket socket = connection) {
             socket.setSoTimeout(5000);
             OutputStream out = socket.getOutputStream();
             out.write(PREFACE);

@@ -1,0 +1,7 @@
+package io.github.squarelab.square.rest;
+
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+
+@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = "square.server=netty")
+class NettyTlsAlpnTests extends TlsAlpnTests {}
