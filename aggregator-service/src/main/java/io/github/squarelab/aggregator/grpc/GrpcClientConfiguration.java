@@ -2,8 +2,9 @@ package io.github.squarelab.aggregator.grpc;
 
 import io.github.squarelab.aggregator.AggregatorProperties;
 import io.github.squarelab.aggregator.netty.ClientEventLoops;
+import io.github.squarelab.aggregator.tls.ClientTls;
+import io.grpc.ChannelCredentials;
 import io.grpc.Grpc;
-import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.NameResolverRegistry;
@@ -17,7 +18,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Two plaintext channels to the gRPC square service, round_robin over its replicas: the pipelined stream's own, so that
+ * Two channels to the gRPC square service (plaintext, or TLS as {@link ClientTls} says), round_robin over its replicas: the pipelined stream's own, so that
  * its messages do not queue every unary call and ping-pong message behind them, and one for those two
  * (docs/performance.md, "The gRPC channels").
  */
@@ -58,8 +59,9 @@ class GrpcClientConfiguration {
      * event loops it runs on stop (it takes them, so Spring closes it first).
      */
     @Bean(destroyMethod = "shutdown")
-    ManagedChannel squareGrpcChannel(AggregatorProperties properties, ClientEventLoops clientEventLoops) {
-        return connected(configured(properties, clientEventLoops)
+    ManagedChannel squareGrpcChannel(
+            AggregatorProperties properties, ClientEventLoops clientEventLoops, ClientTls clientTls) {
+        return connected(configured(properties, clientEventLoops, clientTls)
                 .enableRetry()
                 .retryBufferSize(RETRY_BUFFER_BYTES)
                 .build());
@@ -67,10 +69,13 @@ class GrpcClientConfiguration {
 
     /** The pipelined stream's own connections, on the same event loops (each connection keeps to one loop). */
     @Bean(destroyMethod = "shutdown")
-    ManagedChannel squareGrpcStreamChannel(AggregatorProperties properties, ClientEventLoops clientEventLoops) {
+    ManagedChannel squareGrpcStreamChannel(
+            AggregatorProperties properties, ClientEventLoops clientEventLoops, ClientTls clientTls) {
         // No retry: the stream fails over itself (GrpcStreamSquareClient), and grpc-java's retry keeps every message
         // sent until the first answer, which under load held most of a request's messages at once.
-        return connected(configured(properties, clientEventLoops).disableRetry().build());
+        return connected(configured(properties, clientEventLoops, clientTls)
+                .disableRetry()
+                .build());
     }
 
     /** Connects a channel, now, so that the first request does not pay for the transport and the connection. */
@@ -79,8 +84,9 @@ class GrpcClientConfiguration {
         return channel;
     }
 
-    private static NettyChannelBuilder configured(AggregatorProperties properties, ClientEventLoops clientEventLoops) {
-        return channelBuilder(properties.grpc().target())
+    private static NettyChannelBuilder configured(
+            AggregatorProperties properties, ClientEventLoops clientEventLoops, ClientTls clientTls) {
+        return channelBuilder(properties.grpc().target(), clientTls.grpcCredentials())
                 // One Netty: the REST client's event loops and pooled allocator, not grpc-java's own of each.
                 .eventLoopGroup(clientEventLoops.group())
                 .channelType(clientEventLoops.socketChannelType(), InetSocketAddress.class)
@@ -97,9 +103,9 @@ class GrpcClientConfiguration {
      * A comma-separated list of {@code host:port} goes to our own resolver, in a registry of this
      * channel's own; one address or any other grpc-java target ({@code dns:///host:6565}) to grpc-java.
      */
-    static NettyChannelBuilder channelBuilder(String target) {
+    static NettyChannelBuilder channelBuilder(String target, ChannelCredentials credentials) {
         if (!target.contains(",")) {
-            return netty(Grpc.newChannelBuilder(target.trim(), InsecureChannelCredentials.create()));
+            return netty(Grpc.newChannelBuilder(target.trim(), credentials));
         }
         List<String> replicas = Arrays.stream(target.split(","))
                 .map(String::trim)
@@ -108,7 +114,7 @@ class GrpcClientConfiguration {
         ReplicaListNameResolverProvider provider = new ReplicaListNameResolverProvider(replicas);
         NameResolverRegistry registry = new NameResolverRegistry();
         registry.register(provider);
-        return netty(Grpc.newChannelBuilder(provider.target(), InsecureChannelCredentials.create(), registry));
+        return netty(Grpc.newChannelBuilder(provider.target(), credentials, registry));
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.github.squarelab.aggregator.grpc;
 
+import io.grpc.Attributes;
 import io.grpc.EquivalentAddressGroup;
 import io.grpc.NameResolver;
 import io.grpc.NameResolverProvider;
@@ -93,7 +94,12 @@ final class ReplicaListNameResolverProvider extends NameResolverProvider {
                 String[] hostPort = hostAndPort(replica);
                 InetSocketAddress address = new InetSocketAddress(hostPort[0], Integer.parseInt(hostPort[1]));
                 if (!address.isUnresolved()) {
-                    addresses.add(new EquivalentAddressGroup(address));
+                    // Under TLS each replica's certificate is checked against its own host, not the first one's.
+                    addresses.add(new EquivalentAddressGroup(
+                            address,
+                            Attributes.newBuilder()
+                                    .set(EquivalentAddressGroup.ATTR_AUTHORITY_OVERRIDE, replica)
+                                    .build()));
                 }
             }
             if (addresses.isEmpty()) {

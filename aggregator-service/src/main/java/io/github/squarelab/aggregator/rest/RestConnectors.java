@@ -2,8 +2,10 @@ package io.github.squarelab.aggregator.rest;
 
 import io.github.squarelab.aggregator.AggregatorProperties;
 import io.github.squarelab.aggregator.netty.ClientEventLoops;
+import io.github.squarelab.aggregator.tls.ClientTls;
 import io.github.squarelab.payload.H2cStreams;
 import io.netty.channel.ChannelOption;
+import io.netty.handler.ssl.SslContextBuilder;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,6 +22,8 @@ import org.apache.hc.client5.http.impl.async.CloseableHttpAsyncClient;
 import org.apache.hc.client5.http.impl.async.H2AsyncClientBuilder;
 import org.apache.hc.client5.http.impl.async.HttpAsyncClients;
 import org.apache.hc.client5.http.impl.nio.PoolingAsyncClientConnectionManagerBuilder;
+import org.apache.hc.client5.http.ssl.ClientTlsStrategyBuilder;
+import org.apache.hc.core5.http.nio.ssl.TlsStrategy;
 import org.apache.hc.core5.http2.HttpVersionPolicy;
 import org.apache.hc.core5.http2.config.H2Config;
 import org.apache.hc.core5.io.CloseMode;
@@ -32,7 +36,9 @@ import org.eclipse.jetty.client.MultiplexConnectionPool;
 import org.eclipse.jetty.client.transport.HttpClientTransportOverHTTP;
 import org.eclipse.jetty.http2.client.HTTP2Client;
 import org.eclipse.jetty.http2.client.transport.HttpClientTransportOverHTTP2;
+import org.eclipse.jetty.io.ClientConnector;
 import org.eclipse.jetty.util.ConcurrentPool;
+import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.eclipse.jetty.util.thread.ScheduledExecutorScheduler;
 import org.springframework.http.HttpMethod;
@@ -44,6 +50,8 @@ import org.springframework.http.client.reactive.JdkClientHttpConnector;
 import org.springframework.http.client.reactive.JettyClientHttpConnector;
 import org.springframework.http.client.reactive.ReactorClientHttpConnector;
 import reactor.core.publisher.Mono;
+import reactor.netty.http.Http11SslContextSpec;
+import reactor.netty.http.Http2SslContextSpec;
 import reactor.netty.http.HttpProtocol;
 import reactor.netty.http.client.Http2AllocationStrategy;
 import reactor.netty.http.client.HttpClient;
@@ -51,7 +59,8 @@ import reactor.netty.resources.ConnectionProvider;
 
 /**
  * One replica's client for each {@link RestConnector}, over HTTP/1.1 (rest/unary: at most
- * {@code aggregator.rest.max-connections} connections) or HTTP/2 cleartext with prior knowledge (rest/h2c: at most
+ * {@code aggregator.rest.max-connections} connections) or HTTP/2 (rest/h2c: cleartext with prior knowledge, or h2 by
+ * ALPN under {@link ClientTls}; at most
  * {@code aggregator.rest.h2c-connections} connections sharing {@link H2cStreams#PER_REPLICA}
  * calls at once). Every one connects within 2 s and bounds a call by {@code aggregator.call-deadline}.
  */
@@ -76,7 +85,8 @@ final class RestConnectors {
 
     /**
      * @param name the client's name, for its pool and threads
-     * @param h2c HTTP/2 cleartext with prior knowledge (rest/h2c), else HTTP/1.1 (rest/unary)
+     * @param h2c HTTP/2 (rest/h2c), else HTTP/1.1 (rest/unary)
+     * @param tls plaintext, or the TLS every client here speaks the same way
      */
     static RestExchange create(
             RestConnector connector,
@@ -84,30 +94,31 @@ final class RestConnectors {
             String name,
             String baseUrl,
             AggregatorProperties properties,
-            ClientEventLoops loops) {
+            ClientEventLoops loops,
+            ClientTls tls) {
         return switch (connector) {
             case REACTOR_NETTY -> {
                 ConnectionProvider pool = reactorPool(name, h2c, properties);
-                yield new ReactorNettyExchange(reactorClient(pool, h2c, baseUrl, properties, loops), pool);
+                yield new ReactorNettyExchange(reactorClient(pool, h2c, baseUrl, properties, loops, tls), pool);
             }
             case WEBCLIENT -> {
                 ConnectionProvider pool = reactorPool(name, h2c, properties);
                 // The pool and the response timeout bound a call, and the body is written once a connection is had.
                 yield new WebClientExchange(
                         baseUrl,
-                        new ReactorClientHttpConnector(reactorClient(pool, h2c, baseUrl, properties, loops)),
+                        new ReactorClientHttpConnector(reactorClient(pool, h2c, baseUrl, properties, loops, tls)),
                         null,
                         null,
                         pool::dispose);
             }
-            case JETTY -> jetty(name, h2c, baseUrl, properties);
-            case APACHE -> apache(name, h2c, baseUrl, properties);
+            case JETTY -> jetty(name, h2c, baseUrl, properties, tls);
+            case APACHE -> apache(name, h2c, baseUrl, properties, tls);
             case JDK -> {
                 if (h2c) {
                     throw new IllegalArgumentException("aggregator.rest.h2c-client cannot be jdk: java.net.http's"
                             + " client has no HTTP/2 cleartext with prior knowledge");
                 }
-                yield jdk(name, baseUrl, properties);
+                yield jdk(name, baseUrl, properties, tls);
             }
         };
     }
@@ -118,19 +129,30 @@ final class RestConnectors {
             boolean h2c,
             String baseUrl,
             AggregatorProperties properties,
-            ClientEventLoops loops) {
+            ClientEventLoops loops,
+            ClientTls tls) {
         HttpClient client = HttpClient.create(pool)
                 // The event loops and allocator the gRPC channel shares (ClientEventLoops).
                 .runOn(loops.loops())
                 .option(ChannelOption.ALLOCATOR, loops.allocator())
-                .protocol(h2c ? HttpProtocol.H2C : HttpProtocol.HTTP11)
+                .protocol(h2c ? (tls.enabled() ? HttpProtocol.H2 : HttpProtocol.H2C) : HttpProtocol.HTTP11)
                 .http2Settings(settings -> settings.initialWindowSize(H2C_WINDOW_BYTES))
                 .baseUrl(baseUrl)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) CONNECT_TIMEOUT.toMillis())
                 .responseTimeout(properties.callDeadline());
+        if (tls.enabled()) {
+            client = client.secure(spec -> spec.sslContext(
+                    h2c
+                            ? Http2SslContextSpec.forClient().configure(builder -> trust(builder, tls))
+                            : Http11SslContextSpec.forClient().configure(builder -> trust(builder, tls))));
+        }
         // Load the event loops, native transport and resolver now, not on the first request's clock.
         client.warmup().block();
         return client;
+    }
+
+    private static void trust(SslContextBuilder builder, ClientTls tls) {
+        builder.trustManager(tls.trustManagerFactory()).keyManager(tls.keyManagerFactory());
     }
 
     private static ConnectionProvider reactorPool(String name, boolean h2c, AggregatorProperties properties) {
@@ -157,12 +179,19 @@ final class RestConnectors {
      * Jetty 12's client; for h2c its HTTP2Client transport, which speaks HTTP/2 with prior knowledge to http://
      * URLs. Its connection pool caps the streams on each connection at the replica's share.
      */
-    private static RestExchange jetty(String name, boolean h2c, String baseUrl, AggregatorProperties properties) {
+    private static RestExchange jetty(
+            String name, boolean h2c, String baseUrl, AggregatorProperties properties, ClientTls tls) {
         int connections =
                 h2c ? properties.rest().h2cConnections() : properties.rest().maxConnections();
+        ClientConnector connector = new ClientConnector();
+        if (tls.enabled()) {
+            SslContextFactory.Client ssl = new SslContextFactory.Client();
+            ssl.setSslContext(tls.sslContext());
+            connector.setSslContextFactory(ssl);
+        }
         HttpClientTransport transport;
         if (h2c) {
-            HTTP2Client http2 = new HTTP2Client();
+            HTTP2Client http2 = new HTTP2Client(connector);
             http2.setInitialStreamRecvWindow(H2C_WINDOW_BYTES);
             http2.setInitialSessionRecvWindow(2 * H2C_WINDOW_BYTES);
             HttpClientTransportOverHTTP2 overHttp2 = new HttpClientTransportOverHTTP2(http2);
@@ -177,7 +206,7 @@ final class RestConnectors {
                     streams) {});
             transport = overHttp2;
         } else {
-            transport = new HttpClientTransportOverHTTP(1);
+            transport = new HttpClientTransportOverHTTP(connector);
         }
         org.eclipse.jetty.client.HttpClient client = new org.eclipse.jetty.client.HttpClient(transport);
         QueuedThreadPool threads = new QueuedThreadPool(4 * THREADS, 1);
@@ -216,7 +245,8 @@ final class RestConnectors {
      * Apache HttpClient 5's async client; for h2c one HTTP/2 client per connection, taken in turn, as it keeps one
      * connection per host, with the CallLimit capping the replica's streams, which it cannot.
      */
-    private static RestExchange apache(String name, boolean h2c, String baseUrl, AggregatorProperties properties) {
+    private static RestExchange apache(
+            String name, boolean h2c, String baseUrl, AggregatorProperties properties, ClientTls tls) {
         Timeout deadline = Timeout.ofMilliseconds(properties.callDeadline().toMillis());
         ConnectionConfig connection = ConnectionConfig.custom()
                 .setConnectTimeout(Timeout.ofMilliseconds(CONNECT_TIMEOUT.toMillis()))
@@ -234,6 +264,7 @@ final class RestConnectors {
                                 .setInitialWindowSize(H2C_WINDOW_BYTES)
                                 .setPushEnabled(false)
                                 .build())
+                        .setTlsStrategy(apacheTls(tls))
                         .setIOReactorConfig(
                                 IOReactorConfig.custom().setIoThreadCount(1).build())
                         .setThreadFactory(threadFactory(name + "-apache-" + i))
@@ -251,6 +282,7 @@ final class RestConnectors {
                             .setMaxConnPerRoute(connections)
                             .setMaxConnTotal(connections)
                             .setDefaultConnectionConfig(connection)
+                            .setTlsStrategy(apacheTls(tls))
                             .setDefaultTlsConfig(TlsConfig.custom()
                                     .setVersionPolicy(HttpVersionPolicy.FORCE_HTTP_1)
                                     .build())
@@ -280,6 +312,15 @@ final class RestConnectors {
                 });
     }
 
+    /** The bundle's TLS, or null: Apache's default, unused with http base URLs. */
+    private static TlsStrategy apacheTls(ClientTls tls) {
+        return tls.enabled()
+                ? ClientTlsStrategyBuilder.create()
+                        .setSslContext(tls.sslContext())
+                        .buildAsync()
+                : null;
+    }
+
     /** Calls spread over several connectors, one after another. */
     private static final class InTurn implements ClientHttpConnector {
 
@@ -304,14 +345,17 @@ final class RestConnectors {
      * connection, the CallLimit caps connections at {@code aggregator.rest.max-connections}. Java 17's client cannot
      * be closed; its executor is shut down, and its selector thread ends once the client is unreachable.
      */
-    private static RestExchange jdk(String name, String baseUrl, AggregatorProperties properties) {
+    private static RestExchange jdk(String name, String baseUrl, AggregatorProperties properties, ClientTls tls) {
         ExecutorService executor = Executors.newFixedThreadPool(THREADS, threadFactory(name + "-jdk"));
-        java.net.http.HttpClient client = java.net.http.HttpClient.newBuilder()
+        java.net.http.HttpClient.Builder builder = java.net.http.HttpClient.newBuilder()
                 .version(java.net.http.HttpClient.Version.HTTP_1_1)
                 .connectTimeout(CONNECT_TIMEOUT)
                 .followRedirects(java.net.http.HttpClient.Redirect.NEVER)
-                .executor(executor)
-                .build();
+                .executor(executor);
+        if (tls.enabled()) {
+            builder.sslContext(tls.sslContext());
+        }
+        java.net.http.HttpClient client = builder.build();
         return new WebClientExchange(
                 baseUrl,
                 new JdkClientHttpConnector(client),

@@ -1,6 +1,7 @@
 package io.github.squarelab.aggregator.web;
 
 import io.github.squarelab.aggregator.AggregatorProperties;
+import io.github.squarelab.aggregator.tls.ClientTls;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.boot.actuate.info.Info;
@@ -16,9 +17,11 @@ import org.springframework.stereotype.Component;
 class SettingsInfo implements InfoContributor {
 
     private final AggregatorProperties properties;
+    private final ClientTls clientTls;
 
-    SettingsInfo(AggregatorProperties properties) {
+    SettingsInfo(AggregatorProperties properties, ClientTls clientTls) {
         this.properties = properties;
+        this.clientTls = clientTls;
     }
 
     @Override
@@ -35,6 +38,10 @@ class SettingsInfo implements InfoContributor {
         settings.put("deadline-ms", properties.deadline().toMillis());
         settings.put("call-deadline-ms", properties.callDeadline().toMillis());
         settings.put("max-n", properties.maxN());
+        // Under TLS, how the calls to the square services are encrypted (on or mtls) and the bundle; never a key.
+        if (clientTls.enabled()) {
+            settings.put("tls", clientTls.info());
+        }
         builder.withDetail("aggregator", settings);
     }
 }

@@ -35,6 +35,7 @@ final class ServiceProcess implements AutoCloseable {
     private final List<String> command;
     private final int healthPort;
     private final int servicePort;
+    private String scheme = "http";
     private Process process;
     /** Where this process's output begins in its log, which earlier runs' processes wrote to as well. */
     private long logStart;
@@ -62,10 +63,15 @@ final class ServiceProcess implements AutoCloseable {
 
     /** The aggregator itself as a process, with the JVM options given (e.g. the lab's 128 MiB heap). */
     static ServiceProcess aggregator(List<String> jvmOptions, String... arguments) throws IOException {
+        return aggregator("", jvmOptions, arguments);
+    }
+
+    /** @param replica tells this aggregator's log apart from the others a test starts, e.g. "mtls" */
+    static ServiceProcess aggregator(String replica, List<String> jvmOptions, String... arguments) throws IOException {
         int port = freePort();
         List<String> all = new ArrayList<>(List.of("--server.port=" + port, "--server.address=127.0.0.1"));
         all.addAll(List.of(arguments));
-        return new ServiceProcess("aggregator-service", "", jvmOptions, all, port, port);
+        return new ServiceProcess("aggregator-service", replica, jvmOptions, all, port, port);
     }
 
     /** Whether the process runs; false once it has exited, e.g. on an OutOfMemoryError. */
@@ -92,6 +98,39 @@ final class ServiceProcess implements AutoCloseable {
                 List.of("--server.port=" + port, "--server.address=127.0.0.1"),
                 port,
                 port);
+    }
+
+    /**
+     * The REST square service serving TLS on its port, as the Spring arguments given say (server.ssl.*), with its
+     * actuator on a plaintext port of its own, as a probe that presents no certificate needs under mutual TLS.
+     */
+    static ServiceProcess restTls(String replica, String... tlsArguments) throws IOException {
+        int port = freePort();
+        int managementPort = freePort();
+        List<String> arguments = new ArrayList<>(List.of(
+                "--server.port=" + port,
+                "--server.address=127.0.0.1",
+                "--management.server.port=" + managementPort,
+                "--management.server.address=127.0.0.1",
+                // Else the management server inherits server.ssl.
+                "--management.server.ssl.enabled=false"));
+        arguments.addAll(List.of(tlsArguments));
+        ServiceProcess service = new ServiceProcess("square-rest-service", replica, arguments, managementPort, port);
+        service.scheme = "https";
+        return service;
+    }
+
+    /** The gRPC square service serving TLS on its gRPC port, as the arguments given say (grpc.server.security.*). */
+    static ServiceProcess grpcTls(String replica, String... tlsArguments) throws IOException {
+        int grpcPort = freePort();
+        int actuatorPort = freePort();
+        List<String> arguments = new ArrayList<>(List.of(
+                "--grpc.server.port=" + grpcPort,
+                "--grpc.server.address=127.0.0.1",
+                "--server.port=" + actuatorPort,
+                "--server.address=127.0.0.1"));
+        arguments.addAll(List.of(tlsArguments));
+        return new ServiceProcess("square-grpc-service", replica, arguments, actuatorPort, grpcPort);
     }
 
     static ServiceProcess grpc() throws IOException {
@@ -181,7 +220,7 @@ final class ServiceProcess implements AutoCloseable {
     }
 
     String baseUrl() {
-        return "http://127.0.0.1:" + servicePort;
+        return scheme + "://127.0.0.1:" + servicePort;
     }
 
     String grpcTarget() {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.squarelab.aggregator.AggregatorProperties;
 import io.github.squarelab.aggregator.netty.ClientEventLoops;
+import io.github.squarelab.aggregator.tls.ClientTls;
 import io.github.squarelab.payload.Shape;
 import io.grpc.Grpc;
 import io.grpc.InsecureServerCredentials;
@@ -59,7 +60,8 @@ class GrpcChannelEventLoopsTests {
         try (ClientEventLoops loops = new ClientEventLoops("shared")) {
             assertThat(loops.socketChannelType())
                     .isEqualTo(Epoll.isAvailable() ? EpollSocketChannel.class : NioSocketChannel.class);
-            ManagedChannel channel = new GrpcClientConfiguration().squareGrpcChannel(properties(), loops);
+            ManagedChannel channel =
+                    new GrpcClientConfiguration().squareGrpcChannel(properties(), loops, ClientTls.plaintext());
             try {
                 GrpcUnarySquareClient client = new GrpcUnarySquareClient(channel, "shared", DEADLINE);
                 AtomicReference<String> answeredOn = new AtomicReference<>();
@@ -86,7 +88,8 @@ class GrpcChannelEventLoopsTests {
     @Test
     void loopsWithoutConnectionsLetGoOfCancelledDeadlinesWithinAWake() throws InterruptedException {
         try (ClientEventLoops loops = new ClientEventLoops("timers")) {
-            ManagedChannel channel = new GrpcClientConfiguration().squareGrpcChannel(properties(), loops);
+            ManagedChannel channel =
+                    new GrpcClientConfiguration().squareGrpcChannel(properties(), loops, ClientTls.plaintext());
             try {
                 GrpcUnarySquareClient client = new GrpcUnarySquareClient(channel, "timers", DEADLINE);
                 for (int i = 1; i <= 200; i++) {
@@ -122,6 +125,7 @@ class GrpcChannelEventLoopsTests {
         AtomicReference<EventLoopGroup> loops = new AtomicReference<>();
         try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext()) {
             context.registerBean(AggregatorProperties.class, this::properties);
+            context.registerBean(ClientTls.class, ClientTls::plaintext);
             context.scan(ClientEventLoops.class.getPackageName());
             context.register(GrpcClientConfiguration.class);
             context.getBeanFactory().addBeanPostProcessor(new DestructionAwareBeanPostProcessor() {

@@ -8,6 +8,7 @@ import io.github.squarelab.aggregator.fanout.DownstreamException;
 import io.github.squarelab.aggregator.fanout.DownstreamException.Kind;
 import io.github.squarelab.aggregator.fanout.Squares;
 import io.github.squarelab.aggregator.netty.ClientEventLoops;
+import io.github.squarelab.aggregator.tls.ClientTls;
 import io.github.squarelab.payload.Shape;
 import io.github.squarelab.proto.Input;
 import io.github.squarelab.proto.Output;
@@ -129,7 +130,8 @@ class GrpcReplicasTests {
 
     @Test
     void aTargetListWithSomethingElseThanHostAndPortIsRefused() {
-        assertThatThrownBy(() -> GrpcClientConfiguration.channelBuilder("127.0.0.1:6565, dns:///squares"))
+        assertThatThrownBy(() -> GrpcClientConfiguration.channelBuilder(
+                        "127.0.0.1:6565, dns:///squares", ClientTls.plaintext().grpcCredentials()))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("'dns:///squares' in aggregator.grpc.target is not host:port");
     }
@@ -137,7 +139,7 @@ class GrpcReplicasTests {
     private ManagedChannel channelTo(Replica a, Replica b) throws IOException {
         String target = start(a) + "," + start(b);
         AggregatorProperties properties = GrpcOnlyProperties.to(target, DEADLINE);
-        channel = new GrpcClientConfiguration().squareGrpcChannel(properties, loops);
+        channel = new GrpcClientConfiguration().squareGrpcChannel(properties, loops, ClientTls.plaintext());
         return channel;
     }
 

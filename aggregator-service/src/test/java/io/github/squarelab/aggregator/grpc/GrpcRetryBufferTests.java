@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.squarelab.aggregator.AggregatorProperties;
 import io.github.squarelab.aggregator.netty.ClientEventLoops;
+import io.github.squarelab.aggregator.tls.ClientTls;
 import io.github.squarelab.payload.Shape;
 import io.github.squarelab.proto.SquareRpcGrpc;
 import io.grpc.Grpc;
@@ -165,13 +166,13 @@ class GrpcRetryBufferTests {
 
     /** The aggregator's channel for unary calls and ping-pong. */
     private ManagedChannel channelTo(ServerServiceDefinition service) throws IOException {
-        channel = new GrpcClientConfiguration().squareGrpcChannel(serving(service), loops);
+        channel = new GrpcClientConfiguration().squareGrpcChannel(serving(service), loops, ClientTls.plaintext());
         return channel;
     }
 
     /** The aggregator's channel for the pipelined stream. */
     private ManagedChannel streamChannelTo(ServerServiceDefinition service) throws IOException {
-        channel = new GrpcClientConfiguration().squareGrpcStreamChannel(serving(service), loops);
+        channel = new GrpcClientConfiguration().squareGrpcStreamChannel(serving(service), loops, ClientTls.plaintext());
         return channel;
     }
 

@@ -8,6 +8,7 @@ import io.github.squarelab.aggregator.fanout.DownstreamException;
 import io.github.squarelab.aggregator.fanout.DownstreamException.Kind;
 import io.github.squarelab.aggregator.fanout.Transport;
 import io.github.squarelab.aggregator.netty.ClientEventLoops;
+import io.github.squarelab.aggregator.tls.ClientTls;
 import io.github.squarelab.payload.InvalidPayloadException;
 import io.github.squarelab.payload.Shape;
 import java.io.IOException;
@@ -198,7 +199,7 @@ class RestH2cSquareClientTests {
                 new AggregatorProperties.Grpc("unused:1"),
                 new AggregatorProperties.Admission(0, 0, 0, Duration.ofSeconds(1), Duration.ofMillis(500), 0.5));
         RestClientConfiguration configuration = new RestClientConfiguration();
-        replicas = configuration.squareRestH2cReplicas(properties, loops);
+        replicas = configuration.squareRestH2cReplicas(properties, loops, ClientTls.plaintext());
         return configuration.restH2cSquareClient(replicas, properties);
     }
 

@@ -8,6 +8,7 @@ import io.github.squarelab.aggregator.AggregatorProperties;
 import io.github.squarelab.aggregator.fanout.DownstreamException;
 import io.github.squarelab.aggregator.fanout.DownstreamException.Kind;
 import io.github.squarelab.aggregator.netty.ClientEventLoops;
+import io.github.squarelab.aggregator.tls.ClientTls;
 import io.github.squarelab.payload.Shape;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -135,7 +136,7 @@ class RestReplicasTests {
                 new AggregatorProperties.Grpc("unused:1"),
                 new AggregatorProperties.Admission(0, 0, 0, Duration.ofSeconds(1), Duration.ofMillis(500), 0.5));
         RestClientConfiguration configuration = new RestClientConfiguration();
-        replicas = configuration.squareRestReplicas(properties, loops);
+        replicas = configuration.squareRestReplicas(properties, loops, ClientTls.plaintext());
         return configuration.restSquareClient(replicas, properties);
     }
 

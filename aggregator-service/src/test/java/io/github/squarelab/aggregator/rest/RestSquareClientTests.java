@@ -9,6 +9,7 @@ import io.github.squarelab.aggregator.AggregatorProperties;
 import io.github.squarelab.aggregator.fanout.DownstreamException;
 import io.github.squarelab.aggregator.fanout.DownstreamException.Kind;
 import io.github.squarelab.aggregator.netty.ClientEventLoops;
+import io.github.squarelab.aggregator.tls.ClientTls;
 import io.github.squarelab.payload.InvalidPayloadException;
 import io.github.squarelab.payload.JsonPayloads;
 import io.github.squarelab.payload.PayloadJsonCodec;
@@ -291,7 +292,7 @@ class RestSquareClientTests {
                 new AggregatorProperties.Grpc("unused:1"),
                 new AggregatorProperties.Admission(0, 0, 0, Duration.ofSeconds(1), Duration.ofMillis(500), 0.5));
         RestClientConfiguration configuration = new RestClientConfiguration();
-        RestReplicas replicas = configuration.squareRestReplicas(properties, loops);
+        RestReplicas replicas = configuration.squareRestReplicas(properties, loops, ClientTls.plaintext());
         this.replicas.add(replicas);
         return configuration.restSquareClient(replicas, properties);
     }
