@@ -2,9 +2,11 @@ package io.github.squarelab.aggregator.grpc;
 
 import io.github.squarelab.aggregator.fanout.DownstreamException;
 import io.github.squarelab.aggregator.fanout.DownstreamException.Kind;
+import io.github.squarelab.aggregator.tls.TlsFailures;
 import io.grpc.Status;
 import java.nio.channels.ClosedChannelException;
 import java.time.Duration;
+import java.util.Optional;
 
 /** The one place where gRPC statuses become the fan-out's failure kinds. */
 final class GrpcFailures {
@@ -19,11 +21,7 @@ final class GrpcFailures {
         Status status = Status.fromThrowable(error);
         String description = status.getDescription() != null ? ": " + status.getDescription() : "";
         return switch (code(error)) {
-            case UNAVAILABLE ->
-                new DownstreamException(
-                        Kind.UNAVAILABLE,
-                        "the gRPC square service at " + target + " is unavailable" + description,
-                        error);
+            case UNAVAILABLE -> unavailable(error, target, description);
             case DEADLINE_EXCEEDED ->
                 new DownstreamException(
                         Kind.TIMEOUT,
@@ -36,6 +34,23 @@ final class GrpcFailures {
                         "the gRPC square service at " + target + " answered " + status.getCode() + description,
                         error);
         };
+    }
+
+    private static DownstreamException unavailable(Throwable error, String target, String description) {
+        Optional<String> tls = TlsFailures.handshake(error);
+        if (tls.isPresent()) {
+            return new DownstreamException(
+                    Kind.UNAVAILABLE,
+                    "the gRPC square service at " + target + " failed the TLS handshake: " + tls.get(),
+                    error);
+        }
+        // grpc-netty's words for a connection closed under its HTTP/2 preface, as a TLS port closes a plaintext one.
+        boolean closedUnderIt = description.contains("Network closed for unknown reason");
+        return new DownstreamException(
+                Kind.UNAVAILABLE,
+                "the gRPC square service at " + target + " is unavailable" + description
+                        + (closedUnderIt ? TlsFailures.PLAINTEXT_HINT : ""),
+                error);
     }
 
     /**

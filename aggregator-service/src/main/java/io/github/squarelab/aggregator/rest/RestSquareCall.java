@@ -2,6 +2,7 @@ package io.github.squarelab.aggregator.rest;
 
 import io.github.squarelab.aggregator.fanout.DownstreamException;
 import io.github.squarelab.aggregator.fanout.DownstreamException.Kind;
+import io.github.squarelab.aggregator.tls.TlsFailures;
 import io.github.squarelab.payload.EchoJson;
 import io.github.squarelab.payload.InvalidPayloadException;
 import io.github.squarelab.payload.JsonPayloads;
@@ -10,6 +11,7 @@ import io.github.squarelab.payload.Shape;
 import io.netty.handler.timeout.ReadTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.TimeoutException;
 import org.springframework.http.HttpStatus;
 import reactor.core.publisher.Mono;
@@ -115,10 +117,19 @@ final class RestSquareCall {
                             + " ms (aggregator.call-deadline)",
                     error);
         }
-        // Refused, reset or closed before the answer: the replica is down or going away.
+        Optional<String> tls = TlsFailures.handshake(error);
+        if (tls.isPresent()) {
+            return new DownstreamException(
+                    Kind.UNAVAILABLE,
+                    "the REST square service at " + replica.baseUrl() + " failed the TLS handshake: " + tls.get(),
+                    error);
+        }
+        // Refused, reset or closed before the answer: the replica is down or going away, or speaks TLS to plaintext.
+        boolean plaintext = replica.baseUrl().startsWith("http:");
         return new DownstreamException(
                 Kind.UNAVAILABLE,
-                "the REST square service at " + replica.baseUrl() + " is unreachable: " + rootMessage(error),
+                "the REST square service at " + replica.baseUrl() + " is unreachable: " + rootMessage(error)
+                        + (plaintext && !TlsFailures.refused(error) ? TlsFailures.PLAINTEXT_HINT : ""),
                 error);
     }
 
