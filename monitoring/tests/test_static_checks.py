@@ -4,8 +4,10 @@ files' own structure."""
 
 import http.server
 import json
+import os
 import re
 import subprocess
+import tempfile
 import threading
 import unittest
 
@@ -16,6 +18,8 @@ DASHBOARD = MONITORING / "grafana" / "dashboards" / "rest-vs-grpc.json"
 DATASOURCES = MONITORING / "grafana" / "provisioning" / "datasources" / "prometheus.yml"
 DASHBOARD_PROVIDERS = MONITORING / "grafana" / "provisioning" / "dashboards" / "dashboards.yml"
 COMPOSE = REPO / "docker-compose.yml"
+COMPOSE_TLS = REPO / "docker-compose.tls.yml"
+MAKE_CERTIFICATES = REPO / "tls" / "make-certificates.sh"
 MANIFESTS = REPO / "k8s"
 JAVA_SERVICES = ("aggregator-service", "square-rest-service", "square-grpc-service")
 SQUARE_REPLICAS = ("square-rest-service-1", "square-rest-service-2", "square-grpc-service-1", "square-grpc-service-2")
@@ -391,6 +395,105 @@ class ServiceJvmOptionsTests(unittest.TestCase):
                 self.assertNotRegex(path.read_text(), r"MaxRAMPercentage|-Xmx")
 
 
+class ComposeTlsTests(unittest.TestCase):
+    """docker-compose.tls.yml over docker-compose.yml: mutual TLS between the services from compose secrets."""
+
+    @classmethod
+    def setUpClass(cls):
+        completed = run([tool("docker-compose"), "-f", str(COMPOSE), "-f", str(COMPOSE_TLS), "config"], cwd=REPO)
+        if completed.returncode != 0:
+            raise AssertionError(f"docker-compose config failed:\n{completed.stderr}")
+        cls.services = ComposeTests.service_blocks(completed.stdout)
+
+    def test_each_rest_replica_serves_mutual_tls_on_7443_and_its_actuator_in_plaintext_on_7575(self):
+        for name in ("square-rest-service-1", "square-rest-service-2"):
+            with self.subTest(service=name):
+                block = self.services[name]
+                for line in (
+                    "SERVER_PORT: '7443'",
+                    # Where the image's health check (HEALTH_PORT) and Prometheus read it, as without TLS.
+                    "MANAGEMENT_SERVER_PORT: '7575'",
+                    'MANAGEMENT_SERVER_SSL_ENABLED: "false"',
+                    "SERVER_SSL_BUNDLE: square",
+                    "SERVER_SSL_CLIENT_AUTH: need",
+                    "SPRING_SSL_BUNDLE_PEM_SQUARE_KEYSTORE_CERTIFICATE: /run/secrets/server.pem",
+                    "SPRING_SSL_BUNDLE_PEM_SQUARE_KEYSTORE_PRIVATEKEY: /run/secrets/server.key",
+                    "SPRING_SSL_BUNDLE_PEM_SQUARE_TRUSTSTORE_CERTIFICATE: /run/secrets/ca.pem",
+                    "HEALTH_PORT: '7575'",
+                    "- source: tls-server-key",
+                ):
+                    self.assertIn(line, block)
+
+    def test_each_grpc_replica_requires_a_client_certificate_and_keeps_its_actuator(self):
+        for name in ("square-grpc-service-1", "square-grpc-service-2"):
+            with self.subTest(service=name):
+                block = self.services[name]
+                for line in (
+                    'GRPC_SERVER_SECURITY_ENABLED: "true"',
+                    "GRPC_SERVER_SECURITY_CERTIFICATECHAIN: file:/run/secrets/server.pem",
+                    "GRPC_SERVER_SECURITY_PRIVATEKEY: file:/run/secrets/server.key",
+                    "GRPC_SERVER_SECURITY_CLIENTAUTH: REQUIRE",
+                    "GRPC_SERVER_SECURITY_TRUSTCERTCOLLECTION: file:/run/secrets/ca.pem",
+                    "HEALTH_PORT: '6566'",
+                ):
+                    self.assertIn(line, block)
+
+    def test_the_aggregator_calls_every_replica_over_tls_presenting_its_own_certificate(self):
+        block = self.services["aggregator-service"]
+        for line in (
+            "AGGREGATOR_REST_BASE_URL: https://square-rest-service-1:7443,https://square-rest-service-2:7443",
+            "AGGREGATOR_GRPC_TARGET: square-grpc-service-1:6565,square-grpc-service-2:6565",
+            "AGGREGATOR_TLS_BUNDLE: client",
+            "SPRING_SSL_BUNDLE_PEM_CLIENT_TRUSTSTORE_CERTIFICATE: /run/secrets/ca.pem",
+            "SPRING_SSL_BUNDLE_PEM_CLIENT_KEYSTORE_CERTIFICATE: /run/secrets/client.pem",
+            "SPRING_SSL_BUNDLE_PEM_CLIENT_KEYSTORE_PRIVATEKEY: /run/secrets/client.key",
+        ):
+            self.assertIn(line, block)
+        self.assertNotIn("tls-server-key", block)
+
+    def test_no_key_is_kept_in_the_repository(self):
+        self.assertIn("tls/out/", (REPO / ".gitignore").read_text().splitlines())
+        listed = run(["git", "ls-files"], cwd=REPO).stdout.split()
+        self.assertEqual([], [name for name in listed if name.endswith((".key", ".p12", ".jks"))])
+
+
+class MakeCertificatesTests(unittest.TestCase):
+    """tls/make-certificates.sh with the real openssl: a CA, a server and a client certificate that verify."""
+
+    def test_writes_certificates_that_verify_with_keys_for_the_owner_only(self):
+        with tempfile.TemporaryDirectory() as folder:
+            out = f"{folder}/out"
+            assert_ran(self, run([str(MAKE_CERTIFICATES), out, "square-rest-service-1", "10.0.0.5"]))
+
+            for name in ("server.key", "client.key"):
+                self.assertEqual(0o600, os.stat(f"{out}/{name}").st_mode & 0o777, name)
+            self.assertEqual(
+                ["ca.pem", "client.key", "client.pem", "server.key", "server.pem"], sorted(os.listdir(out))
+            )
+            verified = run(["openssl", "verify", "-CAfile", f"{out}/ca.pem", f"{out}/server.pem", f"{out}/client.pem"])
+            assert_ran(self, verified)
+            names = run(["openssl", "x509", "-in", f"{out}/server.pem", "-noout", "-ext", "subjectAltName"]).stdout
+            self.assertIn("DNS:localhost, IP Address:127.0.0.1, DNS:square-rest-service-1, IP Address:10.0.0.5", names)
+
+    def test_bad_arguments_get_a_message_and_no_files(self):
+        with tempfile.TemporaryDirectory() as folder:
+            for arguments, env, message in (
+                ([], {}, "usage:"),
+                ([f"{folder}/a"], {"DAYS": "0"}, "DAYS must be a whole number of days, at least 1; got '0'"),
+                ([f"{folder}/b", "not a host"], {}, "not a host name or IP address: 'not a host'"),
+            ):
+                with self.subTest(arguments=arguments, env=env):
+                    completed = subprocess.run(
+                        [str(MAKE_CERTIFICATES), *arguments],
+                        capture_output=True,
+                        text=True,
+                        env={**os.environ, **env},
+                    )
+                    self.assertEqual(2, completed.returncode)
+                    self.assertIn(message, completed.stderr)
+            self.assertEqual([], os.listdir(folder))
+
+
 def tracked_shell_scripts():
     """Every script of the repository that git tracks, found by its shebang; mvnw is the Maven wrapper's own."""
     listed = run(["git", "ls-files"], cwd=REPO).stdout.split()
@@ -418,6 +521,7 @@ class ShellScriptTests(unittest.TestCase):
                 "loadtest/python-env.sh",
                 "monitoring/run-prometheus.sh",
                 "monitoring/install-tools.sh",
+                "tls/make-certificates.sh",
             },
             names,
         )
