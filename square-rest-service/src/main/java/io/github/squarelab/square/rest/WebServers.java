@@ -81,6 +81,11 @@ class WebServers {
         NettyHttp2Streams nettyHttp2Streams() {
             return new NettyHttp2Streams();
         }
+
+        @Bean
+        TlsRefusalLog tlsRefusalLog() {
+            return new TlsRefusalLog();
+        }
     }
 
     /**
