@@ -1,6 +1,7 @@
 package io.github.squarelab.aggregator.web;
 
 import io.github.squarelab.aggregator.AggregatorProperties;
+import io.github.squarelab.aggregator.tls.ClientTls;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -15,9 +16,11 @@ class StartupLog {
     private static final Logger log = LoggerFactory.getLogger(StartupLog.class);
 
     private final AggregatorProperties properties;
+    private final ClientTls clientTls;
 
-    StartupLog(AggregatorProperties properties) {
+    StartupLog(AggregatorProperties properties, ClientTls clientTls) {
         this.properties = properties;
+        this.clientTls = clientTls;
     }
 
     @EventListener
@@ -28,7 +31,7 @@ class StartupLog {
                         + "[?payload=small|wide|deep|collection]"
                         + " -> REST square service {} (rest/unary through {}, rest/h2c through {}), gRPC square service {}"
                         + " (round robin over replicas); {} calls in flight per request,"
-                        + " n up to {}, deadline {} ms per request and {} ms per call",
+                        + " n up to {}, deadline {} ms per request and {} ms per call; to the square services {}",
                 port,
                 properties.rest().baseUrl().stream().map(Object::toString).collect(Collectors.joining(",")),
                 properties.rest().client(),
@@ -37,6 +40,10 @@ class StartupLog {
                 properties.inFlight(),
                 properties.maxN(),
                 properties.deadline().toMillis(),
-                properties.callDeadline().toMillis());
+                properties.callDeadline().toMillis(),
+                !clientTls.enabled()
+                        ? "in plaintext"
+                        : (clientTls.mutual() ? "over mutual TLS" : "over TLS") + " (SSL bundle "
+                                + clientTls.info().get("bundle") + ")");
     }
 }
