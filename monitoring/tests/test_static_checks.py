@@ -222,6 +222,25 @@ class DockerfileTests(unittest.TestCase):
                 self.assertIn(pattern, ignored)
 
 
+def load_manifests(files):
+    """Every object of these YAML files, by (kind, name)."""
+    # kubernetes-validate's own interpreter has PyYAML; these tests use the standard library only.
+    with open(tool("kubernetes-validate")) as script:
+        python = script.readline()[2:].strip()
+    loaded = run(
+        [
+            python,
+            "-c",
+            "import json, sys, yaml; print(json.dumps([d for f in sys.argv[1:] "
+            "for d in yaml.safe_load_all(open(f)) if d]))",
+            *map(str, files),
+        ]
+    )
+    if loaded.returncode != 0:
+        raise AssertionError(f"could not read the manifests:\n{loaded.stderr}")
+    return {(o["kind"], o["metadata"]["name"]): o for o in json.loads(loaded.stdout)}
+
+
 class KubernetesManifestTests(unittest.TestCase):
     """The manifests against the Kubernetes API's schemas (kubernetes-validate ships them), then what the
     schemas cannot say: probes, replicas, equal limits, the headless Service and graceful termination."""
@@ -229,22 +248,7 @@ class KubernetesManifestTests(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.files = sorted(MANIFESTS.glob("*.yaml"))
-        validate = tool("kubernetes-validate")
-        # kubernetes-validate's own interpreter has PyYAML; these tests use the standard library only.
-        with open(validate) as script:
-            python = script.readline()[2:].strip()
-        loaded = run(
-            [
-                python,
-                "-c",
-                "import json, sys, yaml; print(json.dumps([d for f in sys.argv[1:] "
-                "for d in yaml.safe_load_all(open(f)) if d]))",
-                *map(str, cls.files),
-            ]
-        )
-        if loaded.returncode != 0:
-            raise AssertionError(f"could not read the manifests:\n{loaded.stderr}")
-        cls.objects = {(o["kind"], o["metadata"]["name"]): o for o in json.loads(loaded.stdout)}
+        cls.objects = load_manifests(cls.files)
 
     def deployment(self, name):
         return self.objects[("Deployment", name)]
@@ -339,6 +343,77 @@ class KubernetesManifestTests(unittest.TestCase):
                 self.assertNotIn("command", container)
                 self.assertNotIn("args", container)
                 self.assertTrue(self.deployment(name)["spec"]["template"]["spec"]["securityContext"]["runAsNonRoot"])
+
+
+class KubernetesTlsTests(unittest.TestCase):
+    """k8s/tls/: the ConfigMaps that turn on mutual TLS, read by the Deployments of k8s/ beside the Secrets
+    they mount, both optional so that without them every service runs in plaintext."""
+
+    SECRETS = {
+        "aggregator-service": ("square-tls-client", {"ca.pem", "client.pem", "client.key"}),
+        "square-rest-service": ("square-tls-server", {"ca.pem", "server.pem", "server.key"}),
+        "square-grpc-service": ("square-tls-server", {"ca.pem", "server.pem", "server.key"}),
+    }
+
+    @classmethod
+    def setUpClass(cls):
+        cls.files = sorted((MANIFESTS / "tls").glob("*.yaml"))
+        cls.objects = load_manifests(cls.files)
+        cls.base = load_manifests(sorted(MANIFESTS.glob("*.yaml")))
+
+    def container(self, name):
+        return self.base[("Deployment", name)]["spec"]["template"]["spec"]["containers"][0]
+
+    def test_the_settings_pass_strict_schema_validation(self):
+        self.assertEqual({("ConfigMap", f"{name}-tls") for name in JAVA_SERVICES}, set(self.objects))
+        assert_ran(self, run([tool("kubernetes-validate"), "--strict", "--quiet", *map(str, self.files)]))
+
+    def test_each_deployment_reads_its_settings_and_mounts_its_secret_both_optional(self):
+        for name in JAVA_SERVICES:
+            secret, _ = self.SECRETS[name]
+            pod = self.base[("Deployment", name)]["spec"]["template"]["spec"]
+            container = self.container(name)
+            with self.subTest(service=name):
+                self.assertIn({"configMapRef": {"name": f"{name}-tls", "optional": True}}, container["envFrom"])
+                self.assertIn(
+                    {"name": "tls", "mountPath": "/etc/square-tls", "readOnly": True}, container["volumeMounts"]
+                )
+                volume = next(v for v in pod["volumes"] if v["name"] == "tls")
+                self.assertEqual({"secretName": secret, "optional": True, "defaultMode": 0o440}, volume["secret"])
+                self.assertEqual(pod["securityContext"]["runAsGroup"], pod["securityContext"]["fsGroup"])
+
+    def test_every_file_named_is_one_its_secret_holds(self):
+        for name in JAVA_SERVICES:
+            _, held = self.SECRETS[name]
+            data = self.objects[("ConfigMap", f"{name}-tls")]["data"]
+            named = {m for v in data.values() for m in re.findall(r"/etc/square-tls/([\w.]+)", v)}
+            with self.subTest(service=name):
+                self.assertEqual(held, named)
+
+    def test_the_rest_service_serves_tls_on_the_services_https_port_and_keeps_the_probes_port_plaintext(self):
+        data = self.objects[("ConfigMap", "square-rest-service-tls")]["data"]
+        ports = {p["name"]: p["port"] for p in self.base[("Service", "square-rest-service")]["spec"]["ports"]}
+        container_ports = {p["name"]: p["containerPort"] for p in self.container("square-rest-service")["ports"]}
+        self.assertEqual(str(container_ports["https"]), data["SERVER_PORT"])
+        self.assertEqual(ports["https"], container_ports["https"])
+        self.assertEqual(str(container_ports["http"]), data["MANAGEMENT_SERVER_PORT"])
+        self.assertEqual("false", data["MANAGEMENT_SERVER_SSL_ENABLED"])
+        self.assertEqual("need", data["SERVER_SSL_CLIENT_AUTH"])
+        self.assertEqual(
+            "REQUIRE", self.objects[("ConfigMap", "square-grpc-service-tls")]["data"]["GRPC_SERVER_SECURITY_CLIENTAUTH"]
+        )
+
+    def test_the_aggregator_calls_the_rest_service_over_https_whatever_its_own_env_says(self):
+        data = self.objects[("ConfigMap", "aggregator-service-tls")]["data"]
+        https = next(
+            p["port"] for p in self.base[("Service", "square-rest-service")]["spec"]["ports"] if p["name"] == "https"
+        )
+        # A container's env wins over envFrom; SPRING_APPLICATION_JSON wins over environment variables in Spring.
+        self.assertEqual(
+            {"aggregator.rest.base-url": f"https://square-rest-service:{https}"},
+            json.loads(data["SPRING_APPLICATION_JSON"]),
+        )
+        self.assertEqual("client", data["AGGREGATOR_TLS_BUNDLE"])
 
 
 class ServiceJvmOptionsTests(unittest.TestCase):
