@@ -5,6 +5,7 @@ import io.github.squarelab.aggregator.netty.ClientEventLoops;
 import io.github.squarelab.aggregator.tls.ClientTls;
 import io.grpc.ChannelCredentials;
 import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.NameResolverRegistry;
@@ -111,7 +112,8 @@ class GrpcClientConfiguration {
                 .map(String::trim)
                 .filter(s -> !s.isEmpty())
                 .toList();
-        ReplicaListNameResolverProvider provider = new ReplicaListNameResolverProvider(replicas);
+        ReplicaListNameResolverProvider provider =
+                new ReplicaListNameResolverProvider(replicas, !(credentials instanceof InsecureChannelCredentials));
         NameResolverRegistry registry = new NameResolverRegistry();
         registry.register(provider);
         return netty(Grpc.newChannelBuilder(provider.target(), credentials, registry));
@@ -135,20 +137,23 @@ class GrpcClientConfiguration {
     }
 
     @Bean
-    GrpcUnarySquareClient grpcUnarySquareClient(ManagedChannel squareGrpcChannel, AggregatorProperties properties) {
-        return new GrpcUnarySquareClient(squareGrpcChannel, properties.grpc().target(), properties.callDeadline());
+    GrpcUnarySquareClient grpcUnarySquareClient(
+            ManagedChannel squareGrpcChannel, AggregatorProperties properties, ClientTls clientTls) {
+        return new GrpcUnarySquareClient(
+                squareGrpcChannel, properties.grpc().target(), properties.callDeadline(), !clientTls.enabled());
     }
 
     @Bean
-    GrpcStreamSquareClient grpcPingPongSquareClient(ManagedChannel squareGrpcChannel, AggregatorProperties properties) {
+    GrpcStreamSquareClient grpcPingPongSquareClient(
+            ManagedChannel squareGrpcChannel, AggregatorProperties properties, ClientTls clientTls) {
         return GrpcStreamSquareClient.pingPong(
-                squareGrpcChannel, properties.grpc().target(), properties.deadline());
+                squareGrpcChannel, properties.grpc().target(), properties.deadline(), !clientTls.enabled());
     }
 
     @Bean
     GrpcStreamSquareClient grpcStreamSquareClient(
-            ManagedChannel squareGrpcStreamChannel, AggregatorProperties properties) {
+            ManagedChannel squareGrpcStreamChannel, AggregatorProperties properties, ClientTls clientTls) {
         return GrpcStreamSquareClient.pipelined(
-                squareGrpcStreamChannel, properties.grpc().target(), properties.deadline());
+                squareGrpcStreamChannel, properties.grpc().target(), properties.deadline(), !clientTls.enabled());
     }
 }

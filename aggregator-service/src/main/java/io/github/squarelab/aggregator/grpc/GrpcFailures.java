@@ -18,10 +18,22 @@ final class GrpcFailures {
      * @param deadline the deadline the call had, and the property that set it, for the message
      */
     static DownstreamException translate(Throwable error, String target, Duration deadline, String deadlineProperty) {
+        return translate(error, target, deadline, deadlineProperty, false);
+    }
+
+    /**
+     * @param plaintextNeverAnswered the channel is plaintext and no call on it has had an answer yet, as with a TLS port
+     */
+    static DownstreamException translate(
+            Throwable error,
+            String target,
+            Duration deadline,
+            String deadlineProperty,
+            boolean plaintextNeverAnswered) {
         Status status = Status.fromThrowable(error);
         String description = status.getDescription() != null ? ": " + status.getDescription() : "";
         return switch (code(error)) {
-            case UNAVAILABLE -> unavailable(error, target, description);
+            case UNAVAILABLE -> unavailable(error, target, description, plaintextNeverAnswered);
             case DEADLINE_EXCEEDED ->
                 new DownstreamException(
                         Kind.TIMEOUT,
@@ -36,7 +48,8 @@ final class GrpcFailures {
         };
     }
 
-    private static DownstreamException unavailable(Throwable error, String target, String description) {
+    private static DownstreamException unavailable(
+            Throwable error, String target, String description, boolean plaintextNeverAnswered) {
         Optional<String> tls = TlsFailures.handshake(error);
         if (tls.isPresent()) {
             return new DownstreamException(
@@ -44,8 +57,8 @@ final class GrpcFailures {
                     "the gRPC square service at " + target + " failed the TLS handshake: " + tls.get(),
                     error);
         }
-        // grpc-netty's words for a connection closed under its HTTP/2 preface, as a TLS port closes a plaintext one.
-        boolean closedUnderIt = description.contains("Network closed for unknown reason");
+        // A connection made and then closed, never answered: as a TLS port closes a plaintext one.
+        boolean closedUnderIt = plaintextNeverAnswered && !TlsFailures.refused(error);
         return new DownstreamException(
                 Kind.UNAVAILABLE,
                 "the gRPC square service at " + target + " is unavailable" + description

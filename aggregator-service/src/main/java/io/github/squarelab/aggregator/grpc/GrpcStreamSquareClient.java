@@ -20,6 +20,7 @@ import io.grpc.stub.ClientCalls;
 import io.grpc.stub.ClientResponseObserver;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
 
@@ -38,23 +39,40 @@ public final class GrpcStreamSquareClient implements StreamSquareClient {
     private final Channel channel;
     private final String target;
     private final Duration deadline;
+    private final boolean plaintext;
+    /** Whether any stream has had an answer: a plaintext channel to a TLS port never gets one. */
+    private final AtomicBoolean answered = new AtomicBoolean();
 
-    private GrpcStreamSquareClient(Transport transport, int window, Channel channel, String target, Duration deadline) {
+    private GrpcStreamSquareClient(
+            Transport transport, int window, Channel channel, String target, Duration deadline, boolean plaintext) {
         this.transport = transport;
         this.window = window;
         this.channel = channel;
         this.target = target;
         this.deadline = deadline;
+        this.plaintext = plaintext;
     }
 
     /** grpc_stream: sends while the transport is ready, which {@link PipelinedSending} bounds in bytes. */
     public static GrpcStreamSquareClient pipelined(Channel channel, String target, Duration deadline) {
-        return new GrpcStreamSquareClient(Transport.GRPC_STREAM, PIPELINED, channel, target, deadline);
+        return pipelined(channel, target, deadline, false);
+    }
+
+    /** @param plaintext the channel speaks plaintext: a failure before any answer then says what a TLS port needs */
+    public static GrpcStreamSquareClient pipelined(
+            Channel channel, String target, Duration deadline, boolean plaintext) {
+        return new GrpcStreamSquareClient(Transport.GRPC_STREAM, PIPELINED, channel, target, deadline, plaintext);
     }
 
     /** grpc_pingpong: one message in flight, the next sent on the answer to the one before. */
     public static GrpcStreamSquareClient pingPong(Channel channel, String target, Duration deadline) {
-        return new GrpcStreamSquareClient(Transport.GRPC_PINGPONG, PING_PONG, channel, target, deadline);
+        return pingPong(channel, target, deadline, false);
+    }
+
+    /** @param plaintext as for {@link #pipelined(Channel, String, Duration, boolean)} */
+    public static GrpcStreamSquareClient pingPong(
+            Channel channel, String target, Duration deadline, boolean plaintext) {
+        return new GrpcStreamSquareClient(Transport.GRPC_PINGPONG, PING_PONG, channel, target, deadline, plaintext);
     }
 
     @Override
@@ -141,6 +159,7 @@ public final class GrpcStreamSquareClient implements StreamSquareClient {
         }
 
         private void onAnswer(Output output) {
+            answered.set(true);
             String wrong = wrongAnswer(output);
             if (wrong != null) {
                 fail(GrpcFailures.badAnswer(target, wrong));
@@ -190,7 +209,8 @@ public final class GrpcStreamSquareClient implements StreamSquareClient {
                 finishUnanswered();
                 open();
             } else {
-                fail(GrpcFailures.translate(error, target, deadline, "aggregator.deadline"));
+                fail(GrpcFailures.translate(
+                        error, target, deadline, "aggregator.deadline", plaintext && !answered.get()));
             }
         }
 

@@ -13,6 +13,7 @@ import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
 
@@ -25,12 +26,21 @@ public class GrpcUnarySquareClient implements UnarySquareClient {
     private final Channel channel;
     private final String target;
     private final Duration callDeadline;
+    private final boolean plaintext;
+    /** Whether any call has had an answer: a plaintext channel to a TLS port never gets one. */
+    private final AtomicBoolean answered = new AtomicBoolean();
 
     /** @param channel a Channel rather than a ManagedChannel, so that tests can hand in an in-process one */
     public GrpcUnarySquareClient(Channel channel, String target, Duration callDeadline) {
+        this(channel, target, callDeadline, false);
+    }
+
+    /** @param plaintext the channel speaks plaintext: a failure before any answer then says what a TLS port needs */
+    public GrpcUnarySquareClient(Channel channel, String target, Duration callDeadline, boolean plaintext) {
         this.channel = channel;
         this.target = target;
         this.callDeadline = callDeadline;
+        this.plaintext = plaintext;
     }
 
     @Override
@@ -69,6 +79,7 @@ public class GrpcUnarySquareClient implements UnarySquareClient {
 
         @Override
         public void onNext(Output output) {
+            answered.set(true);
             if (output.getNumber() != number) {
                 sink.error(GrpcFailures.badAnswer(
                         target, "number " + output.getNumber() + " where " + number + " was asked"));
@@ -86,7 +97,8 @@ public class GrpcUnarySquareClient implements UnarySquareClient {
         public void onError(Throwable error) {
             // After our own cancel the CANCELLED status is expected and nobody is listening any more.
             if (!cancel.isCancelled()) {
-                sink.error(GrpcFailures.translate(error, target, callDeadline, "aggregator.call-deadline"));
+                sink.error(GrpcFailures.translate(
+                        error, target, callDeadline, "aggregator.call-deadline", plaintext && !answered.get()));
             }
         }
 

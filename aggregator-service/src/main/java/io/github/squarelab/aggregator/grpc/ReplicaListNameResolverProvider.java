@@ -21,14 +21,20 @@ final class ReplicaListNameResolverProvider extends NameResolverProvider {
     static final String SCHEME = "square-replicas";
 
     private final List<String> replicas;
+    private final boolean ownAuthorities;
 
-    /** @param replicas {@code host:port} each, e.g. {@code 127.0.0.1:6565} or {@code [::1]:6565} */
-    ReplicaListNameResolverProvider(List<String> replicas) {
+    /**
+     * @param replicas {@code host:port} each, e.g. {@code 127.0.0.1:6565} or {@code [::1]:6565}
+     * @param ownAuthorities each replica's calls carry its own host:port as their authority, which TLS checks its
+     *     certificate against; else all carry the first replica's
+     */
+    ReplicaListNameResolverProvider(List<String> replicas, boolean ownAuthorities) {
         if (replicas.isEmpty()) {
             throw new IllegalArgumentException("no gRPC square service replicas given");
         }
         replicas.forEach(ReplicaListNameResolverProvider::hostAndPort);
         this.replicas = List.copyOf(replicas);
+        this.ownAuthorities = ownAuthorities;
     }
 
     /** The target that makes a channel built with this provider's registry use it. */
@@ -94,12 +100,14 @@ final class ReplicaListNameResolverProvider extends NameResolverProvider {
                 String[] hostPort = hostAndPort(replica);
                 InetSocketAddress address = new InetSocketAddress(hostPort[0], Integer.parseInt(hostPort[1]));
                 if (!address.isUnresolved()) {
-                    // Under TLS each replica's certificate is checked against its own host, not the first one's.
-                    addresses.add(new EquivalentAddressGroup(
-                            address,
-                            Attributes.newBuilder()
-                                    .set(EquivalentAddressGroup.ATTR_AUTHORITY_OVERRIDE, replica)
-                                    .build()));
+                    addresses.add(
+                            ownAuthorities
+                                    ? new EquivalentAddressGroup(
+                                            address,
+                                            Attributes.newBuilder()
+                                                    .set(EquivalentAddressGroup.ATTR_AUTHORITY_OVERRIDE, replica)
+                                                    .build())
+                                    : new EquivalentAddressGroup(address));
                 }
             }
             if (addresses.isEmpty()) {

@@ -20,6 +20,8 @@ final class RestReplicas {
         private final RestExchange exchange;
         /** System.nanoTime() until which this replica is passed over. */
         private volatile long skipUntil = System.nanoTime();
+        /** Whether any answer, of any status, has come from it: a plaintext call to a TLS port never gets one. */
+        private volatile boolean answered;
 
         Replica(String baseUrl, RestExchange exchange) {
             this.baseUrl = baseUrl;
@@ -32,6 +34,14 @@ final class RestReplicas {
 
         RestExchange exchange() {
             return exchange;
+        }
+
+        void answered() {
+            answered = true;
+        }
+
+        boolean hasAnswered() {
+            return answered;
         }
 
         private boolean skipped(long now) {

@@ -60,6 +60,7 @@ final class RestSquareCall {
 
     /** The body of a 200 answer; any other status, or no body, fails the call. */
     private static byte[] body(RestReplicas.Replica replica, int number, RestExchange.Answer answer) {
+        replica.answered();
         if (answer.status() != HttpStatus.OK.value()) {
             throw failed(replica, number, answer.status());
         }
@@ -124,12 +125,15 @@ final class RestSquareCall {
                     "the REST square service at " + replica.baseUrl() + " failed the TLS handshake: " + tls.get(),
                     error);
         }
-        // Refused, reset or closed before the answer: the replica is down or going away, or speaks TLS to plaintext.
+        // Refused, reset or closed before the answer: the replica is down or going away, or a TLS port that a plaintext
+        // client reached, which never answers it.
         boolean plaintext = replica.baseUrl().startsWith("http:");
         return new DownstreamException(
                 Kind.UNAVAILABLE,
                 "the REST square service at " + replica.baseUrl() + " is unreachable: " + rootMessage(error)
-                        + (plaintext && !TlsFailures.refused(error) ? TlsFailures.PLAINTEXT_HINT : ""),
+                        + (plaintext && !replica.hasAnswered() && !TlsFailures.refused(error)
+                                ? TlsFailures.PLAINTEXT_HINT
+                                : ""),
                 error);
     }
 

@@ -45,7 +45,8 @@ public final class TlsFailures {
         return false;
     }
 
-    /** What to say after a plaintext connection was closed before any answer: a TLS port closes it so. */
+    /** What to add when a replica that never answered closes a plaintext connection: a TLS port does so. */
     public static final String PLAINTEXT_HINT =
-            " (if it serves TLS, the aggregator needs aggregator.tls.bundle and https:// base URLs)";
+            " (it has not answered yet: if it serves TLS, the aggregator needs aggregator.tls.bundle and https:// base"
+                    + " URLs)";
 }

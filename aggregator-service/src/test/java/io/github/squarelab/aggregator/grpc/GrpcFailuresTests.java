@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.github.squarelab.aggregator.fanout.DownstreamException;
 import io.github.squarelab.aggregator.fanout.DownstreamException.Kind;
 import io.grpc.Status;
+import java.net.ConnectException;
 import java.nio.channels.ClosedChannelException;
 import java.time.Duration;
+import javax.net.ssl.SSLHandshakeException;
 import org.junit.jupiter.api.Test;
 import org.springframework.http.HttpStatus;
 
@@ -67,5 +69,43 @@ class GrpcFailuresTests {
         assertThat(failure.getMessage())
                 .isEqualTo("no complete answer from the gRPC square service at 127.0.0.1:6565 within 5000 ms "
                         + "(aggregator.deadline)");
+    }
+
+    @Test
+    void aTlsHandshakeFailureNamesItsCauseNotTheChannelPipeline() {
+        Throwable untrusted = Status.UNAVAILABLE
+                .withDescription("io exception\nChannel Pipeline: [SslHandler#0, ...]")
+                .withCause(new SSLHandshakeException("PKIX path building failed"))
+                .asRuntimeException();
+
+        assertThat(GrpcFailures.translate(untrusted, "127.0.0.1:6565", DEADLINE, "aggregator.deadline")
+                        .getMessage())
+                .isEqualTo(
+                        "the gRPC square service at 127.0.0.1:6565 failed the TLS handshake: PKIX path building failed");
+    }
+
+    @Test
+    void aPlaintextChannelClosedBeforeItsFirstAnswerSaysWhatATlsPortNeedsAndOnlyThen() {
+        Throwable closed = Status.UNAVAILABLE
+                .withDescription("Network closed for unknown reason")
+                .asRuntimeException();
+        Throwable refused = Status.UNAVAILABLE
+                .withDescription("io exception")
+                .withCause(new ConnectException("Connection refused"))
+                .asRuntimeException();
+        String hint = " (it has not answered yet: if it serves TLS, the aggregator needs aggregator.tls.bundle and"
+                + " https:// base URLs)";
+
+        assertThat(GrpcFailures.translate(closed, "127.0.0.1:6565", DEADLINE, "aggregator.deadline", true)
+                        .getMessage())
+                .isEqualTo("the gRPC square service at 127.0.0.1:6565 is unavailable: Network closed for unknown reason"
+                        + hint);
+        // Once it has answered, or when nothing listens there, a closed channel is a replica going away.
+        assertThat(GrpcFailures.translate(closed, "127.0.0.1:6565", DEADLINE, "aggregator.deadline", false)
+                        .getMessage())
+                .doesNotContain("TLS");
+        assertThat(GrpcFailures.translate(refused, "127.0.0.1:6565", DEADLINE, "aggregator.deadline", true)
+                        .getMessage())
+                .isEqualTo("the gRPC square service at 127.0.0.1:6565 is unavailable: io exception");
     }
 }
