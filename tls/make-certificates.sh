@@ -37,16 +37,22 @@ mkdir -p "$out"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
+fail() {
+  echo "openssl failed (is $out writable, and its files yours?):" >&2
+  cat "$work/openssl.log" >&2
+  exit 1
+}
+
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days "$days" \
   -subj "/CN=rest-vs-grpc-lab CA" -addext "basicConstraints=critical,CA:TRUE,pathlen:0" \
-  -addext "keyUsage=critical,keyCertSign,cRLSign" -keyout "$work/ca.key" -out "$out/ca.pem" 2>/dev/null
+  -addext "keyUsage=critical,keyCertSign,cRLSign" -keyout "$work/ca.key" -out "$out/ca.pem" 2>"$work/openssl.log" || fail
 
 issue() { # issue NAME SUBJECT EXTENSIONS
   openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj "/CN=$2" \
-    -keyout "$out/$1.key" -out "$work/$1.csr" 2>/dev/null
+    -keyout "$out/$1.key" -out "$work/$1.csr" 2>"$work/openssl.log" || fail
   printf '%s\n' "$3" >"$work/$1.ext"
   openssl x509 -req -in "$work/$1.csr" -CA "$out/ca.pem" -CAkey "$work/ca.key" -CAcreateserial \
-    -CAserial "$work/ca.srl" -days "$days" -extfile "$work/$1.ext" -out "$out/$1.pem" 2>/dev/null
+    -CAserial "$work/ca.srl" -days "$days" -extfile "$work/$1.ext" -out "$out/$1.pem" 2>"$work/openssl.log" || fail
 }
 issue server "square-service" "basicConstraints=CA:FALSE
 extendedKeyUsage=serverAuth

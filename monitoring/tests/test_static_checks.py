@@ -530,6 +530,9 @@ class ComposeTlsTests(unittest.TestCase):
         self.assertIn("tls/out/", (REPO / ".gitignore").read_text().splitlines())
         listed = run(["git", "ls-files"], cwd=REPO).stdout.split()
         self.assertEqual([], [name for name in listed if name.endswith((".key", ".p12", ".jks"))])
+        # A PEM key under any name (the pattern is split so that this file does not hold it).
+        holding = run(["git", "grep", "-l", "-e", "PRIVATE " + "KEY-----", "--", "."], cwd=REPO).stdout.split()
+        self.assertEqual([], holding)
 
 
 class MakeCertificatesTests(unittest.TestCase):

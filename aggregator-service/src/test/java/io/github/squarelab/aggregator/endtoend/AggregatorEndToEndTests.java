@@ -70,7 +70,7 @@ class AggregatorEndToEndTests {
     static void startSquareServices() throws Exception {
         rest = ServiceProcess.rest();
         grpc = ServiceProcess.grpc();
-        CompletableFuture.allOf(startAsync(rest), startAsync(grpc)).join();
+        ServiceProcess.startAll(rest, grpc);
     }
 
     @AfterAll
@@ -93,7 +93,7 @@ class AggregatorEndToEndTests {
     void restoreSquareServices() throws Exception {
         rest.thaw();
         grpc.thaw();
-        CompletableFuture.allOf(startAsync(rest), startAsync(grpc)).join();
+        ServiceProcess.startAll(rest, grpc);
         awaitEveryPathAnswering();
     }
 
@@ -284,7 +284,7 @@ class AggregatorEndToEndTests {
             assertThat(elapsedSince(start)).as(path + " fails fast").isLessThan(CALL_DEADLINE.dividedBy(2));
         }
 
-        CompletableFuture.allOf(startAsync(rest), startAsync(grpc)).join();
+        ServiceProcess.startAll(rest, grpc);
         awaitEveryPathAnswering();
     }
 
@@ -427,15 +427,5 @@ class AggregatorEndToEndTests {
 
     private static Duration elapsedSince(long startNanos) {
         return Duration.ofNanos(System.nanoTime() - startNanos);
-    }
-
-    private static CompletableFuture<Void> startAsync(ServiceProcess service) {
-        return CompletableFuture.runAsync(() -> {
-            try {
-                service.start();
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        });
     }
 }

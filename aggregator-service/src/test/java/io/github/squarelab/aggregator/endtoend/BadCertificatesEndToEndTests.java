@@ -16,7 +16,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -66,21 +65,16 @@ class BadCertificatesEndToEndTests {
         // Spring Boot's ssl health indicator reports a bundle with an expired certificate OUT_OF_SERVICE, as an
         // orchestrator should see it; here the service must still be up to refuse the handshake.
         ServiceProcess[] pastItsDate = squares("bad-expired", expired, null, "--management.health.ssl.enabled=false");
-        CompletableFuture.allOf(Stream.of(mutual, wrongHost, pastItsDate)
-                        .flatMap(Stream::of)
-                        .map(BadCertificatesEndToEndTests::startAsync)
-                        .toArray(CompletableFuture[]::new))
-                .join();
+        ServiceProcess.startAll(
+                Stream.of(mutual, wrongHost, pastItsDate).flatMap(Stream::of).toArray(ServiceProcess[]::new));
 
         caseOf("untrusted", mutual, true, otherAuthority, client);
         caseOf("wrong-host", wrongHost, true, authority, null);
         caseOf("expired", pastItsDate, true, authority, null);
         caseOf("no-client-certificate", mutual, true, authority, null);
         caseOf("plaintext", mutual, false, null, null);
-        CompletableFuture.allOf(CASES.values().stream()
-                        .map(services -> startAsync(services[0]))
-                        .toArray(CompletableFuture[]::new))
-                .join();
+        ServiceProcess.startAll(
+                CASES.values().stream().map(services -> services[0]).toArray(ServiceProcess[]::new));
     }
 
     @AfterAll
@@ -91,11 +85,17 @@ class BadCertificatesEndToEndTests {
     static Stream<Arguments> cases() {
         List<Arguments> cases = new ArrayList<>();
         Map<String, String> why = Map.of(
-                "untrusted", "failed the TLS handshake: unable to find valid certification path to requested target",
-                "wrong-host", "failed the TLS handshake: No subject alternative names matching IP address 127.0.0.1",
-                "expired", "failed the TLS handshake: the certificate has expired (NotAfter: ",
-                "no-client-certificate", "failed the TLS handshake: Received fatal alert: ",
-                "plaintext", "(if it serves TLS, the aggregator needs aggregator.tls.bundle and https:// base URLs)");
+                "untrusted",
+                "failed the TLS handshake: unable to find valid certification path to requested target",
+                "wrong-host",
+                "failed the TLS handshake: No subject alternative names matching IP address 127.0.0.1",
+                "expired",
+                "failed the TLS handshake: the certificate has expired (NotAfter: ",
+                "no-client-certificate",
+                "failed the TLS handshake: Received fatal alert: ",
+                "plaintext",
+                "(it has not answered yet: if it serves TLS, the aggregator needs aggregator.tls.bundle and https://"
+                        + " base URLs)");
         for (String name : List.of("untrusted", "wrong-host", "expired", "no-client-certificate", "plaintext")) {
             for (String path : PATHS) {
                 cases.add(Arguments.of(name, path, why.get(name)));
@@ -134,22 +134,8 @@ class BadCertificatesEndToEndTests {
     private static ServiceProcess[] squares(
             String name, TestCertificates certificate, TestCertificates clientAuthority, String... more)
             throws IOException {
-        List<String> rest = new ArrayList<>(List.of(
-                "--server.ssl.bundle=square",
-                "--spring.ssl.bundle.pem.square.keystore.certificate=" + certificate.certificate(),
-                "--spring.ssl.bundle.pem.square.keystore.private-key=" + certificate.privateKey()));
-        List<String> grpc = new ArrayList<>(List.of(
-                "--grpc.server.security.enabled=true",
-                "--grpc.server.security.certificate-chain=file:" + certificate.certificate(),
-                "--grpc.server.security.private-key=file:" + certificate.privateKey()));
-        if (clientAuthority != null) {
-            rest.addAll(List.of(
-                    "--server.ssl.client-auth=need",
-                    "--spring.ssl.bundle.pem.square.truststore.certificate=" + clientAuthority.certificate()));
-            grpc.addAll(List.of(
-                    "--grpc.server.security.client-auth=REQUIRE",
-                    "--grpc.server.security.trust-cert-collection=file:" + clientAuthority.certificate()));
-        }
+        List<String> rest = TlsArguments.restServer(certificate, clientAuthority);
+        List<String> grpc = TlsArguments.grpcServer(certificate, clientAuthority);
         rest.addAll(List.of(more));
         grpc.addAll(List.of(more));
         ServiceProcess restService = ServiceProcess.restTls(name, rest.toArray(String[]::new));
@@ -173,28 +159,11 @@ class BadCertificatesEndToEndTests {
                 "--aggregator.call-deadline=" + CALL_DEADLINE.toSeconds() + "s",
                 "--aggregator.deadline=" + CALL_DEADLINE.toSeconds() + "s"));
         if (tls) {
-            arguments.addAll(List.of(
-                    "--aggregator.tls.bundle=square-client",
-                    "--spring.ssl.bundle.pem.square-client.truststore.certificate=" + trusted.certificate()));
-        }
-        if (client != null) {
-            arguments.addAll(List.of(
-                    "--spring.ssl.bundle.pem.square-client.keystore.certificate=" + client.certificate(),
-                    "--spring.ssl.bundle.pem.square-client.keystore.private-key=" + client.privateKey()));
+            arguments.addAll(TlsArguments.aggregator(trusted, client));
         }
         ServiceProcess aggregator = ServiceProcess.aggregator(
                 "bad-" + name, ServiceProcess.LAB_JVM_OPTIONS, arguments.toArray(String[]::new));
         SERVICES.add(aggregator);
         CASES.put(name, new ServiceProcess[] {aggregator, squares[0], squares[1]});
-    }
-
-    private static CompletableFuture<Void> startAsync(ServiceProcess service) {
-        return CompletableFuture.runAsync(() -> {
-            try {
-                service.start();
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        });
     }
 }

@@ -12,7 +12,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -167,6 +169,20 @@ final class ServiceProcess implements AutoCloseable {
                 .start();
         awaitHealthy(log);
         return this;
+    }
+
+    /** Starts the services side by side and waits until every one is healthy. */
+    static void startAll(ServiceProcess... services) {
+        CompletableFuture.allOf(Arrays.stream(services)
+                        .map(service -> CompletableFuture.runAsync(() -> {
+                            try {
+                                service.start();
+                            } catch (Exception e) {
+                                throw new IllegalStateException(e);
+                            }
+                        }))
+                        .toArray(CompletableFuture[]::new))
+                .join();
     }
 
     /** SIGTERM: the service shuts down gracefully, as under an orchestrator. */

@@ -15,6 +15,7 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.TlsChannelCredentials;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -26,7 +27,6 @@ import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -140,25 +140,12 @@ class TlsEndToEndTests {
 
         @BeforeAll
         void startServices() throws Exception {
-            List<String> restTls = new ArrayList<>(List.of(
-                    "--server.ssl.bundle=square",
-                    "--spring.ssl.bundle.pem.square.keystore.certificate=" + server.certificate(),
-                    "--spring.ssl.bundle.pem.square.keystore.private-key=" + server.privateKey()));
-            List<String> grpcTls = new ArrayList<>(List.of(
-                    "--grpc.server.security.enabled=true",
-                    "--grpc.server.security.certificate-chain=file:" + server.certificate(),
-                    "--grpc.server.security.private-key=file:" + server.privateKey()));
-            if (mutual) {
-                restTls.addAll(List.of(
-                        "--server.ssl.client-auth=need",
-                        "--spring.ssl.bundle.pem.square.truststore.certificate=" + authority.certificate()));
-                grpcTls.addAll(List.of(
-                        "--grpc.server.security.client-auth=REQUIRE",
-                        "--grpc.server.security.trust-cert-collection=file:" + authority.certificate()));
-            }
-            rest = ServiceProcess.restTls(name(), restTls.toArray(String[]::new));
-            grpc = ServiceProcess.grpcTls(name(), grpcTls.toArray(String[]::new));
-            CompletableFuture.allOf(startAsync(rest), startAsync(grpc)).join();
+            TestCertificates clients = mutual ? authority : null;
+            rest = ServiceProcess.restTls(
+                    name(), TlsArguments.restServer(server, clients).toArray(String[]::new));
+            grpc = ServiceProcess.grpcTls(
+                    name(), TlsArguments.grpcServer(server, clients).toArray(String[]::new));
+            ServiceProcess.startAll(rest, grpc);
             aggregator = aggregator(name());
             // Each REST client the default does not use: java.net.http (rest/unary only) and WebClient over
             // Reactor Netty under TLS, Jetty and Apache under mutual TLS.
@@ -171,8 +158,7 @@ class TlsEndToEndTests {
                             name() + "-jdk-webclient",
                             "--aggregator.rest.client=jdk",
                             "--aggregator.rest.h2c-client=webclient");
-            CompletableFuture.allOf(startAsync(aggregator), startAsync(otherClients))
-                    .join();
+            ServiceProcess.startAll(aggregator, otherClients);
         }
 
         @AfterAll
@@ -204,10 +190,7 @@ class TlsEndToEndTests {
             "grpc/stream, 10, ?payload=collection"
         })
         void everyPathAnswersExactly(String path, int n, String query) throws Exception {
-            HttpResponse<String> response = get(aggregator, path + "/" + n + query);
-
-            assertThat(response.statusCode()).isEqualTo(200);
-            assertThat(response.body()).isEqualTo(squares(n));
+            assertAnswersExactly(aggregator, path, n, query);
         }
 
         @ParameterizedTest
@@ -218,10 +201,7 @@ class TlsEndToEndTests {
             "rest/h2c, 10, ?payload=deep"
         })
         void theOtherRestClientsAnswerExactly(String path, int n, String query) throws Exception {
-            HttpResponse<String> response = get(otherClients, path + "/" + n + query);
-
-            assertThat(response.statusCode()).isEqualTo(200);
-            assertThat(response.body()).isEqualTo(squares(n));
+            assertAnswersExactly(otherClients, path, n, query);
         }
 
         @Test
@@ -235,7 +215,7 @@ class TlsEndToEndTests {
                             client.privateKey().toString(),
                             server.privateKey().toString());
             for (ServiceProcess service : List.of(aggregator, otherClients, rest, grpc)) {
-                assertThat(service.log()).doesNotContain("PRIVATE KEY");
+                assertThat(service.log()).doesNotContain("PRIVATE KEY", "BEGIN EC", server.privateKey() + " ");
             }
         }
 
@@ -253,10 +233,21 @@ class TlsEndToEndTests {
                 status = -1;
             }
             assertThat(status).as("a plaintext request's status, -1 if refused").isNotEqualTo(200);
+            // Refused because it is plaintext, as the service's one line says, not because the service is down.
+            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            while (!rest.log().contains("not TLS (plaintext on the TLS port?)") && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertThat(rest.log())
+                    .containsPattern(
+                            "refused a TLS connection from /127\\.0\\.0\\.1:\\d+: not TLS \\(plaintext on the TLS"
+                                    + " port\\?\\)");
             assertThatThrownBy(() -> directGrpcCall(grpc, InsecureChannelCredentials.create()))
-                    .isInstanceOfSatisfying(
-                            StatusRuntimeException.class,
-                            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE));
+                    .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+                        assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+                        // Taken and closed, where a service that is down refuses the connection.
+                        assertThat(e.getStatus().getCause()).isNotInstanceOf(ConnectException.class);
+                    });
         }
 
         /** The processes' log names: tls or mtls. */
@@ -266,15 +257,8 @@ class TlsEndToEndTests {
 
         private ServiceProcess aggregator(String replica, String... more) throws IOException {
             List<String> arguments = new ArrayList<>(List.of(
-                    "--aggregator.rest.base-url=" + rest.baseUrl(),
-                    "--aggregator.grpc.target=" + grpc.grpcTarget(),
-                    "--aggregator.tls.bundle=square-client",
-                    "--spring.ssl.bundle.pem.square-client.truststore.certificate=" + authority.certificate()));
-            if (mutual) {
-                arguments.addAll(List.of(
-                        "--spring.ssl.bundle.pem.square-client.keystore.certificate=" + client.certificate(),
-                        "--spring.ssl.bundle.pem.square-client.keystore.private-key=" + client.privateKey()));
-            }
+                    "--aggregator.rest.base-url=" + rest.baseUrl(), "--aggregator.grpc.target=" + grpc.grpcTarget()));
+            arguments.addAll(TlsArguments.aggregator(authority, mutual ? client : null));
             arguments.addAll(List.of(more));
             return ServiceProcess.aggregator(replica, ServiceProcess.LAB_JVM_OPTIONS, arguments.toArray(String[]::new));
         }
@@ -287,20 +271,14 @@ class TlsEndToEndTests {
         return http.send(request, HttpResponse.BodyHandlers.ofString());
     }
 
-    private static String squares(int n) {
-        return IntStream.rangeClosed(1, n)
-                .mapToObj(i -> "{\"" + i + "\":" + (long) i * i + "}")
-                .collect(Collectors.joining(",", "[", "]"));
-    }
+    private void assertAnswersExactly(ServiceProcess service, String path, int n, String query) throws Exception {
+        HttpResponse<String> response = get(service, path + "/" + n + query);
 
-    private static CompletableFuture<Void> startAsync(ServiceProcess service) {
-        return CompletableFuture.runAsync(() -> {
-            try {
-                service.start();
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        });
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.body())
+                .isEqualTo(IntStream.rangeClosed(1, n)
+                        .mapToObj(i -> "{\"" + i + "\":" + (long) i * i + "}")
+                        .collect(Collectors.joining(",", "[", "]")));
     }
 
     /** GET /rest/square/unary/2 straight to the REST square service, over TLS with no certificate of the caller's. */

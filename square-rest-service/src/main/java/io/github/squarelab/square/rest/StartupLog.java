@@ -37,7 +37,7 @@ class StartupLog {
                 !tls
                         ? "HTTP/1.1, or HTTP/2 cleartext with prior knowledge"
                         : "TLS, HTTP/1.1 or HTTP/2 by ALPN"
-                                + ("need".equals(clientAuth) ? ", a client certificate required" : ""),
+                                + ("need".equalsIgnoreCase(clientAuth) ? ", a client certificate required" : ""),
                 scheme,
                 port);
     }
