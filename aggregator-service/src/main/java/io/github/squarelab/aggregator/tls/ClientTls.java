@@ -3,7 +3,9 @@ package io.github.squarelab.aggregator.tls;
 import io.grpc.ChannelCredentials;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.TlsChannelCredentials;
+import io.netty.handler.ssl.OpenSsl;
 import java.net.URI;
+import java.security.NoSuchAlgorithmException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -95,5 +97,22 @@ public final class ClientTls {
         info.put("mode", !enabled() ? "off" : mutual() ? "mtls" : "on");
         info.put("bundle", bundleName);
         return info;
+    }
+
+    /**
+     * The TLS provider of a client on Netty (Reactor Netty's, and the gRPC channels', which run on the same Netty):
+     * OpenSSL through netty-tcnative where it loads, as Netty then prefers it; else the JDK's SSLEngine.
+     */
+    public static String nettyProvider() {
+        return OpenSsl.isAvailable() ? "OpenSSL (" + OpenSsl.versionString() + ")" : jdkProvider();
+    }
+
+    /** The JDK's default TLS provider, by name: what an SSLContext from an SSL bundle encrypts with. */
+    public static String jdkProvider() {
+        try {
+            return "JDK (" + SSLContext.getDefault().getProvider().getName() + ")";
+        } catch (NoSuchAlgorithmException e) {
+            return "JDK";
+        }
     }
 }

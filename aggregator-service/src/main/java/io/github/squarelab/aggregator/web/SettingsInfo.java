@@ -1,6 +1,7 @@
 package io.github.squarelab.aggregator.web;
 
 import io.github.squarelab.aggregator.AggregatorProperties;
+import io.github.squarelab.aggregator.rest.RestConnector;
 import io.github.squarelab.aggregator.tls.ClientTls;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -38,9 +39,22 @@ class SettingsInfo implements InfoContributor {
         settings.put("deadline-ms", properties.deadline().toMillis());
         settings.put("call-deadline-ms", properties.callDeadline().toMillis());
         settings.put("max-n", properties.maxN());
-        // Under TLS, how the calls to the square services are encrypted (on or mtls) and the bundle; never a key.
+        // Under TLS, how the calls to the square services are encrypted (on or mtls), the bundle, and the TLS
+        // provider each transport's client encrypts with; never a key.
         if (clientTls.enabled()) {
-            settings.put("tls", clientTls.info());
+            Map<String, Object> tls = clientTls.info();
+            Map<String, String> providers = new LinkedHashMap<>();
+            providers.put(
+                    "rest",
+                    RestConnector.tlsProvider(
+                            "aggregator.rest.client", properties.rest().client()));
+            providers.put(
+                    "rest-h2c",
+                    RestConnector.tlsProvider(
+                            "aggregator.rest.h2c-client", properties.rest().h2cClient()));
+            providers.put("grpc", ClientTls.nettyProvider());
+            tls.put("providers", providers);
+            settings.put("tls", tls);
         }
         builder.withDetail("aggregator", settings);
     }

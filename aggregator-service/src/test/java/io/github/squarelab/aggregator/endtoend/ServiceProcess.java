@@ -228,8 +228,17 @@ final class ServiceProcess implements AutoCloseable {
 
     /** The service's own metrics, in Prometheus' text format. */
     String prometheus() throws IOException, InterruptedException {
+        return actuator("prometheus");
+    }
+
+    /** The service's GET /actuator/info document, from its plaintext actuator. */
+    String info() throws IOException, InterruptedException {
+        return actuator("info");
+    }
+
+    private String actuator(String endpoint) throws IOException, InterruptedException {
         HttpRequest request = HttpRequest.newBuilder(
-                        URI.create("http://127.0.0.1:" + healthPort + "/actuator/prometheus"))
+                        URI.create("http://127.0.0.1:" + healthPort + "/actuator/" + endpoint))
                 .timeout(Duration.ofSeconds(5))
                 .build();
         return HTTP.send(request, HttpResponse.BodyHandlers.ofString()).body();

@@ -205,11 +205,23 @@ class TlsEndToEndTests {
         }
 
         @Test
+        void theSquareServicesSayTheirModeAndTheProviderThatEncrypts() throws Exception {
+            String mode = mutual ? "mtls" : "on";
+
+            assertThat(rest.info()).contains("\"tls\":{\"mode\":\"" + mode + "\",\"provider\":\"JDK (SunJSSE)\"}");
+            // grpc-netty-shaded carries BoringSSL and prefers it.
+            assertThat(grpc.info())
+                    .contains("\"tls\":{\"mode\":\"" + mode + "\",\"provider\":\"OpenSSL (BoringSSL)\"}");
+        }
+
+        @Test
         void actuatorInfoSaysTheModeAndTheBundleButNoKey() throws Exception {
             String info = get(aggregator, "actuator/info").body();
 
             assertThat(info)
-                    .contains("\"tls\":{\"mode\":\"" + (mutual ? "mtls" : "on") + "\",\"bundle\":\"square-client\"}")
+                    .contains("\"tls\":{\"mode\":\"" + (mutual ? "mtls" : "on") + "\",\"bundle\":\"square-client\","
+                            + "\"providers\":{\"rest\":\"JDK (SunJSSE)\",\"rest-h2c\":\"JDK (SunJSSE)\","
+                            + "\"grpc\":\"JDK (SunJSSE)\"}}")
                     .doesNotContain(
                             "PRIVATE KEY",
                             client.privateKey().toString(),

@@ -1,7 +1,10 @@
 package io.github.squarelab.square.rest;
 
+import io.netty.handler.ssl.OpenSsl;
+import java.security.NoSuchAlgorithmException;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import javax.net.ssl.SSLContext;
 import org.springframework.boot.actuate.info.Info;
 import org.springframework.boot.actuate.info.InfoContributor;
 import org.springframework.boot.web.context.WebServerApplicationContext;
@@ -10,7 +13,8 @@ import org.springframework.stereotype.Component;
 
 /**
  * What the service runs on, under {@code square} in {@code GET /actuator/info}: tools such as the lab check here that
- * the server they asked for is the one that answers.
+ * the server they asked for is the one that answers. Under TLS, {@code tls} says the mode and the provider that
+ * encrypts (never a key or a path to one).
  */
 @Component
 class ServerInfo implements InfoContributor {
@@ -31,5 +35,27 @@ class ServerInfo implements InfoContributor {
         details.put("virtual-threads", environment.getProperty("spring.threads.virtual.enabled", Boolean.class, false));
         details.put("java", Runtime.version().toString());
         builder.withDetail("square", details);
+        if (environment.containsProperty("server.ssl.bundle")
+                && environment.getProperty("server.ssl.enabled", Boolean.class, true)) {
+            Map<String, Object> tls = new LinkedHashMap<>();
+            tls.put("mode", "need".equalsIgnoreCase(environment.getProperty("server.ssl.client-auth")) ? "mtls" : "on");
+            tls.put("provider", provider(SquareServer.of(environment)));
+            builder.withDetail("tls", tls);
+        }
+    }
+
+    /**
+     * Reactor Netty encrypts with OpenSSL through netty-tcnative where it loads (Netty then prefers it); Tomcat and
+     * Jetty, as Spring Boot configures them, with the JDK's SSLEngine.
+     */
+    private static String provider(SquareServer server) {
+        if (server == SquareServer.NETTY && OpenSsl.isAvailable()) {
+            return "OpenSSL (" + OpenSsl.versionString() + ")";
+        }
+        try {
+            return "JDK (" + SSLContext.getDefault().getProvider().getName() + ")";
+        } catch (NoSuchAlgorithmException e) {
+            return "JDK";
+        }
     }
 }
