@@ -24,6 +24,10 @@ REST_SERVERS = ("netty", "tomcat", "jetty")
 # The JDK's client has no HTTP/2 cleartext with prior knowledge, so it carries rest/unary only.
 REST_CLIENTS = ("reactor-netty", "webclient", "jetty", "apache", "jdk")
 HTTP1_ONLY_CLIENTS = ("jdk",)
+# The encryption between the aggregator and the square services (TLS): none, TLS, or mutual TLS; how labels name each.
+PLAINTEXT = "off"
+TLS_MODES = (PLAINTEXT, "on", "mtls")
+TLS_NAMES = {PLAINTEXT: "plaintext", "on": "TLS", "mtls": "mTLS"}
 
 
 @dataclass(frozen=True)

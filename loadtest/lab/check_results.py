@@ -75,6 +75,30 @@ def problems(data: Dict) -> List[str]:
     found += shape_bytes_problems(data["runs"])
     found += mix.problems(data)
     found += floor_check(data)
+    found += tls_problems(settings)
+    return found
+
+
+def tls_problems(settings: Dict) -> List[str]:
+    """Under TLS: the aggregator ran in its stack's mode, and each square service it called completed the lab's
+    handshake and named its provider."""
+    found = []
+    for entry in settings.get("stacks") or []:
+        mode = entry.get("tls", catalogue.PLAINTEXT)
+        if mode == catalogue.PLAINTEXT:
+            continue
+        details = entry.get("tls_details") or {}
+        said = (details.get("aggregator") or {}).get("mode")
+        if said != mode:
+            found.append("stack %s: the aggregator said TLS mode %s, not %s" % (entry["label"], said, mode))
+        for transport, square in sorted((details.get("squares") or {}).items()):
+            if "error" in square or not square.get("protocol") or not square.get("provider"):
+                found.append(
+                    "stack %s: %s's square service: %s"
+                    % (entry["label"], transport, square.get("error") or "no protocol or provider recorded")
+                )
+        if not details.get("squares"):
+            found.append("stack %s: no square service's TLS recorded" % entry["label"])
     return found
 
 

@@ -72,6 +72,10 @@ class Toxiproxy:
         self._proxies.append(name)
         return listen
 
+    def set_upstream(self, name: str, upstream: str) -> None:
+        """Leads an existing proxy to another upstream ("host:port")."""
+        self._call("POST", "/proxies/" + name, {"upstream": upstream, "enabled": True})
+
     def apply(self, profile: Profile) -> None:
         """Replaces the toxics of every proxy with the profile's (none for a bare proxy or loopback)."""
         self.set_toxics(profile.toxics())

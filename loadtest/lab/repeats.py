@@ -20,6 +20,7 @@ SUMMED = {
     "aggregator_requests",
     "square_calls",
     "square_streams",
+    "connections_opened",
     "length_checked",
     "length_mismatches",
     "passed",

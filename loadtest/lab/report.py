@@ -53,6 +53,7 @@ CHART_KEYS = (
     "floor",
     "payload",
     "network",
+    "tls",
 )
 
 

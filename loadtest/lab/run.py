@@ -32,6 +32,7 @@ from . import (
     services,
     stacks,
     stage,
+    tls,
     tools,
     view,
 )
@@ -63,7 +64,7 @@ def main() -> int:
     tools.ensure_command("ss", "iproute2", tools.SS_MISSING)
     toxiproxy = tools.ensure_toxiproxy() if settings.proxied else None
     instances = services.layout(settings, modules)
-    check_ports(instances, settings)
+    check_ports(instances + [services.on_tls(settings, i, mode) for mode in settings.tls for i in instances], settings)
     os.makedirs(os.path.join(results_dir, "logs"), exist_ok=True)
 
     # The floor runs one window per measured transport (fewer when two paths share one); enough for an estimate.
@@ -72,8 +73,10 @@ def main() -> int:
         progress.plan(settings, [stack.label for stack in lab_stacks], floor_windows),
         log=lambda line: print(line, flush=True),
     )
-    with Processes() as processes, lab_progress:
+    encrypted = any(stack.tls != catalogue.PLAINTEXT for stack in lab_stacks)
+    with Processes() as processes, lab_progress, tls.certificates(REPO, encrypted) as certificates:
         lab_stage = stage.Stage(processes, settings, instances, jars, results_dir)
+        lab_stage.certificates = certificates
         if toxiproxy:
             lab_stage.start_proxy(toxiproxy)
         prometheus_url = start_prometheus(processes, instances, settings, results_dir)
@@ -248,11 +251,18 @@ def measure(
         on_stack = dataclasses.replace(settings, paths=list(stack.paths))
         lab_progress.begin(("start-squares", stack.label))
         lab_stage.start_squares(stack, "" if stack is lab_stacks[0] else "-" + stack.slug)
+        if stack.tls != catalogue.PLAINTEXT:
+            run_results["settings"]["stacks"][lab_stacks.index(stack)]["tls_details"] = lab_stage.tls_details()
+            results.write_json(results_dir, run_results)
         for name in settings.network:
             profile, limits = catalogue.PROFILES[name], per_network[name]
             lab_progress.begin(("start-aggregator", stack.label, name))
             with lab_stage.aggregator_on(profile, limits) as started:
                 info = lab_stage.aggregator_info()
+                if stack.tls != catalogue.PLAINTEXT and info is not None:
+                    # The aggregator's side: its mode, bundle and the TLS provider of each of its clients.
+                    details = run_results["settings"]["stacks"][lab_stacks.index(stack)]["tls_details"]
+                    details["aggregator"] = (info.get("aggregator") or {}).get("tls")
                 run_results["settings"]["networks"][name] = network_record(profile, limits, settings, info)
                 if run_results["settings"]["aggregator"] is None and info is not None:
                     run_results["settings"]["aggregator"] = floor.aggregator_settings(info)

@@ -5,10 +5,11 @@ Replica r of a square service listens on its port + (r - 1) (REST) or + 2 (r - 1
 loopback through a proxy of its own (Toxiproxy) for each, on PROXY_PORT, PROXY_PORT + 1, ...
 """
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Dict, List, Optional
 
-from .catalogue import AGGREGATOR, SQUARE_GRPC, SQUARE_REST
+from .catalogue import AGGREGATOR, PLAINTEXT, SQUARE_GRPC, SQUARE_REST
 from .deadlines import Deadlines
 from .settings import Settings
 
@@ -62,14 +63,17 @@ def aggregator(
     squares: List[Instance],
     proxies: Optional[Dict[str, str]] = None,
     deadlines: Optional[Deadlines] = None,
+    tls: str = PLAINTEXT,
 ) -> Instance:
     """The aggregator, pointed at every square-service replica: directly, or at the address of its proxy (by the
-    replica's name, proxies[name] is "127.0.0.1:<port>"), with the deadlines of its network."""
+    replica's name, proxies[name] is "127.0.0.1:<port>"), with the deadlines of its network; its REST base URLs
+    https under TLS (the arguments with its certificates are lab.tls's)."""
 
     def address(instance: Instance) -> str:
         return proxies[instance.name] if proxies else "127.0.0.1:%d" % instance.serving_port
 
-    rest = ["http://" + address(i) for i in squares if i.module == SQUARE_REST]
+    scheme = "http://" if tls == PLAINTEXT else "https://"
+    rest = [scheme + address(i) for i in squares if i.module == SQUARE_REST]
     grpc = [address(i) for i in squares if i.module == SQUARE_GRPC]
     port = settings.aggregator_port
     arguments = ["--server.address=127.0.0.1", "--server.port=%d" % port]
@@ -114,6 +118,29 @@ def proxy_routes(settings: Settings, squares: List[Instance]) -> List[Route]:
         )
         for index, instance in enumerate(squares)
     ]
+
+
+def on_tls(settings: Settings, instance: Instance, tls: str) -> Instance:
+    """A square service as a TLS mode runs it: the REST square service serves its API over TLS on
+    SQUARE_REST_TLS_PORT (+ replica - 1) and keeps its actuator in plaintext on its own port, where the lab reads
+    health and metrics; the gRPC service serves TLS on its gRPC port (its actuator has its own port already)."""
+    if tls == PLAINTEXT or instance.module != SQUARE_REST:
+        return instance
+    port = settings.square_rest_tls_port + instance.replica - 1
+    return dataclasses.replace(
+        instance,
+        ports=dict(instance.ports, **{_knob("SQUARE_REST_TLS_PORT", instance.replica - 1): port}),
+        arguments=[
+            "--server.address=127.0.0.1",
+            "--server.port=%d" % port,
+            "--management.server.address=127.0.0.1",
+            "--management.server.port=%d" % instance.http_port,
+            "--management.server.ssl.enabled=false",
+        ],
+        # Its API is not on the actuator's port: ab does not reach it (rest/square is plaintext only).
+        serves_http_api=False,
+        serving_port=port,
+    )
 
 
 def _square(settings: Settings, module: str, replica: int) -> Instance:

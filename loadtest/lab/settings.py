@@ -250,6 +250,18 @@ KNOBS = (
         recorded=True,
     ),
     Knob(
+        "TLS",
+        "off",
+        "tls",
+        _listed("TLS mode", catalogue.TLS_MODES),
+        "the encryption between the aggregator and the square services: `off` (plaintext), `on` (TLS), `mtls` "
+        "(mutual TLS); a list measures the aggregator's paths in each mode, the services started anew with a "
+        "certificate authority the lab makes for the run and deletes after it; the load generator always reaches "
+        "the aggregator in plaintext; needs openssl",
+        recorded=True,
+        see="TLS",
+    ),
+    Knob(
         "REPEATS",
         "3",
         "repeats",
@@ -357,6 +369,14 @@ KNOBS = (
     ),
     Knob("AGGREGATOR_PORT", "8080", "aggregator_port", _port, "the aggregator's port on 127.0.0.1"),
     Knob("SQUARE_REST_PORT", "7575", "square_rest_port", _port, "the REST square service's port (replica r: + r - 1)"),
+    Knob(
+        "SQUARE_REST_TLS_PORT",
+        "7443",
+        "square_rest_tls_port",
+        _port,
+        "under `TLS`: the REST square service's TLS port (replica r: + r - 1); its actuator stays in plaintext on "
+        "`SQUARE_REST_PORT`",
+    ),
     Knob(
         "SQUARE_GRPC_PORT", "6565", "square_grpc_port", _port, "the gRPC square service's port (replica r: + 2 (r - 1))"
     ),
@@ -478,8 +498,11 @@ class Settings:
     java_opts: str
     aggregator_args: str
     cpus: str
+    # Last: results.json records the knobs in this order, and TLS came after the others.
+    tls: List[str]
     aggregator_port: int
     square_rest_port: int
+    square_rest_tls_port: int
     square_grpc_port: int
     square_grpc_actuator_port: int
     toxiproxy_port: int
@@ -546,6 +569,11 @@ class Settings:
             raise SettingsError(
                 "rest/square does not go through the aggregator, so NETWORK does not reach it: "
                 "measure it with NETWORK=loopback, or the networks without it"
+            )
+        if self.tls[0] != catalogue.PLAINTEXT and "rest/square" in self.paths:
+            raise SettingsError(
+                "rest/square is ab straight to square-rest-service, which the lab loads in plaintext only: put off "
+                'first in TLS (TLS="off %s"), or measure the paths without rest/square' % " ".join(self.tls)
             )
         not_measured = [name for name in self.mix if name not in self.paths]
         if not_measured:

@@ -1,18 +1,20 @@
-"""The software stacks a lab run measures (REST_SERVER, REST_CLIENT, JAVA_HOMES, VIRTUAL_THREADS): which Spring server
-serves the REST square service, which connector the aggregator calls it with, which JDK every service runs on, and
-whether their request threads are virtual.
+"""The software stacks a lab run measures (REST_SERVER, REST_CLIENT, JAVA_HOMES, VIRTUAL_THREADS, TLS): which Spring
+server serves the REST square service, which connector the aggregator calls it with, which JDK every service runs on,
+whether their request threads are virtual, and whether the aggregator's calls to the square services are encrypted.
 
 Each stack has its services started for it and stopped after it, as a network has its aggregator. The first stack
-measures every path; one that differs from it only in the REST server or client measures the REST paths it changes.
+measures every path; one that differs from it only in the REST server or client measures the REST paths it changes; one
+in another TLS mode, those of them that go through the aggregator.
 """
 
+import dataclasses
 import os
 import re
 import subprocess
 from dataclasses import dataclass
 from typing import Dict, List
 
-from .catalogue import AGGREGATOR, ALL, HTTP1_ONLY_CLIENTS, SQUARE_REST
+from .catalogue import AGGREGATOR, ALL, HTTP1_ONLY_CLIENTS, PLAINTEXT, SQUARE_REST, TLS_NAMES
 from .errors import SettingsError
 from .settings import Settings
 
@@ -44,15 +46,23 @@ class Stack:
     rest_client: str
     jdk: Jdk
     virtual_threads: bool
-    # The paths measured on it: every path on the first stack, on the others the REST paths they change.
+    # The paths measured on it: every path on the first stack, on the others the paths they change.
     paths: tuple
+    # The aggregator's calls to the square services: catalogue.TLS_MODES.
+    tls: str = PLAINTEXT
 
     @property
     def label(self) -> str:
-        """How runs, tables and charts name the stack: "jetty · reactor-netty client · JDK 17", and "· virtual
-        threads" when on."""
+        """How runs, tables and charts name the stack: "jetty · reactor-netty client · JDK 17", then "· virtual
+        threads" and "· TLS" or "· mTLS" when on."""
         threads = " · virtual threads" if self.virtual_threads else ""
-        return "%s · %s client · JDK %d%s" % (self.rest_server, self.rest_client, self.jdk.major, threads)
+        tls = "" if self.tls == PLAINTEXT else " · " + TLS_NAMES[self.tls]
+        return "%s · %s client · JDK %d%s%s" % (self.rest_server, self.rest_client, self.jdk.major, threads, tls)
+
+    @property
+    def plaintext_label(self) -> str:
+        """The label of the same stack in plaintext: what a TLS stack is compared with."""
+        return dataclasses.replace(self, tls=PLAINTEXT).label
 
     @property
     def slug(self) -> str:
@@ -79,6 +89,7 @@ class Stack:
             "java": self.jdk.java,
             "jdk_version": self.jdk.version,
             "virtual_threads": self.virtual_threads,
+            "tls": self.tls,
             "paths": list(self.paths),
         }
 
@@ -96,9 +107,12 @@ def resolve(settings: Settings, java: str) -> List[Stack]:
             )
     rest_paths = [name for name in settings.paths if SQUARE_REST in ALL[name].services]
     client_paths = [name for name in rest_paths if ALL[name].target == AGGREGATOR]
+    # TLS is between the aggregator and the square services: the paths through the aggregator.
+    hop_paths = [name for name in settings.paths if ALL[name].target == AGGREGATOR]
     for knob, values, needed in (
         ("REST_SERVER", settings.rest_server, rest_paths),
         ("REST_CLIENT", settings.rest_client, client_paths),
+        ("TLS", settings.tls, hop_paths),
     ):
         if len(values) > 1 and not needed:
             raise SettingsError(
@@ -107,16 +121,19 @@ def resolve(settings: Settings, java: str) -> List[Stack]:
             )
     stacks = []
     for jdk in jdks:
-        for server_index, server in enumerate(settings.rest_server):
-            for client_index, client in enumerate(settings.rest_client):
-                if server_index == client_index == 0:
-                    chosen = list(settings.paths)
-                else:
-                    chosen = rest_paths if server_index else client_paths
-                if client in HTTP1_ONLY_CLIENTS:
-                    chosen = [name for name in chosen if name != H2C]
-                if chosen:
-                    stacks.append(Stack(server, client, jdk, settings.virtual_threads, tuple(chosen)))
+        for tls_index, tls in enumerate(settings.tls):
+            for server_index, server in enumerate(settings.rest_server):
+                for client_index, client in enumerate(settings.rest_client):
+                    if server_index == client_index == 0:
+                        chosen = list(settings.paths)
+                    else:
+                        chosen = rest_paths if server_index else client_paths
+                    if tls_index:
+                        chosen = [name for name in chosen if name in hop_paths]
+                    if client in HTTP1_ONLY_CLIENTS:
+                        chosen = [name for name in chosen if name != H2C]
+                    if chosen:
+                        stacks.append(Stack(server, client, jdk, settings.virtual_threads, tuple(chosen), tls))
     return stacks
 
 
@@ -131,6 +148,14 @@ def not_running(stack: Stack, module: str, info: Dict) -> List[str]:
         if stack.rest_client not in HTTP1_ONLY_CLIENTS:
             asked[("aggregator", "rest-h2c-client")] = (stack.rest_client, "reactor-netty")
     found = []
+    if module == AGGREGATOR:
+        # An aggregator in plaintext says no "tls" at all.
+        said_tls = (((info.get("aggregator") or {}).get("tls")) or {}).get("mode", PLAINTEXT)
+        if said_tls != stack.tls:
+            found.append(
+                "%s runs tls mode %s, not %s as stack %s asks (GET /actuator/info, aggregator.tls.mode)"
+                % (module, said_tls, stack.tls, stack.label)
+            )
     for (section, name), (wanted, default) in asked.items():
         said = (info.get(section) or {}).get(name, default)
         if said != wanted:

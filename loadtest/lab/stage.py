@@ -11,7 +11,7 @@ import subprocess
 import urllib.request
 from typing import Dict, Iterator, List, Mapping, Optional
 
-from . import bench, catalogue, http_check, network, services, traffic
+from . import bench, catalogue, http_check, network, services, tls, traffic
 from .catalogue import AGGREGATOR, ALL, services_needed
 from .deadlines import Deadlines
 from .errors import LabError, TrafficError
@@ -35,6 +35,8 @@ class Stage:
         self.processes = processes
         self.settings = settings
         self.squares = [i for i in instances if i.module != AGGREGATOR]
+        # The run's TLS certificates, while a stack uses TLS (lab.tls.certificates).
+        self.certificates: Optional[tls.Certificates] = None
         self.has_aggregator = any(i.module == AGGREGATOR for i in instances)
         self.jars = jars
         self.results_dir = results_dir
@@ -66,9 +68,35 @@ class Stage:
         logs, and the aggregators', end in log_suffix."""
         self._stack, self.log_suffix = stack, log_suffix
         needed = services_needed(ALL[name] for name in stack.paths)
-        group = [instance for instance in self.squares if instance.module in needed]
+        group = [instance for instance in self.on_stack() if instance.module in needed]
+        if self.toxiproxy:
+            # Under TLS the REST square service serves on another port: each proxy leads to where its replica serves.
+            self.routes = services.proxy_routes(self.settings, self.on_stack())
+            for route in self.routes:
+                self.proxy.set_upstream(route.name, route.upstream)
         self._square_children = self._start(group, log_suffix)
         self.square_services = _grouped(group, self._square_children, self._logs(group, log_suffix))
+
+    def on_stack(self) -> List[services.Instance]:
+        """The square services as the current stack runs them (lab.services.on_tls)."""
+        return [services.on_tls(self.settings, instance, self.stack.tls) for instance in self.squares]
+
+    def tls_details(self) -> Dict:
+        """The current stack's TLS: its mode, and per transport of the aggregator's what the square service it calls
+        negotiates (lab.tls.negotiated) and says of its TLS provider (GET /actuator/info, "tls"); {} in plaintext."""
+        if self.stack.tls == catalogue.PLAINTEXT:
+            return {}
+        running = {service.name for service in self.square_services}
+        first = {i.module: i for i in self.on_stack() if i.replica == 1 and i.module in running}
+        found: Dict = {"mode": self.stack.tls, "squares": {}}
+        for transport, module in tls.TRANSPORTS.items():
+            if module in first:
+                found["squares"][transport] = dict(
+                    tls.negotiated(self.stack.tls, transport, first[module].serving_port, self.certificates),
+                    service=module,
+                    provider=(_info(first[module].actuator + "/info").get("tls") or {}).get("provider"),
+                )
+        return found
 
     def stop_squares(self) -> None:
         self.processes.stop(self._square_children)
@@ -98,7 +126,7 @@ class Stage:
         children: List[subprocess.Popen] = []
         self.aggregator_instance = None
         if self.has_aggregator and any(ALL[name].target == AGGREGATOR for name in self.stack.paths):
-            instance = services.aggregator(self.settings, self.squares, proxies, deadlines)
+            instance = services.aggregator(self.settings, self.on_stack(), proxies, deadlines, self.stack.tls)
             print("[lab] network %s: %s" % (profile.name, profile.description), flush=True)
             # One log per network: loopback's keeps the name it always had.
             suffix = ("" if profile.name == catalogue.LOOPBACK else "-" + profile.name) + self.log_suffix
@@ -159,7 +187,9 @@ class Stage:
                     self.stack.jdk.java,
                     self.settings.java_opts,
                     self.jars[instance.module],
-                    instance.arguments + self.stack.arguments(instance.module),
+                    instance.arguments
+                    + self.stack.arguments(instance.module)
+                    + tls.arguments(self.stack.tls, instance.module, self.certificates),
                 ),
                 log_path=log_path,
                 side="services",

@@ -88,6 +88,8 @@ def connections_delta(before: Dict[Connection, Counts], after: Dict[Connection, 
         "received": received,
         "sent": sent,
         "connections": len(after),
+        # Under TLS each is a handshake in the window (one that opened and closed within it is in neither reading).
+        "connections_opened": len([c for c in after if c not in before]),
         "connections_closed": len([c for c in before if c not in after]),
     }
 
@@ -110,6 +112,7 @@ def by_sockets(
         method="tcp_info",
         square_calls=calls,
         connections=delta["connections"],
+        connections_opened=delta["connections_opened"],
         connections_closed=delta["connections_closed"],
         how="TCP payload that %s's connections on port %s received (request) and sent (response) over the "
         "measured run, from the kernel's per-connection counters (tcp_info bytes_received and "

@@ -9,7 +9,7 @@ A table is {"heads": [...], "rows": [{"cells": [...], "class", "title", "swatch"
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Dict, List, Optional
 
-from . import catalogue, floor, mix, repeats, results, server_metrics, soak, verdict
+from . import catalogue, floor, mix, repeats, results, server_metrics, soak, tls_figures, verdict
 from .results import path_cpu
 
 DASH = "–"
@@ -57,15 +57,17 @@ def view(data: Dict) -> Dict:
         "floor": floor_view(data, labels),
         "payload": payload_view(data, shown),
         "network": network_view(data, shown),
+        "tls": tls_figures.chart(data),
         "soak": soak.tables(runs, results.run_name, fmt),
         "mix": mix.table(data, fmt),
         "tables": {
             "runs": runs_table(runs, shown),
             "resources": resources_table(runs, services, shown),
             "server_side": server_side_table(runs, shown),
-            "comparisons": comparisons_table(runs, shown),
+            "comparisons": comparisons_table(runs, shown, tls_figures.pairs(data)),
             "payload": payload_table(data, shown),
             "network": network_table(data, shown),
+            "tls": tls_figures.table(data, fmt, conditions_of, shown),
             "floor": floor_table(data),
             "floor_runs": floor_runs_table(data.get("floor")),
         },
@@ -373,9 +375,12 @@ def spread_text(run: Dict, figure: str) -> str:
     return DASH if value is None else fmt(value, 1) + " %"
 
 
-def comparisons_table(runs: List[Dict], shown: Optional[List[str]] = None) -> Optional[Dict]:
+def comparisons_table(
+    runs: List[Dict], shown: Optional[List[str]] = None, tls_pairs: Optional[List[tuple]] = None
+) -> Optional[Dict]:
     """Per payload shape, network, n and setting, each pair of paths measured side by side: the ratio of their req/s
-    and of their CPU per downstream call. None when no pair was measured."""
+    and of their CPU per downstream call; each run in a TLS mode against its plaintext twin (tls_pairs, from
+    lab.tls_figures.pairs). None when no pair was measured."""
     shown = shown or []
     by_key = {results.key(run): run for run in runs if "error" not in run}
     rows = []
@@ -402,10 +407,15 @@ def comparisons_table(runs: List[Dict], shown: Optional[List[str]] = None) -> Op
             if path == faster and other is not None and other["rps"]:
                 compare(run, other, what, "%s ÷ %s" % (faster, slower))
     stacks = list(dict.fromkeys(results.stack(run) for run in by_key.values()))
-    # Each other stack against the first, on the same path: the stacks a user chooses between.
+    # A run in a TLS mode against the same stack in plaintext (lab.tls_figures); each other stack against the first,
+    # on the same path: the stacks a user chooses between.
+    encrypted = {id(run) for run, _, _ in tls_pairs or []}
+    for run, twin, entry in tls_pairs or []:
+        mode = catalogue.TLS_NAMES[entry["tls"]]
+        compare(run, twin, "%s: %s against plaintext" % (run["path"], mode), "%s ÷ plaintext" % mode)
     for (stack, net, path, shape, n, point), run in by_key.items():
         other = by_key.get((stacks[0], net, path, shape, n, point))
-        if stack != stacks[0] and other is not None and other["rps"]:
+        if stack != stacks[0] and id(run) not in encrypted and other is not None and other["rps"]:
             compare(run, other, "%s: %s against %s" % (path, stack, stacks[0]), "%s ÷ %s" % (stack, stacks[0]))
     if not rows:
         return None

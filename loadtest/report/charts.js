@@ -359,6 +359,24 @@
     scaleToggle('toggle-network-scale', latency, 'logarithmic');
   }
 
+  // TLS against plaintext: each path's CPU per call in each TLS mode, on the same stack, side by side.
+  function tlsChart() {
+    const section = view.tls;
+    if (!section) return;
+    const shades = { off: '#9aa5b1', on: '#e8a33d', mtls: '#c0392b' };
+    draw('chart-tls-cpu', {
+      type: 'bar',
+      data: {
+        labels: section.paths,
+        datasets: section.modes.map((mode) => ({ label: mode.label, backgroundColor: shades[mode.mode], data: mode.values })),
+      },
+      options: {
+        scales: { y: { beginAtZero: true, title: axisTitle('service CPU µs per call') } },
+        plugins: { tooltip: withUnit(' µs') },
+      },
+    });
+  }
+
   paint();
   throughputChart();
   latencyCurveChart();
@@ -367,6 +385,7 @@
   floorChart();
   payloadCharts();
   networkCharts();
+  tlsChart();
   sweepCharts();
   // Tells a headless browser (and the render test) that every chart was drawn.
   document.documentElement.setAttribute('data-charts-rendered', String(drawn));

@@ -262,6 +262,7 @@ class KnobTableTests(unittest.TestCase):
                 "java_opts",
                 "aggregator_args",
                 "cpus",
+                "tls",
             ],
         )
         # An open loop records its rates, and neither a number of requests nor clients.

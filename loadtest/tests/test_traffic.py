@@ -82,7 +82,9 @@ class PerCallTests(unittest.TestCase):
 
         delta = traffic.connections_delta({old: (100, 200), gone: (50, 50)}, {old: (160, 290), new: (40, 10)})
 
-        self.assertEqual(delta, {"received": 100, "sent": 100, "connections": 2, "connections_closed": 1})
+        self.assertEqual(
+            delta, {"received": 100, "sent": 100, "connections": 2, "connections_opened": 1, "connections_closed": 1}
+        )
 
     def test_rest_square_from_rchar_and_wchar_over_500_calls(self):
         record = traffic.from_syscalls(

@@ -1,0 +1,133 @@
+"""TLS against plaintext (TLS): each path's run in a TLS mode beside the same path's run on the same stack in
+plaintext, with the same payload, network, n and concurrency: req/s and CPU per call, each with its ratio to
+plaintext, the handshakes in the measured window, and what encrypted each side. The report's table and its chart of
+CPU per call by mode come from here; lab/view.py gathers them.
+"""
+
+from typing import Callable, Dict, List, Optional
+
+from . import catalogue, results, tls
+from .results import path_cpu
+
+
+def _stacks(settings: Dict) -> Dict[str, Dict]:
+    """The run's stacks by label."""
+    return {entry["label"]: entry for entry in settings.get("stacks") or []}
+
+
+def _plaintext_of(entry: Dict, stacks: Dict[str, Dict]) -> Optional[str]:
+    """The label of the stack that is this one in plaintext, if the run measured it."""
+    same = ("rest_server", "rest_client", "java", "virtual_threads")
+    for label, other in stacks.items():
+        if other.get("tls", catalogue.PLAINTEXT) == catalogue.PLAINTEXT and all(
+            other.get(key) == entry.get(key) for key in same
+        ):
+            return label
+    return None
+
+
+def pairs(data: Dict) -> List[tuple]:
+    """(TLS run, its plaintext run, the TLS stack's entry) for every TLS run whose plaintext twin was measured."""
+    stacks = _stacks(data["settings"])
+    by_key: Dict[tuple, Dict] = {results.key(run): run for run in data["runs"] if "error" not in run}
+    found = []
+    for (stack, net, path, shape, n, point), run in by_key.items():
+        entry = stacks.get(stack) or {}
+        if entry.get("tls", catalogue.PLAINTEXT) == catalogue.PLAINTEXT:
+            continue
+        twin = by_key.get((_plaintext_of(entry, stacks), net, path, shape, n, point))
+        if twin is not None and twin.get("rps"):
+            found.append((run, twin, entry))
+    return found
+
+
+def providers(entry: Dict, path: str) -> str:
+    """What encrypted a path's two sides: "aggregator JDK (SunJSSE) · square OpenSSL (BoringSSL)"."""
+    details = entry.get("tls_details") or {}
+    transport = tls.transport_of(path)
+    client = ((details.get("aggregator") or {}).get("providers") or {}).get(transport)
+    server = ((details.get("squares") or {}).get(transport) or {}).get("provider")
+    return "aggregator %s · square %s" % (client or "?", server or "?")
+
+
+def negotiated(entry: Dict, path: str) -> str:
+    """What the square service negotiated with the lab's handshake: "TLSv1.3 · TLS_AES_128_GCM_SHA256 · h2"."""
+    found = ((entry.get("tls_details") or {}).get("squares") or {}).get(tls.transport_of(path)) or {}
+    if "error" in found or not found:
+        return found.get("error") or "–"
+    return " · ".join(str(found.get(key) or "–") for key in ("protocol", "cipher", "alpn"))
+
+
+def table(data: Dict, fmt: Callable, conditions_of: Callable, shown: List[str]) -> Optional[Dict]:
+    """Per path and TLS mode: req/s and CPU per call beside plaintext's and their ratios, handshakes in the window,
+    the providers of both sides and what was negotiated; None without a TLS run. The conditions shown are the
+    payload and network where the run has several, and the plaintext stack where TLS ran on more than one."""
+    measured = pairs(data)
+    if not measured:
+        return None
+    several = len({results.stack(twin) for _, twin, _ in measured}) > 1
+    others = [name for name in shown if name != "stack"]
+    rows = []
+    for run, twin, entry in measured:
+        cpu, plain_cpu = path_cpu(run, "us_per_call"), path_cpu(twin, "us_per_call")
+        handshakes = (run.get("bytes_per_call") or {}).get("connections_opened")
+        rows.append(
+            {
+                "cells": [run["path"], catalogue.TLS_NAMES[entry["tls"]]]
+                + ([results.stack(twin)] if several else [])
+                + conditions_of(run, others)
+                + [
+                    str(run["n"]),
+                    str(results.point(run)),
+                    "%s → %s" % (fmt(twin["rps"], 1), fmt(run["rps"], 1)),
+                    fmt(run["rps"] / twin["rps"], 2) + "×",
+                    "%s → %s µs" % (fmt(plain_cpu, 1), fmt(cpu, 1)) if cpu and plain_cpu else "–",
+                    fmt(cpu / plain_cpu, 2) + "×" if cpu and plain_cpu else "–",
+                    "–" if handshakes is None else str(handshakes),
+                    providers(entry, run["path"]),
+                    negotiated(entry, run["path"]),
+                ],
+                "swatch": run["path"],
+            }
+        )
+    open_loop = any(run.get("load") == "open" for run, _, _ in measured)
+    return {
+        "heads": ["path", "TLS"]
+        + (["stack"] if several else [])
+        + others
+        + [
+            "n",
+            "rate (/s)" if open_loop else "concurrency",
+            "req/s: plaintext → TLS",
+            "req/s ratio",
+            "CPU per call: plaintext → TLS",
+            "CPU per call ratio",
+            "handshakes in the run",
+            "providers",
+            "negotiated (protocol · cipher · ALPN)",
+        ],
+        "rows": rows,
+    }
+
+
+def chart(data: Dict) -> Optional[Dict]:
+    """CPU per call of each path in each TLS mode, on the first stack's server and client, the first network, payload
+    shape, n and concurrency: {"paths", "modes": [{"mode", "label", "values"}]}; None without a TLS run."""
+    measured = pairs(data)
+    if not measured:
+        return None
+    plain_stack, net, _, shape, n, point = results.key(measured[0][1])
+    stacks = _stacks(data["settings"])
+    by_key: Dict[tuple, Dict] = {results.key(run): run for run in data["runs"] if "error" not in run}
+    paths = [path for path in data["settings"]["paths"] if catalogue.ALL[path].target == catalogue.AGGREGATOR]
+    modes = []
+    for label, entry in stacks.items():
+        if label != plain_stack and _plaintext_of(entry, stacks) != plain_stack:
+            continue
+        values = []
+        for path in paths:
+            run = by_key.get((label, net, path, shape, n, point))
+            values.append(round(path_cpu(run, "us_per_call"), 1) if run else None)
+        mode = entry.get("tls", catalogue.PLAINTEXT)
+        modes.append({"mode": mode, "label": catalogue.TLS_NAMES[mode], "values": values})
+    return {"paths": paths, "modes": modes}
