@@ -12,11 +12,12 @@ calls must make one after the other.
 messages, be below rest/unary's, which pays one per in-flight window of calls (the Maven build's NETWORK run).
 """
 
+import json
 import math
 import sys
 from typing import Dict, List, Optional, Tuple
 
-from . import catalogue, floor, mix, results, soak
+from . import catalogue, floor, mix, results, soak, tls
 from .errors import FloorError, exit_status
 
 # What the aggregator's GET /rest/square/unary/{number} takes, request line and headers (Reactor Netty's host,
@@ -76,6 +77,10 @@ def problems(data: Dict) -> List[str]:
     found += mix.problems(data)
     found += floor_check(data)
     found += tls_problems(settings)
+    if any(entry.get("tls", catalogue.PLAINTEXT) != catalogue.PLAINTEXT for entry in settings.get("stacks") or []):
+        written = json.dumps(data)
+        # The run's keys, or the folder that held them, must not be in what it keeps.
+        found += ["results.json holds %s" % what for what in ("PRIVATE KEY", tls.FOLDER_PREFIX) if what in written]
     return found
 
 
@@ -96,6 +101,11 @@ def tls_problems(settings: Dict) -> List[str]:
                 found.append(
                     "stack %s: %s's square service: %s"
                     % (entry["label"], transport, square.get("error") or "no protocol or provider recorded")
+                )
+            elif square.get("mode") != mode:
+                found.append(
+                    "stack %s: %s's square service said TLS mode %s, not %s"
+                    % (entry["label"], transport, square.get("mode"), mode)
                 )
         if not details.get("squares"):
             found.append("stack %s: no square service's TLS recorded" % entry["label"])

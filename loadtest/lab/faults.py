@@ -196,7 +196,9 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 
 def run(options: argparse.Namespace) -> int:
-    settings = Settings.from_env(dict(os.environ, NETWORK="proxy", FLOOR="0", PATHS=" ".join(options.path_names)))
+    settings = Settings.from_env(
+        dict(os.environ, NETWORK="proxy", FLOOR="0", TLS="off", PATHS=" ".join(options.path_names))
+    )
     results_dir = os.path.abspath(
         settings.results_dir
         or os.path.join(LAB_DIR, "results", "faults-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))

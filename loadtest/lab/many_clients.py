@@ -179,7 +179,9 @@ def aggregator_args(options: argparse.Namespace, from_env: str) -> str:
 def run(options: argparse.Namespace) -> int:
     open_files = raise_open_files(max(options.client_counts) + FD_HEADROOM)
     tools.ensure_command("ab", "apache2-utils", tools.AB_MISSING)
-    env = dict(os.environ, NETWORK=catalogue.LOOPBACK, FLOOR="0", PATHS=" ".join(options.path_names))
+    env = dict(
+        os.environ, NETWORK=catalogue.LOOPBACK, FLOOR="0", TLS=catalogue.PLAINTEXT, PATHS=" ".join(options.path_names)
+    )
     env["AGGREGATOR_ARGS"] = aggregator_args(options, os.environ.get("AGGREGATOR_ARGS", ""))
     settings = Settings.from_env(env)
     results_dir = os.path.abspath(

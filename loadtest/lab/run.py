@@ -64,7 +64,7 @@ def main() -> int:
     tools.ensure_command("ss", "iproute2", tools.SS_MISSING)
     toxiproxy = tools.ensure_toxiproxy() if settings.proxied else None
     instances = services.layout(settings, modules)
-    check_ports(instances + [services.on_tls(settings, i, mode) for mode in settings.tls for i in instances], settings)
+    check_ports(instances, settings)
     os.makedirs(os.path.join(results_dir, "logs"), exist_ok=True)
 
     # The floor runs one window per measured transport (fewer when two paths share one); enough for an estimate.
@@ -117,6 +117,13 @@ def main() -> int:
 def check_ports(instances: List[services.Instance], settings: Settings) -> None:
     """Fails, naming them and the knob that moves them, when a port the lab needs is taken."""
     wanted = {knob: port for instance in instances for knob, port in instance.ports.items()}
+    # A TLS mode moves the REST square service's API to its TLS port.
+    wanted.update(
+        item
+        for mode in settings.tls
+        for instance in instances
+        for item in services.on_tls(settings, instance, mode).ports.items()
+    )
     if settings.prometheus:
         wanted["PROMETHEUS_PORT"] = settings.prometheus_port
     if settings.proxied:

@@ -498,7 +498,7 @@ class Settings:
     java_opts: str
     aggregator_args: str
     cpus: str
-    # Last: results.json records the knobs in this order, and TLS came after the others.
+    # The last knob results.json records: it records them in this order, and TLS came after the others.
     tls: List[str]
     aggregator_port: int
     square_rest_port: int
@@ -570,6 +570,14 @@ class Settings:
                 "rest/square does not go through the aggregator, so NETWORK does not reach it: "
                 "measure it with NETWORK=loopback, or the networks without it"
             )
+        if len(self.tls) > 1 and self.tls[0] != catalogue.PLAINTEXT:
+            raise SettingsError(
+                'TLS compares each mode with plaintext, so a list starts with off: TLS="off %s"'
+                % " ".join(mode for mode in self.tls if mode != catalogue.PLAINTEXT)
+            )
+        if self.tls[0] != catalogue.PLAINTEXT:
+            # The bare transports are plaintext: a run in TLS alone has nothing to compare with them.
+            self.floor = False
         if self.tls[0] != catalogue.PLAINTEXT and "rest/square" in self.paths:
             raise SettingsError(
                 "rest/square is ab straight to square-rest-service, which the lab loads in plaintext only: put off "

@@ -7,7 +7,6 @@ measures every path; one that differs from it only in the REST server or client 
 in another TLS mode, those of them that go through the aggregator.
 """
 
-import dataclasses
 import os
 import re
 import subprocess
@@ -58,11 +57,6 @@ class Stack:
         threads = " · virtual threads" if self.virtual_threads else ""
         tls = "" if self.tls == PLAINTEXT else " · " + TLS_NAMES[self.tls]
         return "%s · %s client · JDK %d%s%s" % (self.rest_server, self.rest_client, self.jdk.major, threads, tls)
-
-    @property
-    def plaintext_label(self) -> str:
-        """The label of the same stack in plaintext: what a TLS stack is compared with."""
-        return dataclasses.replace(self, tls=PLAINTEXT).label
 
     @property
     def slug(self) -> str:
@@ -148,14 +142,14 @@ def not_running(stack: Stack, module: str, info: Dict) -> List[str]:
         if stack.rest_client not in HTTP1_ONLY_CLIENTS:
             asked[("aggregator", "rest-h2c-client")] = (stack.rest_client, "reactor-netty")
     found = []
-    if module == AGGREGATOR:
-        # An aggregator in plaintext says no "tls" at all.
-        said_tls = (((info.get("aggregator") or {}).get("tls")) or {}).get("mode", PLAINTEXT)
-        if said_tls != stack.tls:
-            found.append(
-                "%s runs tls mode %s, not %s as stack %s asks (GET /actuator/info, aggregator.tls.mode)"
-                % (module, said_tls, stack.tls, stack.label)
-            )
+    # A service in plaintext says no "tls" at all; the aggregator says it among its settings.
+    where = "aggregator.tls.mode" if module == AGGREGATOR else "tls.mode"
+    said_tls = ((info.get("aggregator") or {}) if module == AGGREGATOR else info).get("tls") or {}
+    if said_tls.get("mode", PLAINTEXT) != stack.tls:
+        found.append(
+            "%s runs tls mode %s, not %s as stack %s asks (GET /actuator/info, %s)"
+            % (module, said_tls.get("mode", PLAINTEXT), stack.tls, stack.label, where)
+        )
     for (section, name), (wanted, default) in asked.items():
         said = (info.get(section) or {}).get(name, default)
         if said != wanted:

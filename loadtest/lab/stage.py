@@ -86,16 +86,20 @@ class Stage:
         negotiates (lab.tls.negotiated) and says of its TLS provider (GET /actuator/info, "tls"); {} in plaintext."""
         if self.stack.tls == catalogue.PLAINTEXT:
             return {}
-        running = {service.name for service in self.square_services}
-        first = {i.module: i for i in self.on_stack() if i.replica == 1 and i.module in running}
+        first = {i.module: i for i in self.on_stack() if i.replica == 1}
+        measured = {tls.transport_of(name) for name in self.stack.paths if ALL[name].target == AGGREGATOR}
         found: Dict = {"mode": self.stack.tls, "squares": {}}
         for transport, module in tls.TRANSPORTS.items():
-            if module in first:
+            if transport in measured:
+                said = _info(first[module].actuator + "/info").get("tls") or {}
                 found["squares"][transport] = dict(
                     tls.negotiated(self.stack.tls, transport, first[module].serving_port, self.certificates),
                     service=module,
-                    provider=(_info(first[module].actuator + "/info").get("tls") or {}).get("provider"),
+                    mode=said.get("mode"),
+                    provider=said.get("provider"),
                 )
+        if self.toxiproxy:
+            found["proxies"] = {route.name: route.upstream for route in self.routes}
         return found
 
     def stop_squares(self) -> None:

@@ -24,6 +24,8 @@ from typing import Dict, Iterator, List, Optional
 from .catalogue import AGGREGATOR, PLAINTEXT, SQUARE_GRPC, SQUARE_REST
 from .errors import LabError
 
+# The run's certificates' folder begins with it (and check_results looks for it in results.json).
+FOLDER_PREFIX = "lab-tls-"
 # The SSL bundle's name in the services' spring.ssl.bundle.pem.<name>.
 BUNDLE = "lab"
 # Each transport of the aggregator's (its /actuator/info names their providers so): the square service it calls, and
@@ -55,15 +57,18 @@ def certificates(repo: str, needed: bool) -> Iterator[Optional[Certificates]]:
         return
     if shutil.which("openssl") is None:
         raise LabError("TLS needs openssl to make the run's certificates (Debian: apt-get install -y openssl)")
-    folder = tempfile.mkdtemp(prefix="lab-tls-")
+    folder = tempfile.mkdtemp(prefix=FOLDER_PREFIX)
     try:
-        done = subprocess.run(
-            ["bash", os.path.join(repo, "tls", "make-certificates.sh"), folder],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            timeout=60,
-        )
+        try:
+            done = subprocess.run(
+                ["bash", os.path.join(repo, "tls", "make-certificates.sh"), folder],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+                timeout=60,
+            )
+        except subprocess.TimeoutExpired:
+            raise LabError("tls/make-certificates.sh made no certificates within 60 s") from None
         if done.returncode != 0:
             raise LabError("could not make the run's TLS certificates:\n" + done.stdout.strip())
         yield Certificates(folder)

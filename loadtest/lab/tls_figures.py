@@ -102,7 +102,7 @@ def table(data: Dict, fmt: Callable, conditions_of: Callable, shown: List[str]) 
             "req/s ratio",
             "CPU per call: plaintext → TLS",
             "CPU per call ratio",
-            "handshakes in the run",
+            "handshakes, all repeats (at least)",
             "providers",
             "negotiated (protocol · cipher · ALPN)",
         ],

@@ -24,7 +24,16 @@ JAVA = shutil.which("java") or "java"
 class TlsSettingsTests(unittest.TestCase):
     def test_plaintext_by_default_and_modes_in_the_order_given(self):
         self.assertEqual(Settings.from_env({}).tls, ["off"])
-        self.assertEqual(Settings.from_env({"TLS": "mtls off on mtls"}).tls, ["mtls", "off", "on"])
+        self.assertEqual(Settings.from_env({"TLS": "off mtls on mtls"}).tls, ["off", "mtls", "on"])
+        self.assertEqual(Settings.from_env({"TLS": "mtls"}).tls, ["mtls"])
+
+    def test_a_list_starts_with_plaintext_which_the_other_modes_are_compared_with(self):
+        with self.assertRaisesRegex(SettingsError, 'a list starts with off: TLS="off mtls on"'):
+            Settings.from_env({"TLS": "mtls off on"})
+
+    def test_tls_alone_has_no_floor_the_bare_transports_are_plaintext(self):
+        self.assertFalse(Settings.from_env({"TLS": "on"}).floor)
+        self.assertTrue(Settings.from_env({"TLS": "off on"}).floor)
         self.assertEqual(Settings.from_env({"TLS": "off mtls"}).as_dict()["tls"], ["off", "mtls"])
 
     def test_an_unknown_mode_names_the_knob_and_the_modes(self):
@@ -52,7 +61,6 @@ class TlsStacksTests(unittest.TestCase):
         )
         self.assertRegex(found[0].label, r"^netty · reactor-netty client · JDK \d+$")
         self.assertRegex(found[1].label, r"^netty · reactor-netty client · JDK \d+ · mTLS$")
-        self.assertEqual(found[1].plaintext_label, found[0].label)
         self.assertEqual(found[1].as_dict()["tls"], "mtls")
 
     def test_modes_multiply_the_other_stacks(self):
@@ -69,6 +77,19 @@ class TlsStacksTests(unittest.TestCase):
                 ("tomcat", "on", ("rest/unary",)),
             ],
         )
+
+    def test_a_square_service_in_another_mode_than_its_stack_is_named(self):
+        stack = stacks.resolve(Settings.from_env({"TLS": "mtls"}), JAVA)[0]
+
+        self.assertEqual(
+            stacks.not_running(stack, SQUARE_GRPC, {"tls": {"mode": "on", "provider": "OpenSSL (BoringSSL)"}}),
+            [
+                "square-grpc-service runs tls mode on, not mtls as stack %s asks (GET /actuator/info, tls.mode)"
+                % stack.label
+            ],
+        )
+        self.assertEqual(stacks.not_running(stack, SQUARE_GRPC, {"tls": {"mode": "mtls"}}), [])
+        self.assertEqual(len(stacks.not_running(stack, SQUARE_REST, {"square": {"server": "netty"}})), 1)
 
     def test_an_aggregator_in_another_mode_than_its_stack_is_named(self):
         stack = stacks.resolve(Settings.from_env({"TLS": "mtls"}), JAVA)[0]
@@ -208,14 +229,28 @@ class CertificatesTests(unittest.TestCase):
         )
         self.assertTrue(record["cipher"].startswith("TLS_"), record)
 
-    def test_a_port_that_is_not_tls_gives_an_error_not_an_exception(self):
+    def test_a_port_that_does_not_speak_tls_gives_an_error_not_an_exception(self):
         listener = socket.create_server(("127.0.0.1", 0))
         port = listener.getsockname()[1]
-        listener.close()
 
-        record = tls.negotiated("on", "grpc", port, tls.Certificates("/nowhere"))
+        def answer_in_plaintext():
+            connection, _ = listener.accept()
+            with connection:
+                connection.recv(1024)
+                connection.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
 
-        self.assertRegex(record["error"], "^no handshake with 127.0.0.1:%d: " % port)
+        thread = threading.Thread(target=answer_in_plaintext)
+        thread.start()
+        try:
+            with tls.certificates(REPO, True) as found:
+                record = tls.negotiated("on", "grpc", port, found)
+        finally:
+            thread.join(10)
+            listener.close()
+
+        self.assertRegex(
+            record["error"], "^no handshake with 127.0.0.1:%d: .*(WRONG_VERSION_NUMBER|record layer)" % port
+        )
 
 
 def with_mtls():
@@ -246,9 +281,16 @@ def with_mtls():
                     "protocol": "TLSv1.3",
                     "cipher": "TLS_AES_128_GCM_SHA256",
                     "alpn": "http/1.1",
+                    "mode": "mtls",
                     "provider": jdk,
                 },
-                "grpc": {"protocol": "TLSv1.3", "cipher": "TLS_AES_256_GCM_SHA384", "alpn": "h2", "provider": boring},
+                "grpc": {
+                    "protocol": "TLSv1.3",
+                    "cipher": "TLS_AES_256_GCM_SHA384",
+                    "alpn": "h2",
+                    "mode": "mtls",
+                    "provider": boring,
+                },
             },
             "aggregator": {"mode": "mtls", "bundle": "lab", "providers": {"rest": jdk, "rest-h2c": jdk, "grpc": jdk}},
         },
@@ -275,7 +317,7 @@ class TlsReportTests(unittest.TestCase):
 
         self.assertEqual(
             table["heads"][:2] + table["heads"][-3:],
-            ["path", "TLS", "handshakes in the run", "providers", "negotiated (protocol · cipher · ALPN)"],
+            ["path", "TLS", "handshakes, all repeats (at least)", "providers", "negotiated (protocol · cipher · ALPN)"],
         )
         rows = {row["cells"][0]: row["cells"] for row in table["rows"]}
         self.assertEqual(sorted(rows), ["grpc/unary", "rest/unary"])
@@ -330,6 +372,14 @@ class TlsReportTests(unittest.TestCase):
             check_results.problems(data),
         )
 
+    def test_the_check_finds_a_key_or_the_certificates_folder_in_the_results(self):
+        data = with_mtls()
+        self.assertEqual([p for p in check_results.problems(data) if "results.json holds" in p], [])
+
+        data["settings"]["stacks"][1]["tls_details"]["squares"]["rest"]["how"] = "/tmp/lab-tls-x1/server.key"
+
+        self.assertIn("results.json holds lab-tls-", check_results.problems(data))
+
     def test_the_check_wants_each_tls_stack_to_have_handshaken_in_its_mode(self):
         data = with_mtls()
         self.assertEqual(check_results.tls_problems(data["settings"]), [])
@@ -337,6 +387,7 @@ class TlsReportTests(unittest.TestCase):
 
         details["aggregator"]["mode"] = "on"
         details["squares"]["grpc"] = {"error": "no handshake with 127.0.0.1:6565: timed out"}
+        details["squares"]["rest"]["mode"] = "on"
 
         self.assertEqual(
             check_results.tls_problems(data["settings"]),
@@ -344,5 +395,6 @@ class TlsReportTests(unittest.TestCase):
                 "stack netty · reactor-netty client · JDK 17 · mTLS: the aggregator said TLS mode on, not mtls",
                 "stack netty · reactor-netty client · JDK 17 · mTLS: grpc's square service: no handshake with "
                 "127.0.0.1:6565: timed out",
+                "stack netty · reactor-netty client · JDK 17 · mTLS: rest's square service said TLS mode on, not mtls",
             ],
         )
