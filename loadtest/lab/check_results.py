@@ -109,6 +109,29 @@ def tls_problems(settings: Dict) -> List[str]:
                 )
         if not details.get("squares"):
             found.append("stack %s: no square service's TLS recorded" % entry["label"])
+        if settings.get("tls_provider") == "jdk":
+            # Every side on the JDK's SSLEngine.
+            said = [
+                ("the aggregator's " + name, value)
+                for name, value in (details.get("aggregator") or {}).get("providers", {}).items()
+            ]
+            said += [
+                (name + "'s square service", square.get("provider"))
+                for name, square in (details.get("squares") or {}).items()
+            ]
+            found += [
+                "stack %s: TLS_PROVIDER=jdk, but %s encrypts with %s" % (entry["label"], side, value)
+                for side, value in said
+                if value and not value.startswith("JDK")
+            ]
+        elif settings.get("tls_provider") == "openssl":
+            # The gRPC square service's Netty at least carries BoringSSL.
+            grpc = ((details.get("squares") or {}).get("grpc") or {}).get("provider")
+            if grpc and not grpc.startswith("OpenSSL"):
+                found.append(
+                    "stack %s: TLS_PROVIDER=openssl, but the gRPC square service encrypts with %s"
+                    % (entry["label"], grpc)
+                )
     return found
 
 

@@ -262,6 +262,18 @@ KNOBS = (
         see="TLS",
     ),
     Knob(
+        "TLS_PROVIDER",
+        "openssl",
+        "tls_provider",
+        _choice("openssl", "jdk"),
+        "under `TLS`: what encrypts where Netty does (the gRPC square service, the aggregator's Reactor Netty and gRPC "
+        "clients, the REST square service on Netty): `openssl`, BoringSSL through netty-tcnative, which the services "
+        "carry and Netty prefers; `jdk`, the JDK's SSLEngine (Netty's `io.netty.handler.ssl.noOpenSsl`); Tomcat, "
+        "Jetty and the Jetty, Apache and JDK clients have the JDK's only",
+        recorded=True,
+        see="TLS",
+    ),
+    Knob(
         "REPEATS",
         "3",
         "repeats",
@@ -500,6 +512,7 @@ class Settings:
     cpus: str
     # The last knob results.json records: it records them in this order, and TLS came after the others.
     tls: List[str]
+    tls_provider: str
     aggregator_port: int
     square_rest_port: int
     square_rest_tls_port: int

@@ -189,7 +189,10 @@ class Stage:
             child = self.processes.start(
                 java_command(
                     self.stack.jdk.java,
-                    self.settings.java_opts,
+                    " ".join(
+                        [self.settings.java_opts]
+                        + tls.jvm_options(self.stack.tls, self.settings.tls_provider, instance.module)
+                    ),
                     self.jars[instance.module],
                     instance.arguments
                     + self.stack.arguments(instance.module)

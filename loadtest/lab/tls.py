@@ -125,6 +125,21 @@ def aggregator_arguments(mode: str, found: Optional[Certificates]) -> List[str]:
     return arguments
 
 
+# Netty's own switch that keeps it off OpenSSL (netty-tcnative) and on the JDK's SSLEngine; grpc-netty-shaded's Netty
+# reads it under its shaded name.
+NO_OPENSSL = {
+    AGGREGATOR: "-Dio.netty.handler.ssl.noOpenSsl=true",
+    SQUARE_REST: "-Dio.netty.handler.ssl.noOpenSsl=true",
+    SQUARE_GRPC: "-Dio.grpc.netty.shaded.io.netty.handler.ssl.noOpenSsl=true",
+}
+
+
+def jvm_options(mode: str, provider: str, module: str) -> List[str]:
+    """The JVM options that make a service's Netty encrypt with the TLS_PROVIDER asked for: none for openssl, which
+    Netty prefers wherever netty-tcnative loads."""
+    return [NO_OPENSSL[module]] if mode != PLAINTEXT and provider == "jdk" else []
+
+
 def arguments(mode: str, module: str, found: Optional[Certificates]) -> List[str]:
     """A service's TLS arguments in a mode: a square service's server side, or the aggregator's clients."""
     if module == AGGREGATOR:

@@ -263,6 +263,7 @@ class KnobTableTests(unittest.TestCase):
                 "aggregator_args",
                 "cpus",
                 "tls",
+                "tls_provider",
             ],
         )
         # An open loop records its rates, and neither a number of requests nor clients.

@@ -36,6 +36,22 @@ class TlsSettingsTests(unittest.TestCase):
         self.assertTrue(Settings.from_env({"TLS": "off on"}).floor)
         self.assertEqual(Settings.from_env({"TLS": "off mtls"}).as_dict()["tls"], ["off", "mtls"])
 
+    def test_openssl_by_default_or_the_jdks_engine(self):
+        self.assertEqual(Settings.from_env({}).tls_provider, "openssl")
+        self.assertEqual(Settings.from_env({"TLS_PROVIDER": "jdk"}).as_dict()["tls_provider"], "jdk")
+        with self.assertRaisesRegex(SettingsError, "TLS_PROVIDER must be one of openssl, jdk, got 'boringssl'"):
+            Settings.from_env({"TLS_PROVIDER": "boringssl"})
+
+    def test_jdk_turns_nettys_openssl_off_in_each_service_under_tls_only(self):
+        self.assertEqual(tls.jvm_options("mtls", "jdk", AGGREGATOR), ["-Dio.netty.handler.ssl.noOpenSsl=true"])
+        self.assertEqual(tls.jvm_options("on", "jdk", SQUARE_REST), ["-Dio.netty.handler.ssl.noOpenSsl=true"])
+        # grpc-netty-shaded's Netty reads its switch under the shaded name.
+        self.assertEqual(
+            tls.jvm_options("on", "jdk", SQUARE_GRPC), ["-Dio.grpc.netty.shaded.io.netty.handler.ssl.noOpenSsl=true"]
+        )
+        self.assertEqual(tls.jvm_options("on", "openssl", SQUARE_GRPC), [])
+        self.assertEqual(tls.jvm_options("off", "jdk", AGGREGATOR), [])
+
     def test_an_unknown_mode_names_the_knob_and_the_modes(self):
         with self.assertRaisesRegex(SettingsError, "unknown TLS mode 'ssl' in TLS; known TLS modes: off on mtls"):
             Settings.from_env({"TLS": "off ssl"})
@@ -370,6 +386,21 @@ class TlsReportTests(unittest.TestCase):
         self.assertIn(
             "no run for path grpc/unary n=1000 concurrency=100 on netty · reactor-netty client · JDK 17 · mTLS",
             check_results.problems(data),
+        )
+
+    def test_the_check_wants_every_side_on_the_jdk_under_tls_provider_jdk(self):
+        data = with_mtls()
+        data["settings"]["tls_provider"] = "openssl"
+        self.assertEqual(check_results.tls_problems(data["settings"]), [])
+
+        data["settings"]["tls_provider"] = "jdk"
+
+        self.assertEqual(
+            check_results.tls_problems(data["settings"]),
+            [
+                "stack netty · reactor-netty client · JDK 17 · mTLS: TLS_PROVIDER=jdk, but grpc's square service "
+                "encrypts with OpenSSL (BoringSSL)"
+            ],
         )
 
     def test_the_check_finds_a_key_or_the_certificates_folder_in_the_results(self):

@@ -231,6 +231,34 @@ final class ServiceProcess implements AutoCloseable {
         return actuator("prometheus");
     }
 
+    /** A JVM option more for the next start, e.g. a system property. */
+    ServiceProcess withJvmOption(String option) {
+        command.add(command.indexOf("-jar"), option);
+        return this;
+    }
+
+    /**
+     * The class names in the process's heap histogram (jcmd GC.class_histogram): the classes of its live objects,
+     * such as the SSLEngines its open TLS connections hold.
+     */
+    String liveClasses() throws IOException, InterruptedException {
+        Path java = Path.of(javaExecutable());
+        Path jcmd = java.resolveSibling("jcmd");
+        Process histogram = new ProcessBuilder(jcmd.toString(), Long.toString(process.pid()), "GC.class_histogram")
+                .redirectErrorStream(true)
+                .start();
+        String output = new String(histogram.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!histogram.waitFor(60, TimeUnit.SECONDS) || histogram.exitValue() != 0) {
+            throw new IllegalStateException("jcmd GC.class_histogram failed for " + name + ": " + output);
+        }
+        return output;
+    }
+
+    @Override
+    public String toString() {
+        return logName;
+    }
+
     /** The service's GET /actuator/info document, from its plaintext actuator. */
     String info() throws IOException, InterruptedException {
         return actuator("info");

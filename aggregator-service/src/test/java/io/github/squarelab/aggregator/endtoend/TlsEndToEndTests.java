@@ -48,6 +48,11 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 class TlsEndToEndTests {
 
+    /** Netty's own switch off OpenSSL, and grpc-netty-shaded's under its shaded name. */
+    private static final String NO_OPENSSL = "-Dio.netty.handler.ssl.noOpenSsl=true";
+
+    private static final String NO_SHADED_OPENSSL = "-Dio.grpc.netty.shaded.io.netty.handler.ssl.noOpenSsl=true";
+
     private static final String[] PATHS = {"rest/unary", "rest/h2c", "grpc/unary", "grpc/pingpong", "grpc/stream"};
 
     @TempDir
@@ -74,7 +79,7 @@ class TlsEndToEndTests {
     class OverTls extends Mode {
 
         OverTls() {
-            super(false);
+            super(false, false);
         }
 
         @Test
@@ -94,7 +99,7 @@ class TlsEndToEndTests {
     class OverMutualTls extends Mode {
 
         OverMutualTls() {
-            super(true);
+            super(true, false);
         }
 
         @Test
@@ -125,17 +130,32 @@ class TlsEndToEndTests {
         }
     }
 
-    /** One TLS mode: its two square services, and two aggregators, each path's default client and the others. */
+    /** TLS with every side on the JDK's SSLEngine: Netty's own switch (the lab's TLS_PROVIDER=jdk) in each service. */
+    @Nested
+    @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+    class OverTlsOnTheJdk extends Mode {
+
+        OverTlsOnTheJdk() {
+            super(false, true);
+        }
+    }
+
+    /**
+     * One TLS mode: its two square services, and two aggregators, each path's default client and the others; each
+     * side's Netty on OpenSSL (BoringSSL, which every service carries and Netty prefers) or on the JDK's engine.
+     */
     abstract class Mode {
 
         private final boolean mutual;
+        private final boolean onTheJdk;
         ServiceProcess rest;
         ServiceProcess grpc;
         ServiceProcess aggregator;
         ServiceProcess otherClients;
 
-        Mode(boolean mutual) {
+        Mode(boolean mutual, boolean onTheJdk) {
             this.mutual = mutual;
+            this.onTheJdk = onTheJdk;
         }
 
         @BeforeAll
@@ -145,6 +165,10 @@ class TlsEndToEndTests {
                     name(), TlsArguments.restServer(server, clients).toArray(String[]::new));
             grpc = ServiceProcess.grpcTls(
                     name(), TlsArguments.grpcServer(server, clients).toArray(String[]::new));
+            if (onTheJdk) {
+                rest.withJvmOption(NO_OPENSSL);
+                grpc.withJvmOption(NO_SHADED_OPENSSL);
+            }
             ServiceProcess.startAll(rest, grpc);
             aggregator = aggregator(name());
             // Each REST client the default does not use: java.net.http (rest/unary only) and WebClient over
@@ -208,10 +232,24 @@ class TlsEndToEndTests {
         void theSquareServicesSayTheirModeAndTheProviderThatEncrypts() throws Exception {
             String mode = mutual ? "mtls" : "on";
 
-            assertThat(rest.info()).contains("\"tls\":{\"mode\":\"" + mode + "\",\"provider\":\"JDK (SunJSSE)\"}");
-            // grpc-netty-shaded carries BoringSSL and prefers it.
-            assertThat(grpc.info())
-                    .contains("\"tls\":{\"mode\":\"" + mode + "\",\"provider\":\"OpenSSL (BoringSSL)\"}");
+            assertThat(rest.info()).contains("\"tls\":{\"mode\":\"" + mode + "\",\"provider\":\"" + provider() + "\"}");
+            assertThat(grpc.info()).contains("\"tls\":{\"mode\":\"" + mode + "\",\"provider\":\"" + provider() + "\"}");
+        }
+
+        /** What each side says it encrypts with is what encrypts: its live SSLEngines, read from the JVM itself. */
+        @Test
+        void eachSideEncryptsWithTheEngineItSays() throws Exception {
+            for (String path : PATHS) {
+                assertAnswersExactly(aggregator, path, 10, "");
+            }
+            String engine = onTheJdk ? "sun.security.ssl.SSLEngineImpl" : "OpenSslEngine";
+            String other = onTheJdk ? "OpenSslEngine" : "sun.security.ssl.SSLEngineImpl";
+            for (ServiceProcess service : List.of(aggregator, rest, grpc)) {
+                assertThat(service.liveClasses())
+                        .as("the classes of " + service + "'s live objects")
+                        .contains(engine)
+                        .doesNotContain(other);
+            }
         }
 
         @Test
@@ -220,8 +258,8 @@ class TlsEndToEndTests {
 
             assertThat(info)
                     .contains("\"tls\":{\"mode\":\"" + (mutual ? "mtls" : "on") + "\",\"bundle\":\"square-client\","
-                            + "\"providers\":{\"rest\":\"JDK (SunJSSE)\",\"rest-h2c\":\"JDK (SunJSSE)\","
-                            + "\"grpc\":\"JDK (SunJSSE)\"}}")
+                            + "\"providers\":{\"rest\":\"" + provider() + "\",\"rest-h2c\":\"" + provider() + "\","
+                            + "\"grpc\":\"" + provider() + "\"}}")
                     .doesNotContain(
                             "PRIVATE KEY",
                             client.privateKey().toString(),
@@ -264,9 +302,14 @@ class TlsEndToEndTests {
                     });
         }
 
-        /** The processes' log names: tls or mtls. */
+        /** The processes' log names: tls, mtls or tls-jdk. */
         private String name() {
-            return mutual ? "mtls" : "tls";
+            return (mutual ? "mtls" : "tls") + (onTheJdk ? "-jdk" : "");
+        }
+
+        /** What every Netty side here encrypts with. */
+        private String provider() {
+            return onTheJdk ? "JDK (SunJSSE)" : "OpenSSL (BoringSSL)";
         }
 
         private ServiceProcess aggregator(String replica, String... more) throws IOException {
@@ -274,7 +317,11 @@ class TlsEndToEndTests {
                     "--aggregator.rest.base-url=" + rest.baseUrl(), "--aggregator.grpc.target=" + grpc.grpcTarget()));
             arguments.addAll(TlsArguments.aggregator(authority, mutual ? client : null));
             arguments.addAll(List.of(more));
-            return ServiceProcess.aggregator(replica, ServiceProcess.LAB_JVM_OPTIONS, arguments.toArray(String[]::new));
+            List<String> jvmOptions = new ArrayList<>(ServiceProcess.LAB_JVM_OPTIONS);
+            if (onTheJdk) {
+                jvmOptions.add(NO_OPENSSL);
+            }
+            return ServiceProcess.aggregator(replica, jvmOptions, arguments.toArray(String[]::new));
         }
     }
 
