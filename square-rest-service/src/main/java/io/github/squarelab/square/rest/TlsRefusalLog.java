@@ -3,6 +3,13 @@ package io.github.squarelab.square.rest;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
+import java.util.Locale;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.eclipse.jetty.io.ssl.SslHandshakeListener;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.web.embedded.netty.NettyServerCustomizer;
@@ -10,38 +17,22 @@ import reactor.netty.NettyPipeline;
 import reactor.netty.http.server.HttpServer;
 
 /**
- * On Reactor Netty (square.server=netty), one line per connection whose TLS handshake fails, saying who and why (an
- * untrusted or missing client certificate, plaintext on the TLS port), in place of Netty's two warnings with stack
- * traces (application.yml quiets them).
+ * One line per connection whose TLS handshake the service refused, saying who and why (an untrusted or missing client
+ * certificate, plaintext on the TLS port), on each server: on Reactor Netty in place of Netty's two warnings with
+ * stack traces (application.yml quiets them); on Jetty and Tomcat, which say nothing of it at their default levels,
+ * from Jetty's handshake listener and from Tomcat's own handshake log.
  */
-class TlsRefusalLog implements NettyServerCustomizer {
+final class TlsRefusalLog {
 
     private static final Logger log = LoggerFactory.getLogger(TlsRefusalLog.class);
 
-    @Override
-    public HttpServer apply(HttpServer server) {
-        return server.doOnChannelInit((observer, channel, remote) -> {
-            if (channel.pipeline().get(NettyPipeline.SslHandler) != null) {
-                channel.pipeline().addAfter(NettyPipeline.SslHandler, "squareTlsRefusalLog", new Refusals());
-            }
-        });
-    }
+    /** An alert as BoringSSL's reason code names it: SSLV3_ALERT_CERTIFICATE_UNKNOWN. */
+    private static final Pattern OPENSSL_ALERT = Pattern.compile("(?:SSLV3|TLSV1)_ALERT_([A-Z_]+)");
 
-    private static final class Refusals extends ChannelInboundHandlerAdapter {
+    private TlsRefusalLog() {}
 
-        @Override
-        public void userEventTriggered(ChannelHandlerContext context, Object event) throws Exception {
-            if (event instanceof SslHandshakeCompletionEvent handshake) {
-                if (!handshake.isSuccess()) {
-                    log.warn(
-                            "refused a TLS connection from {}: {}",
-                            context.channel().remoteAddress(),
-                            rootMessage(handshake.cause()));
-                }
-                context.pipeline().remove(this);
-            }
-            super.userEventTriggered(context, event);
-        }
+    static void refused(Object from, Throwable why) {
+        log.warn("refused a TLS connection from {}: {}", from, rootMessage(why));
     }
 
     static String rootMessage(Throwable error) {
@@ -51,7 +42,92 @@ class TlsRefusalLog implements NettyServerCustomizer {
         }
         String message =
                 root.getMessage() != null ? root.getMessage() : root.getClass().getSimpleName();
-        // Netty quotes the bytes of a plaintext request in hex: say what they were instead.
-        return message.startsWith("not an SSL/TLS record") ? "not TLS (plaintext on the TLS port?)" : message;
+        // Netty quotes the bytes of a plaintext request in hex, the JDK and Tomcat say it their ways: say what it was.
+        boolean plaintext = message.startsWith("not an SSL/TLS record")
+                || message.startsWith("Unsupported or unrecognized SSL message")
+                || message.startsWith("Unrecognized SSL message")
+                || message.startsWith("Found an plain text HTTP request");
+        if (plaintext) {
+            return "not TLS (plaintext on the TLS port?)";
+        }
+        // BoringSSL names an alert by its reason code: in the JDK's words, its own text after them.
+        Matcher alert = OPENSSL_ALERT.matcher(message);
+        return alert.find()
+                ? "Received fatal alert: " + alert.group(1).toLowerCase(Locale.ROOT) + " (OpenSSL: " + message + ")"
+                : message;
+    }
+
+    /** Reactor Netty (square.server=netty): a handler after the SslHandler that hears how its handshake ended. */
+    static final class OnNetty implements NettyServerCustomizer {
+
+        @Override
+        public HttpServer apply(HttpServer server) {
+            return server.doOnChannelInit((observer, channel, remote) -> {
+                if (channel.pipeline().get(NettyPipeline.SslHandler) != null) {
+                    channel.pipeline().addAfter(NettyPipeline.SslHandler, "squareTlsRefusalLog", new Refusals());
+                }
+            });
+        }
+
+        private static final class Refusals extends ChannelInboundHandlerAdapter {
+
+            @Override
+            public void userEventTriggered(ChannelHandlerContext context, Object event) throws Exception {
+                if (event instanceof SslHandshakeCompletionEvent handshake) {
+                    if (!handshake.isSuccess()) {
+                        refused(context.channel().remoteAddress(), handshake.cause());
+                    }
+                    context.pipeline().remove(this);
+                }
+                super.userEventTriggered(context, event);
+            }
+        }
+    }
+
+    /** Jetty (square.server=jetty): a listener its SslConnectionFactory tells of every failed handshake. */
+    static final class OnJetty implements SslHandshakeListener {
+
+        @Override
+        public void handshakeFailed(Event event, Throwable failure) {
+            var engine = event.getSSLEngine();
+            refused("/" + engine.getPeerHost() + ":" + engine.getPeerPort(), failure);
+        }
+    }
+
+    /**
+     * Tomcat (square.server=tomcat) logs a failed handshake, with who, only at FINE on its own logger (through
+     * java.util.logging): this handler takes those records there, and only those, and says them in one line.
+     */
+    static final class OnTomcat extends Handler {
+
+        static final String LOGGER = "org.apache.tomcat.util.net.NioEndpoint.handshake";
+
+        private static final Pattern WHO = Pattern.compile("IP address \\[(.*?)\\] and port \\[(\\d+)\\]");
+
+        // java.util.logging holds its loggers weakly: this keeps the level and the handler set on it.
+        private static final java.util.logging.Logger HANDSHAKES = java.util.logging.Logger.getLogger(LOGGER);
+
+        static void install() {
+            if (HANDSHAKES.getHandlers().length == 0) {
+                HANDSHAKES.setUseParentHandlers(false);
+                HANDSHAKES.addHandler(new OnTomcat());
+                HANDSHAKES.setLevel(Level.FINE);
+            }
+        }
+
+        @Override
+        public void publish(LogRecord record) {
+            if (record.getThrown() == null) {
+                return;
+            }
+            Matcher who = WHO.matcher(String.valueOf(record.getMessage()));
+            refused(who.find() ? "/" + who.group(1) + ":" + who.group(2) : "a client", record.getThrown());
+        }
+
+        @Override
+        public void flush() {}
+
+        @Override
+        public void close() {}
     }
 }

@@ -3,6 +3,7 @@ package io.github.squarelab.square.rest;
 import io.github.squarelab.payload.H2cStreams;
 import org.eclipse.jetty.http2.server.AbstractHTTP2ServerConnectionFactory;
 import org.eclipse.jetty.server.Connector;
+import org.eclipse.jetty.server.SslConnectionFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
@@ -13,6 +14,7 @@ import org.springframework.boot.web.embedded.jetty.JettyServletWebServerFactory;
 import org.springframework.boot.web.embedded.netty.NettyReactiveWebServerFactory;
 import org.springframework.boot.web.embedded.netty.NettyRouteProvider;
 import org.springframework.boot.web.embedded.netty.NettyServerCustomizer;
+import org.springframework.boot.web.embedded.tomcat.TomcatServletWebServerFactory;
 import org.springframework.boot.web.server.WebServerFactoryCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -56,6 +58,26 @@ class WebServers {
                 }
             };
         }
+
+        /** Boot adds the SSL connection factory with server.ssl: each refused handshake in one line. */
+        @Bean
+        JettyServerCustomizer jettyTlsRefusalLog() {
+            return server -> {
+                for (Connector connector : server.getConnectors()) {
+                    for (var factory : connector.getConnectionFactories()) {
+                        if (factory instanceof SslConnectionFactory ssl) {
+                            ssl.addBean(new TlsRefusalLog.OnJetty());
+                        }
+                    }
+                }
+            };
+        }
+    }
+
+    /** Tomcat is Boot's own (square.server=tomcat): only its refused handshakes are logged here, in one line. */
+    @Bean
+    WebServerFactoryCustomizer<TomcatServletWebServerFactory> tomcatTlsRefusalLog() {
+        return factory -> TlsRefusalLog.OnTomcat.install();
     }
 
     /** As Boot's ReactiveWebServerFactoryConfiguration.EmbeddedNetty. */
@@ -83,8 +105,8 @@ class WebServers {
         }
 
         @Bean
-        TlsRefusalLog tlsRefusalLog() {
-            return new TlsRefusalLog();
+        TlsRefusalLog.OnNetty tlsRefusalLog() {
+            return new TlsRefusalLog.OnNetty();
         }
     }
 

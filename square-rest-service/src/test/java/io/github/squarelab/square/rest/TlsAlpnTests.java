@@ -1,21 +1,33 @@
 package io.github.squarelab.square.rest;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyStore;
+import java.security.cert.CertificateException;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
+import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
+import javax.net.ssl.X509TrustManager;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -26,8 +38,10 @@ import reactor.netty.http.client.HttpClient;
 
 /**
  * With TLS (server.ssl.bundle, an ordinary SSL bundle), the port speaks HTTP/2 chosen by ALPN ({@code h2}) beside
- * HTTP/1.1, on each server (a subclass per value of square.server), with a certificate keytool makes for the test.
+ * HTTP/1.1, on each server (a subclass per value of square.server), with a certificate keytool makes for the test;
+ * and each handshake the server refuses is one line of its log that says who and why.
  */
+@ExtendWith(OutputCaptureExtension.class)
 abstract class TlsAlpnTests {
 
     private static final String PASSWORD = "changeit";
@@ -75,6 +89,70 @@ abstract class TlsAlpnTests {
 
         assertThat(settings).containsEntry(Http2Settings.MAX_CONCURRENT_STREAMS, 160L);
         assertThat(settings.get(Http2Settings.INITIAL_WINDOW_SIZE)).isEqualTo(16L * 1024);
+    }
+
+    /** A client that trusts no certificate ends the handshake with an alert: the server says so, once, in one line. */
+    @Test
+    void aHandshakeTheClientAbandonsIsOneLineThatSaysWhy(CapturedOutput output) throws Exception {
+        SSLContext distrustful = SSLContext.getInstance("TLS");
+        distrustful.init(null, new TrustManager[] {new TrustingNothing()}, null);
+        try (SSLSocket socket = (SSLSocket) distrustful.getSocketFactory().createSocket("127.0.0.1", port)) {
+            socket.setSoTimeout(5000);
+            assertThatThrownBy(socket::startHandshake).isInstanceOf(SSLException.class);
+        }
+
+        assertThat(refusals(output))
+                // BoringSSL's own words after the JDK's, where Netty runs on BoringSSL.
+                .containsPattern("refused a TLS connection from /127\\.0\\.0\\.1:\\d+: Received fatal alert: "
+                        + "certificate_unknown( \\(OpenSSL: [^\\n]*SSLV3_ALERT_CERTIFICATE_UNKNOWN\\))?\\R");
+    }
+
+    /** Plaintext on the TLS port: the server says it was not TLS, in one line, whatever else it answers. */
+    @Test
+    void plaintextOnTheTlsPortIsOneLineThatSaysSo(CapturedOutput output) throws Exception {
+        try (Socket plaintext = new Socket("127.0.0.1", port)) {
+            plaintext.setSoTimeout(5000);
+            OutputStream out = plaintext.getOutputStream();
+            out.write(
+                    "GET /rest/square/unary/3 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            // Tomcat answers 400 (this port requires TLS) before it closes; the others close at once.
+            plaintext.getInputStream().readAllBytes();
+        }
+
+        assertThat(refusals(output))
+                .containsPattern("refused a TLS connection from /127\\.0\\.0\\.1:\\d+: not TLS \\(plaintext on the TLS"
+                        + " port\\?\\)\\R")
+                .doesNotContain("TLS handshake failed", "NotSslRecordException", "\tat ");
+    }
+
+    /** The output once a refusal has been logged (the server logs it on its own thread), at most 5 s on. */
+    private static String refusals(CapturedOutput output) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (!output.getOut().contains("refused a TLS connection") && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        Thread.sleep(100);
+        return output.getOut();
+    }
+
+    /** Refuses every server certificate. */
+    private static final class TrustingNothing implements X509TrustManager {
+
+        @Override
+        public void checkClientTrusted(X509Certificate[] chain, String authType) throws CertificateException {
+            throw new CertificateException("trusts nothing");
+        }
+
+        @Override
+        public void checkServerTrusted(X509Certificate[] chain, String authType) throws CertificateException {
+            throw new CertificateException("trusts nothing");
+        }
+
+        @Override
+        public X509Certificate[] getAcceptedIssuers() {
+            return new X509Certificate[0];
+        }
     }
 
     /** The answer as "VERSION STATUS BODY". */
