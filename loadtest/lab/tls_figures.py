@@ -15,7 +15,7 @@ def _stacks(settings: Dict) -> Dict[str, Dict]:
     return {entry["label"]: entry for entry in settings.get("stacks") or []}
 
 
-def _plaintext_of(entry: Dict, stacks: Dict[str, Dict]) -> Optional[str]:
+def plaintext_of(entry: Dict, stacks: Dict[str, Dict]) -> Optional[str]:
     """The label of the stack that is this one in plaintext, if the run measured it."""
     same = ("rest_server", "rest_client", "java", "virtual_threads")
     for label, other in stacks.items():
@@ -35,7 +35,7 @@ def pairs(data: Dict) -> List[tuple]:
         entry = stacks.get(stack) or {}
         if entry.get("tls", catalogue.PLAINTEXT) == catalogue.PLAINTEXT:
             continue
-        twin = by_key.get((_plaintext_of(entry, stacks), net, path, shape, n, point))
+        twin = by_key.get((plaintext_of(entry, stacks), net, path, shape, n, point))
         if twin is not None and twin.get("rps"):
             found.append((run, twin, entry))
     return found
@@ -122,7 +122,7 @@ def chart(data: Dict) -> Optional[Dict]:
     paths = [path for path in data["settings"]["paths"] if catalogue.ALL[path].target == catalogue.AGGREGATOR]
     modes = []
     for label, entry in stacks.items():
-        if label != plain_stack and _plaintext_of(entry, stacks) != plain_stack:
+        if label != plain_stack and plaintext_of(entry, stacks) != plain_stack:
             continue
         values = []
         for path in paths:

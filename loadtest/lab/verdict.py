@@ -10,7 +10,7 @@ reads the results.json dict, and every sentence's wording is in TEMPLATES.
 from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
-from . import catalogue, repeats, results
+from . import catalogue, repeats, results, tls_figures
 
 if TYPE_CHECKING:
     from typing_extensions import TypeGuard
@@ -78,6 +78,14 @@ def pairs(runs: Dict[Tuple, Dict], settings: Dict, first: Dict[str, str]) -> Lis
     found = []
     several = len(settings["n"]) > 1 or len(_points(settings)) > 1
     stacks = results.listed(settings, "stack")
+    # The stacks in a TLS mode are compared with their plaintext twins (lab.tls_figures), the others with each other.
+    entries = {entry["label"]: entry for entry in settings.get("stacks") or []}
+    encrypted = [
+        (stack, tls_figures.plaintext_of(entries[stack], entries), entries[stack]["tls"])
+        for stack in stacks
+        if (entries.get(stack) or {}).get("tls", catalogue.PLAINTEXT) != catalogue.PLAINTEXT
+    ]
+    compared = [stack for stack in stacks if stack not in {stack for stack, _, _ in encrypted}]
     point = max(_points(settings))
     for n in settings["n"]:
 
@@ -85,23 +93,35 @@ def pairs(runs: Dict[Tuple, Dict], settings: Dict, first: Dict[str, str]) -> Lis
             return runs.get((stack, first["network"], path, first["payload"], n, point))
 
         said = [pair(run_of(a, stacks[0]), run_of(b, stacks[0]), a, b) for a, b, _ in catalogue.COMPARISONS]
-        for path in settings["paths"] if len(stacks) > 1 else []:
+        for path in settings["paths"] if len(compared) > 1 else []:
             ranked = sorted(
-                (run["rps"], stack, run) for stack in stacks for run in [run_of(path, stack)] if _trusted(run)
+                (run["rps"], stack, run) for stack in compared for run in [run_of(path, stack)] if _trusted(run)
             )
-            if len(stacks) == 2:
+            if len(compared) == 2:
                 said.append(
                     pair(
-                        run_of(path, stacks[1]),
-                        run_of(path, stacks[0]),
-                        "%s on %s" % (path, stacks[1]),
-                        "%s on %s" % (path, stacks[0]),
+                        run_of(path, compared[1]),
+                        run_of(path, compared[0]),
+                        "%s on %s" % (path, compared[1]),
+                        "%s on %s" % (path, compared[0]),
                     )
                 )
             elif len(ranked) > 1:
                 (_, slow, slowest), (_, fast, fastest) = ranked[0], ranked[-1]
                 sentence = pair(fastest, slowest, "%s on %s" % (path, fast), "%s on %s" % (path, slow))
                 said.append(sentence and TEMPLATES["stacks"].format(count=len(ranked), sentence=sentence))
+        # A stack in a TLS mode against itself in plaintext, path by path.
+        for stack, twin, mode in encrypted:
+            if twin is not None:
+                said += [
+                    pair(
+                        run_of(path, stack),
+                        run_of(path, twin),
+                        "%s under %s" % (path, catalogue.TLS_NAMES[mode]),
+                        "%s in plaintext" % path,
+                    )
+                    for path in settings["paths"]
+                ]
         setting = "n=%d, %s" % (n, _point_text(settings, point))
         found += [
             TEMPLATES["at"].format(setting=setting, sentence=sentence) if several else sentence

@@ -369,6 +369,16 @@ class TlsReportTests(unittest.TestCase):
         self.assertIsNone(chart["modes"][1]["values"][stream])
         self.assertIsNotNone(chart["modes"][0]["values"][stream], plain)
 
+    def test_the_verdict_sets_each_path_under_tls_against_itself_in_plaintext(self):
+        said = view.view(with_mtls())["verdict"]
+
+        self.assertIn(
+            "rest/unary in plaintext serves 1.67 times rest/unary under mTLS's requests a second for 67 % of its CPU "
+            "per call.",
+            said,
+        )
+        self.assertFalse([sentence for sentence in said if "stacks" in sentence or " on netty" in sentence], said)
+
     def test_the_report_and_summary_show_the_section_only_with_tls(self):
         page = report.render(with_mtls(), "", "")
         self.assertIn("<h2>TLS against plaintext</h2>", page)
