@@ -58,11 +58,10 @@ def negotiated(entry: Dict, path: str) -> str:
     return " · ".join(str(found.get(key) or "–") for key in ("protocol", "cipher", "alpn"))
 
 
-def table(data: Dict, fmt: Callable, conditions_of: Callable, shown: List[str]) -> Optional[Dict]:
-    """Per path and TLS mode: req/s and CPU per call beside plaintext's and their ratios, handshakes in the window,
-    the providers of both sides and what was negotiated; None without a TLS run. The conditions shown are the
-    payload and network where the run has several, and the plaintext stack where TLS ran on more than one."""
-    measured = pairs(data)
+def table(measured: List[tuple], fmt: Callable, conditions_of: Callable, shown: List[str]) -> Optional[Dict]:
+    """Per path and TLS mode, from pairs(data): req/s and CPU per call beside plaintext's and their ratios, handshakes
+    in the window, the providers of both sides and what was negotiated; None without a TLS run. The conditions shown
+    are the payload and network where the run has several, and the plaintext stack where TLS ran on more than one."""
     if not measured:
         return None
     several = len({results.stack(twin) for _, twin, _ in measured}) > 1
@@ -110,10 +109,9 @@ def table(data: Dict, fmt: Callable, conditions_of: Callable, shown: List[str]) 
     }
 
 
-def chart(data: Dict) -> Optional[Dict]:
-    """CPU per call of each path in each TLS mode, on the first stack's server and client, the first network, payload
-    shape, n and concurrency: {"paths", "modes": [{"mode", "label", "values"}]}; None without a TLS run."""
-    measured = pairs(data)
+def chart(data: Dict, measured: List[tuple]) -> Optional[Dict]:
+    """CPU per call of each path in each TLS mode, on the first pair's (from pairs(data)) server and client, network,
+    payload shape, n and concurrency: {"paths", "modes": [{"mode", "label", "values"}]}; None without a TLS run."""
     if not measured:
         return None
     plain_stack, net, _, shape, n, point = results.key(measured[0][1])

@@ -332,7 +332,7 @@ def stale(repo: str, module: str, jar: str) -> bool:
 
 def _libraries(repo: str) -> List[str]:
     """The project's library modules the services and the floor are built from."""
-    modules = ("proto-module", "payload-shapes", "grpc-stream-flow", "observation-meters")
+    modules = ("proto-module", "payload-shapes", "grpc-stream-flow", "observation-meters", "tls-words")
     return [m for m in modules if os.path.isdir(os.path.join(repo, m))]
 
 

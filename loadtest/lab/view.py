@@ -21,6 +21,7 @@ def view(data: Dict) -> Dict:
     points = settings["rate"] if open_loop else settings["concurrency"]
     sweep = len(points) > 1 or len(settings["n"]) > 1
     shown = conditions_shown(settings)
+    tls_pairs = tls_figures.pairs(data)  # a TLS run beside its plaintext twin: the table, the chart, the comparisons
     labels = [run_label(run, sweep, shown) for run in runs]
     services = results.services_in(data)
     cores = data["environment"].get("cores") or 1
@@ -57,17 +58,17 @@ def view(data: Dict) -> Dict:
         "floor": floor_view(data, labels),
         "payload": payload_view(data, shown),
         "network": network_view(data, shown),
-        "tls": tls_figures.chart(data),
+        "tls": tls_figures.chart(data, tls_pairs),
         "soak": soak.tables(runs, results.run_name, fmt),
         "mix": mix.table(data, fmt),
         "tables": {
             "runs": runs_table(runs, shown),
             "resources": resources_table(runs, services, shown),
             "server_side": server_side_table(runs, shown),
-            "comparisons": comparisons_table(runs, shown, tls_figures.pairs(data)),
+            "comparisons": comparisons_table(runs, shown, tls_pairs),
             "payload": payload_table(data, shown),
             "network": network_table(data, shown),
-            "tls": tls_figures.table(data, fmt, conditions_of, shown),
+            "tls": tls_figures.table(tls_pairs, fmt, conditions_of, shown),
             "floor": floor_table(data),
             "floor_runs": floor_runs_table(data.get("floor")),
         },

@@ -1,11 +1,11 @@
 package io.github.squarelab.aggregator.tls;
 
+import io.github.squarelab.tls.TlsWords;
 import io.grpc.ChannelCredentials;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.TlsChannelCredentials;
 import io.netty.handler.ssl.OpenSsl;
 import java.net.URI;
-import java.security.NoSuchAlgorithmException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -104,15 +104,11 @@ public final class ClientTls {
      * OpenSSL through netty-tcnative where it loads, as Netty then prefers it; else the JDK's SSLEngine.
      */
     public static String nettyProvider() {
-        return OpenSsl.isAvailable() ? "OpenSSL (" + OpenSsl.versionString() + ")" : jdkProvider();
+        return OpenSsl.isAvailable() ? TlsWords.openSsl(OpenSsl.versionString()) : jdkProvider();
     }
 
     /** The JDK's default TLS provider, by name: what an SSLContext from an SSL bundle encrypts with. */
     public static String jdkProvider() {
-        try {
-            return "JDK (" + SSLContext.getDefault().getProvider().getName() + ")";
-        } catch (NoSuchAlgorithmException e) {
-            return "JDK";
-        }
+        return TlsWords.jdk();
     }
 }

@@ -1,19 +1,14 @@
 package io.github.squarelab.aggregator.tls;
 
+import io.github.squarelab.tls.TlsWords;
 import java.net.ConnectException;
 import java.security.cert.CertificateExpiredException;
 import java.security.cert.CertificateNotYetValidException;
-import java.util.Locale;
 import java.util.Optional;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import javax.net.ssl.SSLException;
 
 /** What a failed call's error says about TLS, in the words a 503's detail gives it. */
 public final class TlsFailures {
-
-    /** An alert the other side sent, as BoringSSL's reason code names it: TLSV1_ALERT_CERTIFICATE_REQUIRED. */
-    private static final Pattern OPENSSL_ALERT = Pattern.compile("(?:SSLV3|TLSV1)_ALERT_([A-Z_]+)");
 
     private TlsFailures() {}
 
@@ -39,21 +34,8 @@ public final class TlsFailures {
         }
         return Optional.of(
                 root.getMessage() != null
-                        ? inWords(root.getMessage())
+                        ? TlsWords.alert(root.getMessage())
                         : root.getClass().getSimpleName());
-    }
-
-    /**
-     * An alert in the JDK's words whichever engine received it: OpenSSL's engine reports one as a reason code
-     * ("error:1000045c:SSL routines:OPENSSL_internal:TLSV1_ALERT_CERTIFICATE_REQUIRED"), the JDK's as "Received
-     * fatal alert: certificate_required"; OpenSSL's own text is kept after it.
-     */
-    static String inWords(String message) {
-        Matcher alert = OPENSSL_ALERT.matcher(message);
-        if (!alert.find()) {
-            return message;
-        }
-        return "Received fatal alert: " + alert.group(1).toLowerCase(Locale.ROOT) + " (OpenSSL: " + message + ")";
     }
 
     /** Whether the connection was refused: nothing listens there, so it is no TLS port either. */

@@ -1,10 +1,9 @@
 package io.github.squarelab.square.grpc;
 
+import io.github.squarelab.tls.TlsWords;
 import io.grpc.netty.shaded.io.netty.handler.ssl.OpenSsl;
-import java.security.NoSuchAlgorithmException;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import javax.net.ssl.SSLContext;
 import org.springframework.boot.actuate.info.Info;
 import org.springframework.boot.actuate.info.InfoContributor;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -39,13 +38,6 @@ class TlsInfo implements InfoContributor {
      * it loads; else the JDK's SSLEngine.
      */
     private static String provider() {
-        if (OpenSsl.isAvailable()) {
-            return "OpenSSL (" + OpenSsl.versionString() + ")";
-        }
-        try {
-            return "JDK (" + SSLContext.getDefault().getProvider().getName() + ")";
-        } catch (NoSuchAlgorithmException e) {
-            return "JDK";
-        }
+        return OpenSsl.isAvailable() ? TlsWords.openSsl(OpenSsl.versionString()) : TlsWords.jdk();
     }
 }

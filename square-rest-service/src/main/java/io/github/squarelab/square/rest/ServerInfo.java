@@ -1,10 +1,9 @@
 package io.github.squarelab.square.rest;
 
+import io.github.squarelab.tls.TlsWords;
 import io.netty.handler.ssl.OpenSsl;
-import java.security.NoSuchAlgorithmException;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import javax.net.ssl.SSLContext;
 import org.springframework.boot.actuate.info.Info;
 import org.springframework.boot.actuate.info.InfoContributor;
 import org.springframework.boot.web.context.WebServerApplicationContext;
@@ -49,13 +48,8 @@ class ServerInfo implements InfoContributor {
      * Jetty, as Spring Boot configures them, with the JDK's SSLEngine.
      */
     private static String provider(SquareServer server) {
-        if (server == SquareServer.NETTY && OpenSsl.isAvailable()) {
-            return "OpenSSL (" + OpenSsl.versionString() + ")";
-        }
-        try {
-            return "JDK (" + SSLContext.getDefault().getProvider().getName() + ")";
-        } catch (NoSuchAlgorithmException e) {
-            return "JDK";
-        }
+        return server == SquareServer.NETTY && OpenSsl.isAvailable()
+                ? TlsWords.openSsl(OpenSsl.versionString())
+                : TlsWords.jdk();
     }
 }

@@ -1,9 +1,9 @@
 package io.github.squarelab.square.rest;
 
+import io.github.squarelab.tls.TlsWords;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
-import java.util.Locale;
 import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
@@ -26,35 +26,10 @@ final class TlsRefusalLog {
 
     private static final Logger log = LoggerFactory.getLogger(TlsRefusalLog.class);
 
-    /** An alert as BoringSSL's reason code names it: SSLV3_ALERT_CERTIFICATE_UNKNOWN. */
-    private static final Pattern OPENSSL_ALERT = Pattern.compile("(?:SSLV3|TLSV1)_ALERT_([A-Z_]+)");
-
     private TlsRefusalLog() {}
 
     static void refused(Object from, Throwable why) {
-        log.warn("refused a TLS connection from {}: {}", from, rootMessage(why));
-    }
-
-    static String rootMessage(Throwable error) {
-        Throwable root = error;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        String message =
-                root.getMessage() != null ? root.getMessage() : root.getClass().getSimpleName();
-        // Netty quotes the bytes of a plaintext request in hex, the JDK and Tomcat say it their ways: say what it was.
-        boolean plaintext = message.startsWith("not an SSL/TLS record")
-                || message.startsWith("Unsupported or unrecognized SSL message")
-                || message.startsWith("Unrecognized SSL message")
-                || message.startsWith("Found an plain text HTTP request");
-        if (plaintext) {
-            return "not TLS (plaintext on the TLS port?)";
-        }
-        // BoringSSL names an alert by its reason code: in the JDK's words, its own text after them.
-        Matcher alert = OPENSSL_ALERT.matcher(message);
-        return alert.find()
-                ? "Received fatal alert: " + alert.group(1).toLowerCase(Locale.ROOT) + " (OpenSSL: " + message + ")"
-                : message;
+        log.warn("refused a TLS connection from {}: {}", from, TlsWords.refusal(why));
     }
 
     /** Reactor Netty (square.server=netty): a handler after the SslHandler that hears how its handshake ended. */
