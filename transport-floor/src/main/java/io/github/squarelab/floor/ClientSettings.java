@@ -1,6 +1,7 @@
 package io.github.squarelab.floor;
 
 import java.time.Duration;
+import java.util.Optional;
 
 /**
  * Everything a client run is given. The lab passes every load option, so none has a default here; the
@@ -17,6 +18,7 @@ import java.time.Duration;
  *     connections the streams are spread over
  * @param warmup how long to run, from the first answer, before measuring; those calls are checked but not counted
  * @param duration how long to measure
+ * @param tls under TLS, the CA the client trusts and, for mutual TLS, its certificate; null for plaintext
  */
 public record ClientSettings(
         Transport transport,
@@ -26,17 +28,35 @@ public record ClientSettings(
         int messagesPerStream,
         int connections,
         Duration warmup,
-        Duration duration) {
+        Duration duration,
+        FloorTls tls) {
 
     /** How long the first answer may take: connecting, and a cold JVM on a busy machine. */
     public static final Duration FIRST_ANSWER_TIMEOUT = Duration.ofSeconds(30);
     /** How long the calls still in flight at the end of the measured interval may take to be answered. */
     public static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(10);
 
+    /** In plaintext. */
+    public ClientSettings(
+            Transport transport,
+            String target,
+            int inFlight,
+            int streams,
+            int messagesPerStream,
+            int connections,
+            Duration warmup,
+            Duration duration) {
+        this(transport, target, inFlight, streams, messagesPerStream, connections, warmup, duration, null);
+    }
+
     public ClientSettings {
         if (duration.isNegative() || duration.isZero()) {
             throw new IllegalArgumentException("--duration must be more than 0 seconds");
         }
+    }
+
+    public Optional<FloorTls> encrypted() {
+        return Optional.ofNullable(tls);
     }
 
     /** Every call's and stream's deadline: longer than the whole run, so a slow call is measured, not failed. */

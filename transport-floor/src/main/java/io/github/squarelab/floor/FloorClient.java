@@ -10,11 +10,13 @@ import io.github.squarelab.floor.measure.FloorFailure;
 import io.github.squarelab.floor.measure.Latency;
 import io.github.squarelab.floor.measure.Load;
 import io.github.squarelab.floor.measure.Measurement;
+import io.github.squarelab.floor.measure.Negotiated;
 import io.github.squarelab.floor.measure.Run;
 import java.io.PrintStream;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.time.Duration;
+import java.util.Optional;
 
 /** Drives one transport as hard as its window allows and describes the run as one JSON object. */
 public final class FloorClient {
@@ -24,6 +26,8 @@ public final class FloorClient {
 
     private final ClientSettings settings;
     private final PrintStream progress;
+    /** Under TLS, what the load's handshake agreed on. */
+    private Optional<Negotiated> negotiated = Optional.empty();
 
     /** @param progress where the phase lines go (stderr on the command line) */
     public FloorClient(ClientSettings settings, PrintStream progress) {
@@ -33,13 +37,18 @@ public final class FloorClient {
 
     public Measurement run() throws FloorFailure, InterruptedException {
         try (Load load = newLoad()) {
-            return Run.measure(
+            Measurement measurement = Run.measure(
                     load,
                     ClientSettings.FIRST_ANSWER_TIMEOUT,
                     settings.warmup(),
                     settings.duration(),
                     ClientSettings.DRAIN_TIMEOUT,
                     progress);
+            negotiated = load.negotiated();
+            if (settings.encrypted().isPresent() && negotiated.isEmpty()) {
+                throw new FloorFailure(settings.transport().id() + ": under TLS, yet no connection made a handshake");
+            }
+            return measurement;
         }
     }
 
@@ -65,21 +74,36 @@ public final class FloorClient {
         json.addProperty("client_cpu_seconds", seconds(measurement.clientCpu()));
         json.addProperty("answers_checked", measurement.answersChecked());
         json.addProperty("unanswered_at_end", measurement.unansweredAtEnd());
+        settings.encrypted().ifPresent(tls -> json.add("tls", tlsJson(tls)));
         return GSON.toJson(json);
     }
 
+    /** {@code {"mode": "on"|"mtls", "provider", "protocol", "cipher", "alpn"}}, as the client's handshake agreed. */
+    private JsonObject tlsJson(FloorTls tls) {
+        JsonObject json = new JsonObject();
+        json.addProperty("mode", tls.mode());
+        negotiated.ifPresent(found -> {
+            json.addProperty("provider", found.provider());
+            json.addProperty("protocol", found.protocol());
+            json.addProperty("cipher", found.cipher());
+            json.addProperty("alpn", found.alpn());
+        });
+        return json;
+    }
+
     private Load newLoad() {
+        Optional<FloorTls> tls = settings.encrypted();
         return switch (settings.transport()) {
-            case REST_UNARY -> new HttpLoad(settings.target(), settings.connections(), settings.deadline());
+            case REST_UNARY -> new HttpLoad(settings.target(), settings.connections(), settings.deadline(), tls);
             case REST_H2C ->
-                HttpLoad.h2c(settings.target(), settings.connections(), settings.streams(), settings.deadline());
-            case GRPC_UNARY -> new GrpcUnaryLoad(settings.target(), settings.inFlight(), settings.deadline());
+                HttpLoad.h2c(settings.target(), settings.connections(), settings.streams(), settings.deadline(), tls);
+            case GRPC_UNARY -> new GrpcUnaryLoad(settings.target(), settings.inFlight(), settings.deadline(), tls);
             case GRPC_STREAM ->
                 new GrpcStreamLoad(
-                        settings.target(), settings.streams(), settings.messagesPerStream(), settings.deadline());
+                        settings.target(), settings.streams(), settings.messagesPerStream(), settings.deadline(), tls);
             case GRPC_PINGPONG ->
                 GrpcStreamLoad.pingPong(
-                        settings.target(), settings.streams(), settings.messagesPerStream(), settings.deadline());
+                        settings.target(), settings.streams(), settings.messagesPerStream(), settings.deadline(), tls);
         };
     }
 
@@ -101,8 +125,10 @@ public final class FloorClient {
                 json.addProperty(
                         "client",
                         "netty " + HttpLoad.io()
-                                + ", HTTP/2 cleartext with prior knowledge, one stream per call, the streams spread"
-                                + " evenly over the connections");
+                                + (settings.encrypted().isPresent()
+                                        ? ", HTTP/2 agreed by ALPN over TLS"
+                                        : ", HTTP/2 cleartext with prior knowledge")
+                                + ", one stream per call, the streams spread evenly over the connections");
             }
             case GRPC_UNARY -> {
                 json.addProperty("in_flight", settings.inFlight());

@@ -6,6 +6,7 @@ import io.github.squarelab.floor.measure.FloorFailure;
 import io.github.squarelab.floor.measure.Measurement;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
@@ -18,8 +19,8 @@ public final class TransportFloor {
     static final String USAGE =
             """
         usage:
-          java -jar transport-floor.jar server grpc|http [--host 127.0.0.1] [--port 0]
-          java -jar transport-floor.jar client TRANSPORT --target HOST:PORT LOAD --warmup S --duration S
+          java -jar transport-floor.jar server grpc|http [--host 127.0.0.1] [--port 0] [SERVER_TLS]
+          java -jar transport-floor.jar client TRANSPORT --target HOST:PORT LOAD --warmup S --duration S [CLIENT_TLS]
             TRANSPORT      LOAD
             rest_unary     --connections N
             rest_h2c       --connections N --streams N
@@ -27,6 +28,9 @@ public final class TransportFloor {
             grpc_stream    --streams N --messages N
             grpc_pingpong  --streams N --messages N
         S is seconds, such as 10 or 0.5; port 0 is a free port.
+        TLS, from PEM files (plaintext without them):
+          SERVER_TLS  --tls-cert server.pem --tls-key server.key [--tls-client-ca ca.pem (mutual TLS)]
+          CLIENT_TLS  --tls-ca ca.pem [--tls-cert client.pem --tls-key client.key (mutual TLS)]
         """;
 
     private static final String TRANSPORTS =
@@ -61,11 +65,15 @@ public final class TransportFloor {
         }
         String host = arguments.text("host", "127.0.0.1");
         int port = arguments.integer("port", 0);
+        Optional<FloorTls> tls = FloorTls.server(arguments);
         arguments.requireAllRead("the " + kind + " server");
         SquareServer server = kind.equals("grpc")
-                ? new GrpcSquareServer(host, port, Squares::square)
-                : new HttpSquareServer(host, port, Squares::square);
+                ? new GrpcSquareServer(host, port, Squares::square, tls)
+                : new HttpSquareServer(host, port, Squares::square, tls);
         Runtime.getRuntime().addShutdownHook(new Thread(server::close, "square-server-shutdown"));
+        // Before the port, which the lab waits for: once it has that line, it has this one.
+        tls.ifPresent(found -> System.out.println("tls " + found.mode() + " with "
+                + (kind.equals("grpc") ? GrpcSquareServer.tlsProvider() : HttpSquareServer.tlsProvider())));
         System.out.println("listening on " + host + ":" + server.port());
         server.awaitTermination();
         return 0;
@@ -89,6 +97,7 @@ public final class TransportFloor {
                 .orElseThrow(() ->
                         new IllegalArgumentException("unknown transport " + id + "; expected one of " + TRANSPORTS));
         String target = arguments.required("target");
+        FloorTls tls = FloorTls.client(arguments).orElse(null);
         ClientSettings settings =
                 switch (transport) {
                     case REST_UNARY ->
@@ -100,7 +109,8 @@ public final class TransportFloor {
                                 0,
                                 arguments.count("connections"),
                                 arguments.seconds("warmup"),
-                                arguments.seconds("duration"));
+                                arguments.seconds("duration"),
+                                tls);
                     case GRPC_UNARY ->
                         new ClientSettings(
                                 transport,
@@ -110,7 +120,8 @@ public final class TransportFloor {
                                 0,
                                 0,
                                 arguments.seconds("warmup"),
-                                arguments.seconds("duration"));
+                                arguments.seconds("duration"),
+                                tls);
                     case REST_H2C -> {
                         int connections = arguments.count("connections");
                         yield new ClientSettings(
@@ -121,7 +132,8 @@ public final class TransportFloor {
                                 0,
                                 connections,
                                 arguments.seconds("warmup"),
-                                arguments.seconds("duration"));
+                                arguments.seconds("duration"),
+                                tls);
                     }
                     case GRPC_STREAM, GRPC_PINGPONG ->
                         new ClientSettings(
@@ -132,7 +144,8 @@ public final class TransportFloor {
                                 arguments.count("messages"),
                                 0,
                                 arguments.seconds("warmup"),
-                                arguments.seconds("duration"));
+                                arguments.seconds("duration"),
+                                tls);
                 };
         arguments.requireAllRead("the " + id + " client");
         return settings;

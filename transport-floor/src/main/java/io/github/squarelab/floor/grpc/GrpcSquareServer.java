@@ -1,11 +1,16 @@
 package io.github.squarelab.floor.grpc;
 
+import io.github.squarelab.floor.FloorTls;
 import io.github.squarelab.floor.SquareServer;
+import io.grpc.InsecureServerCredentials;
 import io.grpc.Server;
+import io.grpc.ServerCredentials;
+import io.grpc.TlsServerCredentials;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntToLongFunction;
 
@@ -23,15 +28,42 @@ public final class GrpcSquareServer implements SquareServer {
      * @param square what to answer for a number: its square, or something else in tests
      */
     public GrpcSquareServer(String host, int port, IntToLongFunction square) {
+        this(host, port, square, Optional.empty());
+    }
+
+    /** @param tls under TLS, the server's certificate and key and, for mutual TLS, its clients' CA; else empty */
+    public GrpcSquareServer(String host, int port, IntToLongFunction square, Optional<FloorTls> tls) {
         try {
-            server = NettyServerBuilder.forAddress(new InetSocketAddress(host, port))
+            server = NettyServerBuilder.forAddress(new InetSocketAddress(host, port), credentials(tls))
                     .directExecutor()
                     .addService(new SquareService(square))
                     .build()
                     .start();
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot listen on " + host + ":" + port, e);
+            throw new UncheckedIOException("cannot serve on " + host + ":" + port + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * grpc-java's TlsServerCredentials (on its BoringSSL where it loads), as net.devh's grpc.server.security configures
+     * the gRPC square service; a client certificate required for mutual TLS.
+     */
+    private static ServerCredentials credentials(Optional<FloorTls> tls) throws IOException {
+        if (tls.isEmpty()) {
+            return InsecureServerCredentials.create();
+        }
+        FloorTls found = tls.get();
+        TlsServerCredentials.Builder builder =
+                TlsServerCredentials.newBuilder().keyManager(found.certificate(), found.key());
+        if (found.isMutual()) {
+            builder.trustManager(found.ca()).clientAuth(TlsServerCredentials.ClientAuth.REQUIRE);
+        }
+        return builder.build();
+    }
+
+    /** What encrypts under TLS. */
+    public static String tlsProvider() {
+        return GrpcChannels.provider();
     }
 
     @Override

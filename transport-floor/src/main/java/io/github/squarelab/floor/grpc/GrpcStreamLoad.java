@@ -1,8 +1,12 @@
 package io.github.squarelab.floor.grpc;
 
+import io.github.squarelab.floor.ClientSettings;
+import io.github.squarelab.floor.FloorTls;
 import io.github.squarelab.floor.Squares;
+import io.github.squarelab.floor.measure.FloorFailure;
 import io.github.squarelab.floor.measure.Load;
 import io.github.squarelab.floor.measure.MeasuredInterval;
+import io.github.squarelab.floor.measure.Negotiated;
 import io.github.squarelab.proto.Input;
 import io.github.squarelab.proto.Output;
 import io.github.squarelab.proto.SquareRpcGrpc;
@@ -15,6 +19,7 @@ import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.ClientResponseObserver;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -36,6 +41,8 @@ public final class GrpcStreamLoad implements Load {
     private volatile boolean stopping;
     private volatile boolean givenUp;
     private MeasuredInterval interval;
+    private final Optional<FloorTls> tls;
+    private Optional<Negotiated> negotiated = Optional.empty();
 
     /**
      * @param target the server, as a grpc-java target such as 127.0.0.1:6565
@@ -44,17 +51,30 @@ public final class GrpcStreamLoad implements Load {
      * @param streamDeadline the deadline of each stream, from its opening
      */
     public GrpcStreamLoad(String target, int streams, int messagesPerStream, Duration streamDeadline) {
-        this("grpc_stream", target, streams, messagesPerStream, Integer.MAX_VALUE, streamDeadline);
+        this(target, streams, messagesPerStream, streamDeadline, Optional.empty());
+    }
+
+    /** @param tls under TLS, the CA to trust and any client certificate; else empty */
+    public GrpcStreamLoad(
+            String target, int streams, int messagesPerStream, Duration streamDeadline, Optional<FloorTls> tls) {
+        this("grpc_stream", target, streams, messagesPerStream, Integer.MAX_VALUE, streamDeadline, tls);
     }
 
     private GrpcStreamLoad(
-            String name, String target, int streams, int messagesPerStream, int window, Duration streamDeadline) {
+            String name,
+            String target,
+            int streams,
+            int messagesPerStream,
+            int window,
+            Duration streamDeadline,
+            Optional<FloorTls> tls) {
         this.name = name;
+        this.tls = tls;
         // Ping-pong shares the aggregator's unary channel, which retries; the pipelined stream has its own, which does
         // not.
         this.channel = window == 1
-                ? GrpcChannels.withShortCallbacks(target)
-                : GrpcChannels.withShortCallbacksAndNoRetry(target);
+                ? GrpcChannels.withShortCallbacks(target, tls)
+                : GrpcChannels.withShortCallbacksAndNoRetry(target, tls);
         this.slots = streams;
         this.messagesPerStream = messagesPerStream;
         this.window = window;
@@ -64,7 +84,13 @@ public final class GrpcStreamLoad implements Load {
 
     /** grpc_pingpong: the same streams with one message in flight on each, the next sent on its answer. */
     public static GrpcStreamLoad pingPong(String target, int streams, int messagesPerStream, Duration streamDeadline) {
-        return new GrpcStreamLoad("grpc_pingpong", target, streams, messagesPerStream, 1, streamDeadline);
+        return pingPong(target, streams, messagesPerStream, streamDeadline, Optional.empty());
+    }
+
+    /** grpc_pingpong, under TLS with the tls given. */
+    public static GrpcStreamLoad pingPong(
+            String target, int streams, int messagesPerStream, Duration streamDeadline, Optional<FloorTls> tls) {
+        return new GrpcStreamLoad("grpc_pingpong", target, streams, messagesPerStream, 1, streamDeadline, tls);
     }
 
     public static String io() {
@@ -72,8 +98,14 @@ public final class GrpcStreamLoad implements Load {
     }
 
     @Override
-    public void start(MeasuredInterval interval) {
+    public Optional<Negotiated> negotiated() {
+        return negotiated;
+    }
+
+    @Override
+    public void start(MeasuredInterval interval) throws FloorFailure {
         this.interval = interval;
+        negotiated = GrpcChannels.handshake(channel, tls, ClientSettings.FIRST_ANSWER_TIMEOUT, name);
         for (int slot = 0; slot < slots; slot++) {
             openStream();
         }

@@ -1,8 +1,12 @@
 package io.github.squarelab.floor.grpc;
 
+import io.github.squarelab.floor.ClientSettings;
+import io.github.squarelab.floor.FloorTls;
 import io.github.squarelab.floor.Squares;
+import io.github.squarelab.floor.measure.FloorFailure;
 import io.github.squarelab.floor.measure.Load;
 import io.github.squarelab.floor.measure.MeasuredInterval;
+import io.github.squarelab.floor.measure.Negotiated;
 import io.github.squarelab.proto.Input;
 import io.github.squarelab.proto.Output;
 import io.github.squarelab.proto.SquareRpcGrpc;
@@ -13,6 +17,7 @@ import io.grpc.Status;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -29,6 +34,8 @@ public final class GrpcUnaryLoad implements Load {
     private volatile boolean stopping;
     private volatile boolean givenUp;
     private MeasuredInterval interval;
+    private final Optional<FloorTls> tls;
+    private Optional<Negotiated> negotiated = Optional.empty();
 
     /**
      * @param target the server, as a grpc-java target such as 127.0.0.1:6565
@@ -36,7 +43,13 @@ public final class GrpcUnaryLoad implements Load {
      * @param callDeadline the deadline of each call
      */
     public GrpcUnaryLoad(String target, int inFlight, Duration callDeadline) {
-        this.channel = GrpcChannels.withShortCallbacks(target);
+        this(target, inFlight, callDeadline, Optional.empty());
+    }
+
+    /** @param tls under TLS, the CA to trust and any client certificate; else empty */
+    public GrpcUnaryLoad(String target, int inFlight, Duration callDeadline, Optional<FloorTls> tls) {
+        this.tls = tls;
+        this.channel = GrpcChannels.withShortCallbacks(target, tls);
         this.inFlight = inFlight;
         this.callDeadline = callDeadline;
         this.callChainsEnded = new CountDownLatch(inFlight);
@@ -47,8 +60,14 @@ public final class GrpcUnaryLoad implements Load {
     }
 
     @Override
-    public void start(MeasuredInterval interval) {
+    public Optional<Negotiated> negotiated() {
+        return negotiated;
+    }
+
+    @Override
+    public void start(MeasuredInterval interval) throws FloorFailure {
         this.interval = interval;
+        negotiated = GrpcChannels.handshake(channel, tls, ClientSettings.FIRST_ANSWER_TIMEOUT, "grpc_unary");
         for (int chain = 0; chain < inFlight; chain++) {
             call(Squares.first(chain));
         }

@@ -1,9 +1,11 @@
 package io.github.squarelab.floor.http;
 
+import io.github.squarelab.floor.FloorTls;
 import io.github.squarelab.floor.Squares;
 import io.github.squarelab.floor.measure.FloorFailure;
 import io.github.squarelab.floor.measure.Load;
 import io.github.squarelab.floor.measure.MeasuredInterval;
+import io.github.squarelab.floor.measure.Negotiated;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
@@ -14,16 +16,21 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.ssl.ApplicationProtocolNames;
+import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.ReadTimeoutHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * {@code GET /rest/square/unary/{n}} on {@code connections} keep-alive HTTP/1.1 connections, one call at a
  * time on each, as the aggregator's pool does; or, for rest_h2c, {@code streams} calls in flight spread
- * evenly over HTTP/2 prior-knowledge connections. Plain Netty, so nothing but HTTP is on the path.
+ * evenly over HTTP/2 prior-knowledge connections. Plain Netty, so nothing but HTTP is on the path; under TLS, the
+ * protocol agreed by ALPN, as the aggregator's Reactor Netty client agrees it.
  */
 public final class HttpLoad implements Load {
 
@@ -43,6 +50,12 @@ public final class HttpLoad implements Load {
     private final boolean h2c;
 
     private final Duration callDeadline;
+    /** The one protocol the connections speak, and under TLS offer by ALPN. */
+    private final String protocol;
+    /** Under TLS, the client's context; null in plaintext. */
+    private final SslContext ssl;
+
+    private final AtomicReference<Negotiated> negotiated = new AtomicReference<>();
     private final EventLoopGroup eventLoops = NettyTransport.group(0);
     private final ChannelGroup channels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     private final CountDownLatch exchangesEnded;
@@ -56,10 +69,22 @@ public final class HttpLoad implements Load {
      * @param callDeadline how long one call may go unanswered before the run fails
      */
     public HttpLoad(String target, int connections, Duration callDeadline) {
-        this("rest_unary", target, connections, connections, false, callDeadline);
+        this(target, connections, callDeadline, Optional.empty());
     }
 
-    private HttpLoad(String name, String target, int connections, int streams, boolean h2c, Duration callDeadline) {
+    /** @param tls under TLS (HTTP/1.1 agreed by ALPN), the CA to trust and any client certificate; else empty */
+    public HttpLoad(String target, int connections, Duration callDeadline, Optional<FloorTls> tls) {
+        this("rest_unary", target, connections, connections, false, callDeadline, tls);
+    }
+
+    private HttpLoad(
+            String name,
+            String target,
+            int connections,
+            int streams,
+            boolean h2c,
+            Duration callDeadline,
+            Optional<FloorTls> tls) {
         int colon = target.lastIndexOf(':');
         if (colon <= 0) {
             throw new IllegalArgumentException("the target must be host:port, not " + target);
@@ -72,15 +97,28 @@ public final class HttpLoad implements Load {
         this.h2c = h2c;
         this.callDeadline = callDeadline;
         this.exchangesEnded = new CountDownLatch(this.connections);
+        this.protocol = h2c ? ApplicationProtocolNames.HTTP_2 : ApplicationProtocolNames.HTTP_1_1;
+        this.ssl = tls.map(found -> HttpTls.client(found, protocol)).orElse(null);
     }
 
     /** rest_h2c: {@code streams} calls in flight over {@code connections} HTTP/2 prior-knowledge connections. */
     public static HttpLoad h2c(String target, int connections, int streams, Duration callDeadline) {
-        return new HttpLoad("rest_h2c", target, connections, streams, true, callDeadline);
+        return h2c(target, connections, streams, callDeadline, Optional.empty());
+    }
+
+    /** rest_h2c, under TLS over HTTP/2 agreed by ALPN (the tls given), else with prior knowledge. */
+    public static HttpLoad h2c(
+            String target, int connections, int streams, Duration callDeadline, Optional<FloorTls> tls) {
+        return new HttpLoad("rest_h2c", target, connections, streams, true, callDeadline, tls);
     }
 
     public static String io() {
         return NettyTransport.name();
+    }
+
+    @Override
+    public Optional<Negotiated> negotiated() {
+        return Optional.ofNullable(negotiated.get());
     }
 
     @Override
@@ -147,6 +185,12 @@ public final class HttpLoad implements Load {
                         // A connection always has a call in flight, so a deadline without a read is an unanswered call.
                         ReadTimeoutHandler deadline =
                                 new ReadTimeoutHandler(callDeadline.toNanos(), TimeUnit.NANOSECONDS);
+                        if (ssl != null) {
+                            channel.pipeline()
+                                    .addLast(
+                                            HttpTls.clientHandler(ssl, channel, host, port),
+                                            new HttpTls.Checked(protocol, negotiated));
+                        }
                         if (h2c) {
                             channel.pipeline()
                                     .addLast(

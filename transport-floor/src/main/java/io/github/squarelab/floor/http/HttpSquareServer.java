@@ -1,12 +1,15 @@
 package io.github.squarelab.floor.http;
 
+import io.github.squarelab.floor.FloorTls;
 import io.github.squarelab.floor.SquareServer;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.ssl.SslContext;
 import java.net.InetSocketAddress;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntToLongFunction;
 
@@ -27,7 +30,16 @@ public final class HttpSquareServer implements SquareServer {
      * @param square what to answer for a number: its square, or something else in tests
      */
     public HttpSquareServer(String host, int port, IntToLongFunction square) {
+        this(host, port, square, Optional.empty());
+    }
+
+    /**
+     * @param tls under TLS, HTTP/2 or HTTP/1.1 as ALPN chooses, as the REST square service's TLS port serves them;
+     *     empty for plaintext
+     */
+    public HttpSquareServer(String host, int port, IntToLongFunction square, Optional<FloorTls> tls) {
         SquareHandler handler = new SquareHandler(square);
+        SslContext ssl = tls.map(HttpTls::server).orElse(null);
         try {
             listener = new ServerBootstrap()
                     .group(acceptor, workers)
@@ -35,7 +47,12 @@ public final class HttpSquareServer implements SquareServer {
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel channel) {
-                            channel.pipeline().addLast(new PriorKnowledge(handler, square));
+                            if (ssl == null) {
+                                channel.pipeline().addLast(new PriorKnowledge(handler, square));
+                            } else {
+                                channel.pipeline()
+                                        .addLast(ssl.newHandler(channel.alloc()), new HttpTls.ByAlpn(handler, square));
+                            }
                         }
                     })
                     .bind(host, port)
@@ -49,6 +66,11 @@ public final class HttpSquareServer implements SquareServer {
 
     public static String io() {
         return NettyTransport.name();
+    }
+
+    /** What encrypts under TLS. */
+    public static String tlsProvider() {
+        return HttpTls.provider();
     }
 
     @Override

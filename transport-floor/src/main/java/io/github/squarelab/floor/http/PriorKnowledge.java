@@ -3,6 +3,7 @@ package io.github.squarelab.floor.http;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpServerKeepAliveHandler;
@@ -32,11 +33,19 @@ final class PriorKnowledge extends ByteToMessageDecoder {
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
         int length = Math.min(in.readableBytes(), PREFACE.readableBytes());
         if (!ByteBufUtil.equals(PREFACE, PREFACE.readerIndex(), in, in.readerIndex(), length)) {
-            ctx.pipeline()
-                    .addLast(new HttpServerCodec(), new HttpServerKeepAliveHandler(), http1)
-                    .remove(this);
+            http1(ctx.pipeline(), http1).remove(this);
         } else if (length == PREFACE.readableBytes()) {
-            ctx.pipeline().addLast(Http2Answers.connection(square)).remove(this);
+            http2(ctx.pipeline(), square).remove(this);
         }
+    }
+
+    /** The HTTP/1.1 server's handlers, whether the first bytes or ALPN (under TLS, {@link HttpTls}) chose it. */
+    static ChannelPipeline http1(ChannelPipeline pipeline, SquareHandler http1) {
+        return pipeline.addLast(new HttpServerCodec(), new HttpServerKeepAliveHandler(), http1);
+    }
+
+    /** The HTTP/2 server's handler, whether the connection preface or ALPN chose it. */
+    static ChannelPipeline http2(ChannelPipeline pipeline, IntToLongFunction square) {
+        return pipeline.addLast(Http2Answers.connection(square));
     }
 }

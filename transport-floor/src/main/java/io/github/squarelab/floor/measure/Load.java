@@ -1,6 +1,7 @@
 package io.github.squarelab.floor.measure;
 
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -12,6 +13,11 @@ public interface Load extends AutoCloseable {
 
     /** Starts no more calls; what is unanswered after {@code timeout} is cancelled and counted: slow, not wrong. */
     void stop(Duration timeout) throws InterruptedException;
+
+    /** Under TLS, what the handshake agreed on, once a connection has made one; else empty. */
+    default Optional<Negotiated> negotiated() {
+        return Optional.empty();
+    }
 
     /** Releases connections and threads. */
     @Override
