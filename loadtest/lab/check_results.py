@@ -376,6 +376,7 @@ def floor_check(data: Dict) -> List[str]:
         measured = len(record.get("repeats") or [None])
         if measured != settings.get("repeats", 1):
             found.append("%s: %d repeats, REPEATS=%d" % (label, measured, settings.get("repeats", 1)))
+        found += ["%s: %s" % (label, problem) for problem in _floor_tls_problems(window, record, settings)]
         java_opts = (record.get("floor_settings") or {}).get("java_opts")
         if java_opts != settings.get("java_opts"):
             found.append(
@@ -385,7 +386,7 @@ def floor_check(data: Dict) -> List[str]:
         if window not in by_window:
             found.append("no floor run for %s, %s" % (window.transport, window.describe()))
     for run in data["runs"]:
-        compared = by_combination.get((run["path"], run["n"], run["concurrency"]))
+        compared = by_combination.get(floor.combination(run, settings))
         if compared is None or results.failed(run) or not floor.compared_with_floor(run):
             if run.get("floor") and not floor.compared_with_floor(run):
                 found.append(
@@ -397,6 +398,30 @@ def floor_check(data: Dict) -> List[str]:
             "%s: %s" % (results.run_name(run), problem)
             for problem in _path_floor_problems(run, compared, by_window.get(compared))
         ]
+    return found
+
+
+def _floor_tls_problems(window: floor.Window, record: Dict, settings: Dict) -> List[str]:
+    """A TLS window's run must say it was encrypted as asked: its mode, each side on the TLS_PROVIDER's engine, and
+    what its handshake agreed; a plaintext window's must say nothing of TLS."""
+    said = record.get("tls")
+    if window.tls is None:
+        return ["ran over TLS, but the window is plaintext"] if said else []
+    if not said:
+        return ["no TLS record, but the window is %s" % catalogue.TLS_NAMES[window.tls]]
+    found = []
+    if said.get("mode") != window.tls:
+        found.append("ran %s, the window is %s" % (said.get("mode"), window.tls))
+    engine = "JDK" if settings.get("tls_provider") == "jdk" else "OpenSSL"
+    for side in ("server_provider", "client_provider"):
+        if not str(said.get(side) or "").startswith(engine):
+            found.append("%s is %s, TLS_PROVIDER asked for %s" % (side.replace("_", " "), said.get(side), engine))
+    expected_alpn = "http/1.1" if window.transport == "rest_unary" else "h2"
+    if said.get("alpn") != expected_alpn or not said.get("protocol"):
+        found.append(
+            "the handshake agreed %s with ALPN %s, expected a protocol and %s"
+            % (said.get("protocol"), said.get("alpn"), expected_alpn)
+        )
     return found
 
 

@@ -17,6 +17,10 @@ results.json (settings.aggregator):
 
 n = 0 costs no downstream call, and the rest/square baseline has no aggregator: neither has a floor.
 
+Under TLS (TLS="off on mtls"), each mode has its own floor: the same windows over TLS or mutual TLS, with the run's
+certificates and the TLS_PROVIDER the services had (BoringSSL, or the JDK's SSLEngine), and each TLS stack's runs are
+compared with their mode's floor.
+
 Each run starts a bare server (`server grpc|http`), waits for its "listening on" line, runs the client against
 it, and reads the server's CPU time from /proc the moment the client says its measured window opens and closes.
 """
@@ -29,7 +33,7 @@ import time
 from dataclasses import asdict, dataclass
 from typing import IO, Any, Callable, Dict, List, Optional, Tuple
 
-from . import catalogue, cpu
+from . import catalogue, cpu, tls
 from . import repeats as repeats_of
 from .errors import FloorError
 from .processes import Processes, java_command, log_tail, wait_until
@@ -88,6 +92,7 @@ class Window:
     connections: Optional[int] = None  # rest_unary: keep-alive connections, one call on each; rest_h2c: HTTP/2
     streams: Optional[int] = None  # grpc_stream, grpc_pingpong: bidi streams; rest_h2c: calls in flight
     messages_per_stream: Optional[int] = None  # grpc_stream, grpc_pingpong: messages on each stream before a new one
+    tls: Optional[str] = None  # "on" or "mtls" over TLS; None in plaintext
 
     def as_dict(self) -> Dict:
         return {key: value for key, value in asdict(self).items() if value is not None and key != "transport"}
@@ -99,7 +104,8 @@ class Window:
     def slug(self) -> str:
         """The name of the run's folder under floor/, e.g. grpc_stream_s100_m1000."""
         letters = {"in_flight": "i", "connections": "c", "streams": "s", "messages_per_stream": "m"}
-        return "_".join([self.transport] + ["%s%d" % (letters[key], value) for key, value in self.as_dict().items()])
+        sizes = ["%s%d" % (letters[key], value) for key, value in self.as_dict().items() if key != "tls"]
+        return "_".join([self.transport] + sizes + ([self.tls] if self.tls else []))
 
     def __post_init__(self) -> None:
         if self.transport not in SERVER_KIND:
@@ -109,6 +115,9 @@ class Window:
             )
 
     def describe(self) -> str:
+        return self._size() + (" · %s" % catalogue.TLS_NAMES[self.tls] if self.tls else "")
+
+    def _size(self) -> str:
         # __post_init__ has checked that the transport's fields are there.
         if self.transport == "grpc_unary":
             return "%s calls in flight" % self.in_flight
@@ -142,18 +151,21 @@ class Window:
         ]
 
 
-def window_for(path_name: str, n: int, concurrency: int, aggregator: Dict[str, int]) -> Optional[Window]:
-    """The floor window of one measured combination, or None when the path has no floor."""
+def window_for(
+    path_name: str, n: int, concurrency: int, aggregator: Dict[str, int], mode: Optional[str] = None
+) -> Optional[Window]:
+    """The floor window of one measured combination (over TLS in mode "on" or "mtls"), or None when the path has no
+    floor."""
     transport = catalogue.ALL[path_name].transport
     if transport is None or n < 1:
         return None
     calls = concurrency * min(n, aggregator["in_flight"])
     if transport == "grpc_unary":
-        return Window(transport, in_flight=calls)
+        return Window(transport, in_flight=calls, tls=mode)
     if transport == "rest_unary":
         # A pool of rest-max-connections per replica.
         pool = aggregator["rest_max_connections"] * aggregator["rest_replicas"]
-        return Window(transport, connections=min(pool, calls))
+        return Window(transport, connections=min(pool, calls), tls=mode)
     if transport == "rest_h2c":
         if aggregator.get("rest_h2c_connections") is None:
             raise FloorError(
@@ -163,36 +175,53 @@ def window_for(path_name: str, n: int, concurrency: int, aggregator: Dict[str, i
         connections = aggregator["rest_h2c_connections"] * aggregator["rest_replicas"]
         # Calls beyond what the connections may carry at once wait in the aggregator's pool.
         streams = min(calls, connections * aggregator.get("rest_h2c_max_streams", calls))
-        return Window(transport, connections=min(connections, calls), streams=streams)
-    return Window(transport, streams=concurrency, messages_per_stream=n)
+        return Window(transport, connections=min(connections, calls), streams=streams, tls=mode)
+    return Window(transport, streams=concurrency, messages_per_stream=n, tls=mode)
 
 
-def plan(settings: Dict) -> Tuple[List[Window], Dict[Tuple[str, int, int], Window]]:
-    """(each distinct window once, in the order the paths ran; the window of every combination that has one).
+Combination = Tuple[str, int, int, Optional[str]]
+
+
+def mode_of(settings_tls: str) -> Optional[str]:
+    """A TLS setting ("off", "on", "mtls") as a window's tls: None in plaintext."""
+    return None if settings_tls == catalogue.PLAINTEXT else settings_tls
+
+
+def combination(run: Dict, settings: Dict) -> Combination:
+    """A measured run's combination: (path, n, concurrency, the TLS mode of its stack, None in plaintext)."""
+    entries: List[Dict] = settings.get("stacks") or []
+    entry = next((entry for entry in entries if entry.get("label") == run.get("stack")), {})
+    return run["path"], run["n"], run["concurrency"], mode_of(entry.get("tls", catalogue.PLAINTEXT))
+
+
+def plan(settings: Dict) -> Tuple[List[Window], Dict[Combination, Window]]:
+    """(each distinct window once, in the order the paths ran, TLS mode by mode; the window of every combination
+    (path, n, concurrency, TLS mode) that has one).
 
     The bare transports carry the article's small call on loopback: only the runs of the small payload on loopback
     (compared_with_floor) have a floor, and without such runs there is none."""
     aggregator = settings.get("aggregator")
     windows: List[Window] = []
-    by_combination: Dict[Tuple[str, int, int], Window] = {}
+    by_combination: Dict[Combination, Window] = {}
     if catalogue.SMALL not in (settings.get("payload") or [catalogue.SMALL]) or catalogue.LOOPBACK not in (
         settings.get("network") or [catalogue.LOOPBACK]
     ):
         return windows, by_combination
-    for path_name in settings["paths"]:
-        for n in settings["n"]:
-            for concurrency in settings["concurrency"]:
-                if aggregator is None and catalogue.ALL[path_name].transport is not None:
-                    raise FloorError(
-                        "results.json records no aggregator settings (settings.aggregator), so the "
-                        "floor's windows are unknown"
-                    )
-                window = window_for(path_name, n, concurrency, aggregator or {})
-                if window is None:
-                    continue
-                by_combination[(path_name, n, concurrency)] = window
-                if window not in windows:
-                    windows.append(window)
+    for mode in [mode_of(setting) for setting in settings.get("tls") or [catalogue.PLAINTEXT]]:
+        for path_name in settings["paths"]:
+            for n in settings["n"]:
+                for concurrency in settings["concurrency"]:
+                    if aggregator is None and catalogue.ALL[path_name].transport is not None:
+                        raise FloorError(
+                            "results.json records no aggregator settings (settings.aggregator), so the "
+                            "floor's windows are unknown"
+                        )
+                    window = window_for(path_name, n, concurrency, aggregator or {}, mode)
+                    if window is None:
+                        continue
+                    by_combination[(path_name, n, concurrency, mode)] = window
+                    if window not in windows:
+                        windows.append(window)
     return windows, by_combination
 
 
@@ -208,7 +237,51 @@ class Jvm:
         return java_command(self.java, self.java_opts, self.jar, arguments)
 
 
-def run_window(window: Window, folder: str, jvm: Jvm, warmup_s: float, duration_s: float, processes: Processes) -> Dict:
+@dataclass(frozen=True)
+class Encryption:
+    """What the floor's TLS windows are encrypted with: the run's certificates and the services' TLS_PROVIDER."""
+
+    certificates: Optional[tls.Certificates]
+    provider: str = "openssl"
+
+    def server_arguments(self, mode: str) -> List[str]:
+        found = self._found(mode)
+        arguments = ["--tls-cert", found.path("server.pem"), "--tls-key", found.path("server.key")]
+        return arguments + (["--tls-client-ca", found.path("ca.pem")] if mode == "mtls" else [])
+
+    def client_arguments(self, mode: str) -> List[str]:
+        found = self._found(mode)
+        arguments = ["--tls-ca", found.path("ca.pem")]
+        return arguments + (
+            ["--tls-cert", found.path("client.pem"), "--tls-key", found.path("client.key")] if mode == "mtls" else []
+        )
+
+    def jvm(self, jvm: "Jvm") -> "Jvm":
+        """The floor's JVMs on the provider asked for: Netty's own switch off OpenSSL, for its plain and its
+        grpc-netty-shaded copy, as lab.tls gives the services."""
+        if self.provider != "jdk":
+            return jvm
+        switches = " ".join(sorted(set(tls.NO_OPENSSL.values())))
+        return Jvm(jvm.jar, jvm.java, (jvm.java_opts + " " + switches).strip())
+
+    def _found(self, mode: str) -> tls.Certificates:
+        if self.certificates is None:
+            raise FloorError("a floor window over %s without the run's certificates" % catalogue.TLS_NAMES[mode])
+        return self.certificates
+
+
+PLAINTEXT_ONLY = Encryption(None)
+
+
+def run_window(
+    window: Window,
+    folder: str,
+    jvm: Jvm,
+    warmup_s: float,
+    duration_s: float,
+    processes: Processes,
+    encryption: Encryption = PLAINTEXT_ONLY,
+) -> Dict:
     """Runs the floor for one window (its logs into folder); the run's record."""
     os.makedirs(folder, exist_ok=True)
     record: Dict[str, Any] = {
@@ -218,7 +291,7 @@ def run_window(window: Window, folder: str, jvm: Jvm, warmup_s: float, duration_
     }
     started = time.monotonic()
     try:
-        record.update(_measure(window, folder, jvm, warmup_s, duration_s, processes))
+        record.update(_measure(window, folder, jvm, warmup_s, duration_s, processes, encryption))
     except FloorError as error:
         record["error"] = str(error)
     record["wall_seconds"] = round(time.monotonic() - started, 1)
@@ -237,24 +310,67 @@ def run_window(window: Window, folder: str, jvm: Jvm, warmup_s: float, duration_
     return record
 
 
-def _measure(window: Window, folder: str, jvm: Jvm, warmup_s: float, duration_s: float, processes: Processes) -> Dict:
+def _measure(
+    window: Window,
+    folder: str,
+    jvm: Jvm,
+    warmup_s: float,
+    duration_s: float,
+    processes: Processes,
+    encryption: Encryption,
+) -> Dict:
+    if window.tls:
+        jvm = encryption.jvm(jvm)
     server_log = os.path.join(folder, "server.log")
     server = processes.start(
-        jvm.command("server", SERVER_KIND[window.transport], "--host", "127.0.0.1", "--port", "0"),
+        jvm.command(
+            "server",
+            SERVER_KIND[window.transport],
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            *(encryption.server_arguments(window.tls) if window.tls else []),
+        ),
         log_path=server_log,
         stdout=subprocess.PIPE,
         side="services",
     )
     try:
-        port = _await_port(server, server_log)
-        return _run_client(window, folder, jvm, port, server.pid, warmup_s, duration_s, processes)
+        port, said = _await_port(server, server_log)
+        client_tls = encryption.client_arguments(window.tls) if window.tls else []
+        run = _run_client(window, folder, jvm, port, server.pid, warmup_s, duration_s, processes, client_tls)
     finally:
         processes.stop([server], grace_s=SERVER_STOP_GRACE_S)
         _pipe(server.stdout).close()
+    if window.tls:
+        run["tls"] = _tls_record(window, run.get("tls") or {}, said, jvm)
+    return run
 
 
-def _await_port(server: subprocess.Popen, server_log: str) -> int:
-    """The port the server prints it listens on."""
+def _tls_record(window: Window, client: Dict, said: List[str], jvm: Jvm) -> Dict:
+    """A TLS window's record: its mode, the server's provider (from its "tls MODE with PROVIDER" line), the client's,
+    what the client's handshake agreed and the JVM options they ran with."""
+    mode = window.tls or catalogue.PLAINTEXT
+    prefix = "tls %s with " % mode
+    server_provider = next((line[len(prefix) :] for line in said if line.startswith(prefix)), None)
+    if server_provider is None:
+        raise FloorError("the floor's server did not say it serves %s" % catalogue.TLS_NAMES[mode])
+    if client.get("mode") != mode:
+        raise FloorError("the floor's client ran %s, the window is %s" % (client.get("mode") or "in plaintext", mode))
+    return {
+        "mode": mode,
+        "server_provider": server_provider,
+        "client_provider": client.get("provider"),
+        "protocol": client.get("protocol"),
+        "cipher": client.get("cipher"),
+        "alpn": client.get("alpn"),
+        "java_opts": jvm.java_opts,
+    }
+
+
+def _await_port(server: subprocess.Popen, server_log: str) -> Tuple[int, List[str]]:
+    """The port the server prints it listens on, and the lines it printed up to it."""
     lines: List[Optional[str]] = []
     threading.Thread(target=_lines_into, args=(server.stdout, lines), daemon=True).start()
 
@@ -269,7 +385,8 @@ def _await_port(server: subprocess.Popen, server_log: str) -> int:
 
     if not wait_until(listening, SERVER_START_S, 0.05):
         raise FloorError("the floor's server was not listening after %.0f s" % SERVER_START_S)
-    return next(int(line.rsplit(":", 1)[1]) for line in lines if line and line.startswith("listening on 127.0.0.1:"))
+    said = [line for line in list(lines) if line]
+    return next(int(line.rsplit(":", 1)[1]) for line in said if line.startswith("listening on 127.0.0.1:")), said
 
 
 def _lines_into(stream, lines: List[Optional[str]]) -> None:
@@ -287,6 +404,7 @@ def _run_client(
     warmup_s: float,
     duration_s: float,
     processes: Processes,
+    client_tls: List[str],
 ) -> Dict:
     """Runs the client; the server's CPU is read the moment the client opens and closes its measured window."""
     client = processes.start(
@@ -300,6 +418,7 @@ def _run_client(
             "%g" % warmup_s,
             "--duration",
             "%g" % duration_s,
+            *client_tls,
         ),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -406,10 +525,11 @@ def measure(
     repeats: int = 1,
     log: Callable[[str], None] = print,
     on_window: Callable[[int, int], None] = lambda index, repeat: None,
+    encryption: Encryption = PLAINTEXT_ONLY,
 ) -> List[Dict]:
-    """Runs the floor for every distinct window of the measured paths, REPEATS times interleaved as the paths are;
-    each window's record is the median of its repeats (lab.repeats). on_window(index, repeat) is told as each
-    starts."""
+    """Runs the floor for every distinct window of the measured paths (a TLS mode's over TLS, with encryption),
+    REPEATS times interleaved as the paths are; each window's record is the median of its repeats (lab.repeats).
+    on_window(index, repeat) is told as each starts."""
     windows, _ = plan(data["settings"])
 
     def measure_window(repeat: int, index: int, window: Window, _earlier: List[Dict]) -> Dict:
@@ -420,7 +540,9 @@ def measure(
             % (repeat, repeats, index, len(windows), window.transport, window.describe(), slug)
         )
         log("  measuring: %gs after %gs of warm-up (repeat %d)" % (duration_s, warmup_s, repeat))
-        return run_window(window, os.path.join(results_dir, "floor", slug), jvm, warmup_s, duration_s, processes)
+        return run_window(
+            window, os.path.join(results_dir, "floor", slug), jvm, warmup_s, duration_s, processes, encryption
+        )
 
     def told(window: Window, record: Dict) -> None:
         if "error" in record:
@@ -486,12 +608,13 @@ def path_floor(run: Dict, window: Window, floor_run: Optional[Dict]) -> Dict:
 
 
 def attach(data: Dict, floor_runs: List[Dict], extra: Optional[Dict] = None) -> None:
-    """Puts the floor section into results and a floor object into every measured run that has a window."""
+    """Puts the floor section into results and a floor object into every measured run that has a window: a TLS
+    stack's run gets its mode's."""
     _, by_combination = plan(data["settings"])
     by_window = {Window.from_record(r["transport"], r["window"]): r for r in floor_runs}
     data["floor"] = dict(extra or {}, goal=GOAL, aggregator=data["settings"]["aggregator"], runs=floor_runs)
     for run in data["runs"]:
-        window = by_combination.get((run["path"], run["n"], run["concurrency"]))
+        window = by_combination.get(combination(run, data["settings"]))
         if window is None or "error" in run or not compared_with_floor(run):
             continue
         run["floor"] = path_floor(run, window, by_window.get(window))

@@ -68,7 +68,12 @@ def main() -> int:
     os.makedirs(os.path.join(results_dir, "logs"), exist_ok=True)
 
     # The floor runs one window per measured transport (fewer when two paths share one); enough for an estimate.
-    floor_windows = [p for p in settings.paths if settings.floor and catalogue.ALL[p].transport is not None]
+    floor_windows = [
+        p + ("" if mode == catalogue.PLAINTEXT else " · " + catalogue.TLS_NAMES[mode])
+        for mode in settings.tls
+        for p in settings.paths
+        if settings.floor and catalogue.ALL[p].transport is not None
+    ]
     lab_progress = progress.Progress(
         progress.plan(settings, [stack.label for stack in lab_stacks], floor_windows),
         log=lambda line: print(line, flush=True),
@@ -98,6 +103,7 @@ def main() -> int:
                 settings,
                 processes,
                 lab_progress,
+                floor.Encryption(certificates, settings.tls_provider),
             )
             status = status or floor_status
     try:
@@ -488,9 +494,15 @@ def _first_instances(instances: List[services.Instance]) -> List[services.Instan
 
 
 def run_floor(
-    results_dir: str, jvm: floor.Jvm, settings: Settings, processes: Processes, lab_progress: progress.Progress
+    results_dir: str,
+    jvm: floor.Jvm,
+    settings: Settings,
+    processes: Processes,
+    lab_progress: progress.Progress,
+    encryption: floor.Encryption,
 ) -> int:
-    """The bare transports, once the services are stopped: the whole machine, with the services' JVM options."""
+    """The bare transports, once the services are stopped: the whole machine, with the services' JVM options; under
+    TLS each mode's windows too, with the run's certificates."""
     print(
         "[lab] the transport floor: the bare transports, no Spring, with the aggregator's window (services stopped)",
         flush=True,
@@ -515,6 +527,7 @@ def run_floor(
         on_window=lambda index, repeat: lab_progress.begin(
             ("floor", index, repeat), "the floor: window %d, round %d" % (index, repeat)
         ),
+        encryption=encryption,
     )
     lab_progress.finish()
     floor.attach(

@@ -588,9 +588,6 @@ class Settings:
                 'TLS compares each mode with plaintext, so a list starts with off: TLS="off %s"'
                 % " ".join(mode for mode in self.tls if mode != catalogue.PLAINTEXT)
             )
-        if self.tls[0] != catalogue.PLAINTEXT:
-            # The bare transports are plaintext: a run in TLS alone has nothing to compare with them.
-            self.floor = False
         if self.tls[0] != catalogue.PLAINTEXT and "rest/square" in self.paths:
             raise SettingsError(
                 "rest/square is ab straight to square-rest-service, which the lab loads in plaintext only: put off "

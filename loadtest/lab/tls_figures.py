@@ -4,9 +4,10 @@ plaintext, the handshakes in the measured window, and what encrypted each side. 
 CPU per call by mode come from here; lab/view.py gathers them.
 """
 
+import dataclasses
 from typing import Callable, Dict, List, Optional
 
-from . import catalogue, results, tls
+from . import catalogue, floor, results, tls
 from .results import path_cpu
 
 
@@ -129,3 +130,49 @@ def chart(data: Dict, measured: List[tuple]) -> Optional[Dict]:
         mode = entry.get("tls", catalogue.PLAINTEXT)
         modes.append({"mode": mode, "label": catalogue.TLS_NAMES[mode], "values": values})
     return {"paths": paths, "modes": modes}
+
+
+def floor_table(data: Dict, fmt: Callable) -> Optional[Dict]:
+    """The floor in each TLS mode beside the floor in plaintext, window by window: the bare transports' calls/s and
+    CPU per call with their ratios, what encrypted each side and what the client's handshake agreed; None without a
+    TLS floor run."""
+    runs = [run for run in (data.get("floor") or {}).get("runs", []) if "error" not in run]
+    by_window = {floor.Window.from_record(run["transport"], run["window"]): run for run in runs}
+    rows = []
+    for window, run in by_window.items():
+        twin = by_window.get(dataclasses.replace(window, tls=None))
+        if window.tls is None or twin is None or not twin.get("calls_per_second"):
+            continue
+        cpu, plain_cpu = floor.cpu_us_per_call(run), floor.cpu_us_per_call(twin)
+        said = run.get("tls") or {}
+        rows.append(
+            {
+                "cells": [
+                    window.transport,
+                    catalogue.TLS_NAMES[window.tls],
+                    dataclasses.replace(window, tls=None).describe(),
+                    "%s → %s" % (fmt(twin["calls_per_second"], 0), fmt(run["calls_per_second"], 0)),
+                    fmt(run["calls_per_second"] / twin["calls_per_second"], 2) + "×",
+                    "%s → %s µs" % (fmt(plain_cpu, 1), fmt(cpu, 1)) if cpu and plain_cpu else "–",
+                    fmt(cpu / plain_cpu, 2) + "×" if cpu and plain_cpu else "–",
+                    "client %s · server %s" % (said.get("client_provider") or "?", said.get("server_provider") or "?"),
+                    " · ".join(str(said.get(key) or "–") for key in ("protocol", "cipher", "alpn")),
+                ]
+            }
+        )
+    if not rows:
+        return None
+    return {
+        "heads": [
+            "floor transport",
+            "TLS",
+            "window",
+            "calls/s: plaintext → TLS",
+            "calls/s ratio",
+            "CPU per call: plaintext → TLS",
+            "CPU per call ratio",
+            "providers",
+            "negotiated (protocol · cipher · ALPN)",
+        ],
+        "rows": rows,
+    }

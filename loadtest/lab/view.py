@@ -69,6 +69,7 @@ def view(data: Dict) -> Dict:
             "payload": payload_table(data, shown),
             "network": network_table(data, shown),
             "tls": tls_figures.table(tls_pairs, fmt, conditions_of, shown),
+            "tls_floor": tls_figures.floor_table(data, fmt),
             "floor": floor_table(data),
             "floor_runs": floor_runs_table(data.get("floor")),
         },

@@ -11,7 +11,7 @@ import textwrap
 import time
 import unittest
 
-from lab import check_results, floor
+from lab import check_results, floor, tls
 from lab.errors import FloorError, SettingsError
 from lab.floor import Window
 from lab.processes import Processes
@@ -165,9 +165,9 @@ class WindowTests(unittest.TestCase):
             ],
         )
         # 64 connections serve both n=5 c=16 and n=100 c=16.
-        self.assertEqual(by_combination[("rest/unary", 5, 16)], by_combination[("rest/unary", 100, 16)])
+        self.assertEqual(by_combination[("rest/unary", 5, 16, None)], by_combination[("rest/unary", 100, 16, None)])
         self.assertEqual(len(by_combination), 12)
-        self.assertNotIn(("rest/square", 5, 1), by_combination)
+        self.assertNotIn(("rest/square", 5, 1, None), by_combination)
 
     def test_each_window_passes_exactly_its_client_options(self):
         self.assertEqual(Window("rest_unary", connections=64).client_arguments(), ["--connections", "64"])
@@ -449,6 +449,98 @@ class AttachTests(unittest.TestCase):
         floor.attach(data, [])
 
         self.assertEqual(["floor" in run for run in data["runs"]], [True, False, True, False])
+
+
+class TlsFloorTests(unittest.TestCase):
+    """Under TLS each mode has its own floor: the same windows over TLS, each TLS stack compared with its mode's."""
+
+    def test_each_tls_mode_plans_the_same_windows_over_tls(self):
+        planned = dict(settings("rest/unary grpc/stream rest/square", n=(50,), concurrency=(5,)), tls=["off", "mtls"])
+
+        windows, by_combination = floor.plan(planned)
+
+        self.assertEqual(
+            [w.slug() for w in windows],
+            ["rest_unary_c40", "grpc_stream_s5_m50", "rest_unary_c40_mtls", "grpc_stream_s5_m50_mtls"],
+        )
+        self.assertEqual(windows[2].describe(), "40 connections · mTLS")
+        self.assertEqual(windows[2].as_dict(), {"connections": 40, "tls": "mtls"})
+        self.assertEqual(Window.from_record("rest_unary", windows[2].as_dict()), windows[2])
+        self.assertEqual(by_combination[("rest/unary", 50, 5, "mtls")], windows[2])
+        self.assertEqual(by_combination[("rest/unary", 50, 5, None)], windows[0])
+        self.assertNotIn(("rest/square", 50, 5, "mtls"), by_combination)
+
+    def test_a_tls_stacks_run_is_compared_with_its_modes_floor(self):
+        data = sample_with_floor()
+        data["settings"]["tls"] = ["off", "mtls"]
+        data["settings"]["stacks"] = [{"label": "netty", "tls": "off"}, {"label": "netty · mTLS", "tls": "mtls"}]
+        plaintext_run = data["runs"][0]
+        plaintext_run["stack"] = "netty"
+        encrypted_run = dict(plaintext_run, stack="netty · mTLS", rps=plaintext_run["rps"] / 2)
+        data["runs"].append(encrypted_run)
+        plaintext_floor = data["floor"]["runs"][0]
+        encrypted_floor = dict(
+            plaintext_floor,
+            window=dict(plaintext_floor["window"], tls="mtls"),
+            calls_per_second=plaintext_floor["calls_per_second"] / 4,
+        )
+
+        floor.attach(data, data["floor"]["runs"] + [encrypted_floor])
+
+        self.assertEqual(plaintext_run["floor"]["window"], plaintext_floor["window"])
+        self.assertEqual(encrypted_run["floor"]["window"], dict(plaintext_floor["window"], tls="mtls"))
+        # Half the plaintext path's rate against a quarter of the plaintext floor's: twice the fraction.
+        self.assertAlmostEqual(encrypted_run["floor"]["fraction"], 2 * plaintext_run["floor"]["fraction"], places=3)
+
+    def test_a_tls_window_passes_the_runs_certificates_and_the_providers_switch(self):
+        encryption = floor.Encryption(tls.Certificates("/run/certs"), provider="jdk")
+
+        self.assertEqual(
+            encryption.server_arguments("mtls"),
+            [
+                "--tls-cert",
+                "/run/certs/server.pem",
+                "--tls-key",
+                "/run/certs/server.key",
+                "--tls-client-ca",
+                "/run/certs/ca.pem",
+            ],
+        )
+        self.assertEqual(encryption.client_arguments("on"), ["--tls-ca", "/run/certs/ca.pem"])
+        self.assertEqual(
+            encryption.jvm(floor.Jvm("floor.jar", "java", "-Xmx256m")).java_opts,
+            "-Xmx256m -Dio.grpc.netty.shaded.io.netty.handler.ssl.noOpenSsl=true -Dio.netty.handler.ssl.noOpenSsl=true",
+        )
+        self.assertEqual(floor.Encryption(None).jvm(floor.Jvm("floor.jar", "java", "-Xmx256m")).java_opts, "-Xmx256m")
+        with self.assertRaisesRegex(FloorError, "over mTLS without the run's certificates"):
+            floor.Encryption(None).server_arguments("mtls")
+
+    def test_a_tls_window_must_say_it_was_encrypted_as_asked(self):
+        window = Window("grpc_unary", in_flight=8, tls="mtls")
+        record = {
+            "tls": {
+                "mode": "mtls",
+                "server_provider": "OpenSSL (BoringSSL)",
+                "client_provider": "OpenSSL (BoringSSL)",
+                "protocol": "TLSv1.3",
+                "cipher": "TLS_AES_128_GCM_SHA256",
+                "alpn": "h2",
+            }
+        }
+
+        self.assertEqual(check_results._floor_tls_problems(window, record, {"tls_provider": "openssl"}), [])
+        self.assertEqual(
+            check_results._floor_tls_problems(window, record, {"tls_provider": "jdk"}),
+            [
+                "server provider is OpenSSL (BoringSSL), TLS_PROVIDER asked for JDK",
+                "client provider is OpenSSL (BoringSSL), TLS_PROVIDER asked for JDK",
+            ],
+        )
+        self.assertEqual(check_results._floor_tls_problems(window, {}, {}), ["no TLS record, but the window is mTLS"])
+        self.assertEqual(
+            check_results._floor_tls_problems(Window("grpc_unary", in_flight=8), record, {}),
+            ["ran over TLS, but the window is plaintext"],
+        )
 
 
 if __name__ == "__main__":

@@ -31,8 +31,8 @@ class TlsSettingsTests(unittest.TestCase):
         with self.assertRaisesRegex(SettingsError, 'a list starts with off: TLS="off mtls on"'):
             Settings.from_env({"TLS": "mtls off on"})
 
-    def test_tls_alone_has_no_floor_the_bare_transports_are_plaintext(self):
-        self.assertFalse(Settings.from_env({"TLS": "on"}).floor)
+    def test_tls_alone_has_a_floor_of_its_own_the_bare_transports_encrypt_too(self):
+        self.assertTrue(Settings.from_env({"TLS": "on"}).floor)
         self.assertTrue(Settings.from_env({"TLS": "off on"}).floor)
         self.assertEqual(Settings.from_env({"TLS": "off mtls"}).as_dict()["tls"], ["off", "mtls"])
 
@@ -378,6 +378,38 @@ class TlsReportTests(unittest.TestCase):
             said,
         )
         self.assertFalse([sentence for sentence in said if "stacks" in sentence or " on netty" in sentence], said)
+
+    def test_the_floor_in_each_mode_stands_beside_the_floor_in_plaintext(self):
+        data = with_mtls()
+        plain = {"transport": "grpc_unary", "window": {"in_flight": 8}, "calls": 1000, "calls_per_second": 100.0}
+        plain.update(folder="floor/grpc_unary_i8", latency_us={"p50": 1, "p90": 2, "p99": 3, "max": 4})
+        plain.update(client_cpu_seconds=0.010, server_cpu_seconds=0.010)
+        said = {"mode": "mtls", "client_provider": "JDK (SunJSSE)", "server_provider": "OpenSSL (BoringSSL)"}
+        said.update(protocol="TLSv1.3", cipher="TLS_AES_256_GCM_SHA384", alpn="h2")
+        encrypted = dict(plain, window={"in_flight": 8, "tls": "mtls"}, calls_per_second=80.0, tls=said)
+        encrypted.update(client_cpu_seconds=0.015, server_cpu_seconds=0.015)
+        data["floor"] = {"goal": 0.6, "aggregator": None, "runs": [plain, encrypted]}
+
+        table = view.view(data)["tables"]["tls_floor"]
+
+        self.assertEqual(
+            [row["cells"] for row in table["rows"]],
+            [
+                [
+                    "grpc_unary",
+                    "mTLS",
+                    "8 calls in flight",
+                    "100 → 80",
+                    "0.80×",
+                    "20.0 → 30.0 µs",
+                    "1.50×",
+                    "client JDK (SunJSSE) · server OpenSSL (BoringSSL)",
+                    "TLSv1.3 · TLS_AES_256_GCM_SHA384 · h2",
+                ]
+            ],
+        )
+        self.assertIn('id="tls-floor-table"', report.render(data, "", ""))
+        self.assertIsNone(view.view(with_mtls())["tables"]["tls_floor"])
 
     def test_the_report_and_summary_show_the_section_only_with_tls(self):
         page = report.render(with_mtls(), "", "")
