@@ -2,6 +2,7 @@ package io.github.squarelab.tls;
 
 import java.security.NoSuchAlgorithmException;
 import java.util.Locale;
+import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.net.ssl.SSLContext;
@@ -54,6 +55,14 @@ public final class TlsWords {
                 || message.startsWith("Unrecognized SSL message")
                 || message.startsWith("Found an plain text HTTP request");
         return plaintext ? PLAINTEXT : alert(message);
+    }
+
+    /**
+     * A Netty side's provider: OpenSSL's engine (with its version) where it encrypts, else the JDK's. Netty (plain or
+     * grpc-netty-shaded's copy) prefers OpenSSL wherever netty-tcnative loads; each caller asks its own Netty.
+     */
+    public static String provider(boolean openSsl, Supplier<String> version) {
+        return openSsl ? openSsl(version.get()) : jdk();
     }
 
     /** BoringSSL (or another OpenSSL) through netty-tcnative, with the version it says it is. */

@@ -66,7 +66,9 @@ public record FloorTls(File ca, File certificate, File key) {
     private static File readable(String option, String path) {
         File file = new File(path);
         if (!file.isFile() || !file.canRead()) {
-            throw new IllegalArgumentException("--" + option + " " + path + " is not a file this process can read");
+            // The file's name, not its folder: a lab run's certificates' folder must not reach its results.
+            throw new IllegalArgumentException(
+                    "--" + option + " " + file.getName() + " is not a file this process can read");
         }
         return file;
     }

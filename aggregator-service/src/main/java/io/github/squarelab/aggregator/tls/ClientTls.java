@@ -104,7 +104,7 @@ public final class ClientTls {
      * OpenSSL through netty-tcnative where it loads, as Netty then prefers it; else the JDK's SSLEngine.
      */
     public static String nettyProvider() {
-        return OpenSsl.isAvailable() ? TlsWords.openSsl(OpenSsl.versionString()) : jdkProvider();
+        return TlsWords.provider(OpenSsl.isAvailable(), OpenSsl::versionString);
     }
 
     /** The JDK's default TLS provider, by name: what an SSLContext from an SSL bundle encrypts with. */

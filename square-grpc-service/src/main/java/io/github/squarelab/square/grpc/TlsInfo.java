@@ -38,6 +38,6 @@ class TlsInfo implements InfoContributor {
      * it loads; else the JDK's SSLEngine.
      */
     private static String provider() {
-        return OpenSsl.isAvailable() ? TlsWords.openSsl(OpenSsl.versionString()) : TlsWords.jdk();
+        return TlsWords.provider(OpenSsl.isAvailable(), OpenSsl::versionString);
     }
 }

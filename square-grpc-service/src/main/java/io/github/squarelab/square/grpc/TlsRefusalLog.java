@@ -9,6 +9,7 @@ import java.util.regex.Pattern;
 import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.stereotype.Component;
 
@@ -22,11 +23,12 @@ import org.springframework.stereotype.Component;
  * channel's last handler logs the TLS error once it has failed the channel for it ("Ignoring duplicate failure").
  * This handler takes those records there, and only those, and says them in one line; the peer is known in neither,
  * so the line names none. A connection closed before it sent anything (a TCP probe) is no refusal and says nothing.
- * {@code TlsRefusalLogTests} pins these records on the grpc-java the service is built with.
+ * {@code TlsRefusalLogTests} pins these records on the grpc-java the service is built with. The channels' handler is
+ * grpc-java's on the client side too: this service makes no outgoing gRPC calls, so every record it sees is a refusal.
  */
 @Component
 @ConditionalOnProperty(name = "grpc.server.security.enabled", havingValue = "true")
-class TlsRefusalLog extends Handler {
+class TlsRefusalLog extends Handler implements DisposableBean {
 
     /** grpc-netty-shaded's loggers: its TLS negotiation, and its channels' last handler. */
     static final List<String> LOGGERS = List.of(
@@ -43,14 +45,14 @@ class TlsRefusalLog extends Handler {
     private static final List<java.util.logging.Logger> GRPC_LOGGERS =
             LOGGERS.stream().map(java.util.logging.Logger::getLogger).toList();
 
+    /** The loggers' levels before this handler set them, restored when the service stops. */
+    private final List<Level> levelsBefore;
+
     TlsRefusalLog() {
+        levelsBefore =
+                GRPC_LOGGERS.stream().map(java.util.logging.Logger::getLevel).toList();
         for (java.util.logging.Logger logger : GRPC_LOGGERS) {
             synchronized (logger) {
-                for (Handler installed : logger.getHandlers()) {
-                    if (installed instanceof TlsRefusalLog) {
-                        logger.removeHandler(installed);
-                    }
-                }
                 logger.addHandler(this);
                 // Their other records still reach the parent's handlers (Spring Boot's bridge to Logback), which
                 // drop FINE unless asked for DEBUG there.
@@ -58,6 +60,18 @@ class TlsRefusalLog extends Handler {
                 if (level == null || level.intValue() > Level.FINE.intValue()) {
                     logger.setLevel(Level.FINE);
                 }
+            }
+        }
+    }
+
+    /** Leaves grpc-java's loggers as they were when the service stops (or a test's context closes). */
+    @Override
+    public void destroy() {
+        for (int i = 0; i < GRPC_LOGGERS.size(); i++) {
+            java.util.logging.Logger logger = GRPC_LOGGERS.get(i);
+            synchronized (logger) {
+                logger.removeHandler(this);
+                logger.setLevel(levelsBefore.get(i));
             }
         }
     }

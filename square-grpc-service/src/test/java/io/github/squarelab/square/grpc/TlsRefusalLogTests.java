@@ -60,6 +60,7 @@ class TlsRefusalLogTests {
 
     @Test
     void plaintextOnTheTlsPortIsOneLineThatSaysSo(CapturedOutput output) throws Exception {
+        int before = output.getOut().length();
         try (Socket plaintext = new Socket("127.0.0.1", PORT)) {
             plaintext.setSoTimeout(5000);
             OutputStream out = plaintext.getOutputStream();
@@ -68,7 +69,7 @@ class TlsRefusalLogTests {
             plaintext.getInputStream().readAllBytes();
         }
 
-        assertThat(refusals(output))
+        assertThat(refusals(output, before))
                 .containsPattern("refused a TLS connection: not TLS \\(plaintext on the TLS port\\?\\)\\R")
                 .doesNotContain("TLS negotiation failed", "\tat ");
     }
@@ -77,10 +78,11 @@ class TlsRefusalLogTests {
     void aClientThatTrustsNoCertificateIsOneLineThatSaysWhy(CapturedOutput output) throws Exception {
         SSLContext distrustful = SSLContext.getInstance("TLS");
         distrustful.init(keys(), new TrustManager[] {new TrustingNothing()}, null);
+        int before = output.getOut().length();
 
         assertThatThrownBy(() -> handshake(distrustful, "h2")).isInstanceOf(SSLException.class);
 
-        assertThat(refusals(output))
+        assertThat(refusals(output, before))
                 .containsPattern("refused a TLS connection: Received fatal alert: certificate_unknown"
                         + "( \\(OpenSSL: [^\\n]*SSLV3_ALERT_CERTIFICATE_UNKNOWN\\))?\\R");
     }
@@ -89,6 +91,7 @@ class TlsRefusalLogTests {
     void aClientWithoutACertificateIsOneLineThatSaysWhy(CapturedOutput output) throws Exception {
         SSLContext anonymous = SSLContext.getInstance("TLS");
         anonymous.init(null, trust(), null);
+        int before = output.getOut().length();
 
         try {
             handshake(anonymous, "h2");
@@ -96,7 +99,7 @@ class TlsRefusalLogTests {
             // TLS 1.3 ends the client's handshake before the server has read its (missing) certificate.
         }
 
-        assertThat(refusals(output))
+        assertThat(refusals(output, before))
                 // In the JDK's words, BoringSSL's after them.
                 .containsPattern("refused a TLS connection: Empty client certificate chain \\(OpenSSL: [^\\n]*"
                         + "PEER_DID_NOT_RETURN_A_CERTIFICATE\\)\\R")
@@ -107,6 +110,7 @@ class TlsRefusalLogTests {
     void aClientThatOffersNoH2IsOneLineThatSaysWhy(CapturedOutput output) throws Exception {
         SSLContext trusted = SSLContext.getInstance("TLS");
         trusted.init(keys(), trust(), null);
+        int before = output.getOut().length();
 
         try {
             handshake(trusted, null);
@@ -114,9 +118,27 @@ class TlsRefusalLogTests {
             // The server closes the connection once it finds no protocol in common.
         }
 
-        assertThat(refusals(output))
+        assertThat(refusals(output, before))
                 .contains("refused a TLS connection: no application protocol in common (the client did not offer h2"
                         + " by ALPN)");
+    }
+
+    /** A TCP connection closed before it says anything, as a port probe makes, is no refusal: nothing is logged. */
+    @Test
+    void aPortProbeLogsNothing(CapturedOutput output) throws Exception {
+        int before = output.getOut().length();
+
+        new Socket("127.0.0.1", PORT).close();
+        // Then a refusal, which the service logs after the probe's close if it logs that at all.
+        try (Socket plaintext = new Socket("127.0.0.1", PORT)) {
+            plaintext.setSoTimeout(5000);
+            plaintext.getOutputStream().write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            plaintext.getInputStream().readAllBytes();
+        }
+
+        String logged = refusals(output, before);
+        assertThat(logged.split("refused a TLS connection", -1)).hasSize(2);
+        assertThat(logged).contains("refused a TLS connection: not TLS");
     }
 
     /** A handshake, then a read until the server closes (which it does at once for every client here). */
@@ -133,14 +155,18 @@ class TlsRefusalLogTests {
         }
     }
 
-    /** The output once a refusal has been logged (the server logs it on its own thread), at most 5 s on. */
-    private static String refusals(CapturedOutput output) throws InterruptedException {
+    /**
+     * The output from {@code before} on, once a refusal has been logged there (the server logs it on its own thread),
+     * at most 5 s on: the capture is the whole class's, so an earlier test's lines are before it.
+     */
+    private static String refusals(CapturedOutput output, int before) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-        while (!output.getOut().contains("refused a TLS connection") && System.nanoTime() < deadline) {
+        while (!output.getOut().substring(before).contains("refused a TLS connection")
+                && System.nanoTime() < deadline) {
             Thread.sleep(20);
         }
         Thread.sleep(100);
-        return output.getOut();
+        return output.getOut().substring(before);
     }
 
     private static KeyStore keyStore() throws Exception {

@@ -48,8 +48,6 @@ class ServerInfo implements InfoContributor {
      * Jetty, as Spring Boot configures them, with the JDK's SSLEngine.
      */
     private static String provider(SquareServer server) {
-        return server == SquareServer.NETTY && OpenSsl.isAvailable()
-                ? TlsWords.openSsl(OpenSsl.versionString())
-                : TlsWords.jdk();
+        return TlsWords.provider(server == SquareServer.NETTY && OpenSsl.isAvailable(), OpenSsl::versionString);
     }
 }

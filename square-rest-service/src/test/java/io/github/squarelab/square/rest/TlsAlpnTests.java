@@ -96,12 +96,13 @@ abstract class TlsAlpnTests {
     void aHandshakeTheClientAbandonsIsOneLineThatSaysWhy(CapturedOutput output) throws Exception {
         SSLContext distrustful = SSLContext.getInstance("TLS");
         distrustful.init(null, new TrustManager[] {new TrustingNothing()}, null);
+        int before = output.getOut().length();
         try (SSLSocket socket = (SSLSocket) distrustful.getSocketFactory().createSocket("127.0.0.1", port)) {
             socket.setSoTimeout(5000);
             assertThatThrownBy(socket::startHandshake).isInstanceOf(SSLException.class);
         }
 
-        assertThat(refusals(output))
+        assertThat(refusals(output, before))
                 // BoringSSL's own words after the JDK's, where Netty runs on BoringSSL.
                 .containsPattern("refused a TLS connection from /127\\.0\\.0\\.1:\\d+: Received fatal alert: "
                         + "certificate_unknown( \\(OpenSSL: [^\\n]*SSLV3_ALERT_CERTIFICATE_UNKNOWN\\))?\\R");
@@ -110,6 +111,7 @@ abstract class TlsAlpnTests {
     /** Plaintext on the TLS port: the server says it was not TLS, in one line, whatever else it answers. */
     @Test
     void plaintextOnTheTlsPortIsOneLineThatSaysSo(CapturedOutput output) throws Exception {
+        int before = output.getOut().length();
         try (Socket plaintext = new Socket("127.0.0.1", port)) {
             plaintext.setSoTimeout(5000);
             OutputStream out = plaintext.getOutputStream();
@@ -120,20 +122,24 @@ abstract class TlsAlpnTests {
             plaintext.getInputStream().readAllBytes();
         }
 
-        assertThat(refusals(output))
+        assertThat(refusals(output, before))
                 .containsPattern("refused a TLS connection from /127\\.0\\.0\\.1:\\d+: not TLS \\(plaintext on the TLS"
                         + " port\\?\\)\\R")
                 .doesNotContain("TLS handshake failed", "NotSslRecordException", "\tat ");
     }
 
-    /** The output once a refusal has been logged (the server logs it on its own thread), at most 5 s on. */
-    private static String refusals(CapturedOutput output) throws InterruptedException {
+    /**
+     * The output from {@code before} on, once a refusal has been logged there (the server logs it on its own thread),
+     * at most 5 s on: the capture is the whole class's, so an earlier test's lines are before it.
+     */
+    private static String refusals(CapturedOutput output, int before) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-        while (!output.getOut().contains("refused a TLS connection") && System.nanoTime() < deadline) {
+        while (!output.getOut().substring(before).contains("refused a TLS connection")
+                && System.nanoTime() < deadline) {
             Thread.sleep(20);
         }
         Thread.sleep(100);
-        return output.getOut();
+        return output.getOut().substring(before);
     }
 
     /** Refuses every server certificate. */

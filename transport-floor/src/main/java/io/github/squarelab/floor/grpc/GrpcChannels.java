@@ -19,7 +19,6 @@ import io.grpc.netty.shaded.io.netty.channel.epoll.Epoll;
 import io.grpc.netty.shaded.io.netty.handler.ssl.OpenSsl;
 import io.grpc.stub.ClientCalls;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -58,8 +57,8 @@ final class GrpcChannels {
                 builder.keyManager(found.certificate(), found.key());
             }
             return builder.build();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read the TLS client's PEM files", e);
+        } catch (IOException | IllegalArgumentException e) {
+            throw new IllegalArgumentException("cannot read the TLS client's PEM files: " + e.getMessage(), e);
         }
     }
 
@@ -79,22 +78,33 @@ final class GrpcChannels {
             ClientCalls.blockingUnaryCall(call, Input.newBuilder().setNumber(1).build());
         } catch (StatusRuntimeException e) {
             throw new FloorFailure(
-                    name + ": the TLS handshake or its first call failed: " + e.getStatus() + tlsCause(e), e);
+                    name + ": the TLS handshake or its first call failed: "
+                            + e.getStatus().getCode() + why(e),
+                    e);
         }
         SSLSession session = call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION);
         if (session == null) {
             throw new FloorFailure(name + ": the channel's transport has no TLS session");
         }
+        // grpc-java fails a connection whose ALPN did not agree on h2, so a session here is an h2 one.
         return Optional.of(new Negotiated(provider(), session.getProtocol(), session.getCipherSuite(), "h2"));
     }
 
-    private static String tlsCause(StatusRuntimeException e) {
-        return e.getCause() == null ? "" : " (" + TlsWords.refusal(e.getCause()) + ")";
+    /** The cause in the services' words, on one line; else the status's own description's first line. */
+    private static String why(StatusRuntimeException e) {
+        if (e.getCause() != null) {
+            return " (" + TlsWords.refusal(e.getCause()) + ")";
+        }
+        String description = e.getStatus().getDescription();
+        return description == null ? "" : " (" + description.lines().findFirst().orElse("") + ")";
     }
 
-    /** What encrypts in grpc-netty-shaded: its BoringSSL where it loads (grpc-java prefers it), else the JDK's. */
+    /**
+     * What encrypts in grpc-netty-shaded: its BoringSSL where it loads (grpc-java's credentials then choose it), else
+     * the JDK's. grpc-java does not show which engine a channel's or server's credentials chose.
+     */
     static String provider() {
-        return OpenSsl.isAvailable() ? TlsWords.openSsl(OpenSsl.versionString()) : TlsWords.jdk();
+        return TlsWords.provider(OpenSsl.isAvailable(), OpenSsl::versionString);
     }
 
     static void close(ManagedChannel channel) {

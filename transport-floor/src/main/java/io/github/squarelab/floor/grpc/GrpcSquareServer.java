@@ -40,7 +40,7 @@ public final class GrpcSquareServer implements SquareServer {
                     .build()
                     .start();
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot serve on " + host + ":" + port + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot listen on " + host + ":" + port, e);
         }
     }
 
@@ -48,21 +48,26 @@ public final class GrpcSquareServer implements SquareServer {
      * grpc-java's TlsServerCredentials (on its BoringSSL where it loads), as net.devh's grpc.server.security configures
      * the gRPC square service; a client certificate required for mutual TLS.
      */
-    private static ServerCredentials credentials(Optional<FloorTls> tls) throws IOException {
+    private static ServerCredentials credentials(Optional<FloorTls> tls) {
         if (tls.isEmpty()) {
             return InsecureServerCredentials.create();
         }
         FloorTls found = tls.get();
-        TlsServerCredentials.Builder builder =
-                TlsServerCredentials.newBuilder().keyManager(found.certificate(), found.key());
-        if (found.isMutual()) {
-            builder.trustManager(found.ca()).clientAuth(TlsServerCredentials.ClientAuth.REQUIRE);
+        try {
+            TlsServerCredentials.Builder builder =
+                    TlsServerCredentials.newBuilder().keyManager(found.certificate(), found.key());
+            if (found.isMutual()) {
+                builder.trustManager(found.ca()).clientAuth(TlsServerCredentials.ClientAuth.REQUIRE);
+            }
+            return builder.build();
+        } catch (IOException | IllegalArgumentException e) {
+            throw new IllegalArgumentException("cannot read the TLS server's PEM files: " + e.getMessage(), e);
         }
-        return builder.build();
     }
 
-    /** What encrypts under TLS. */
-    public static String tlsProvider() {
+    /** What encrypts under TLS: grpc-java does not say which engine its credentials chose, so what it prefers. */
+    @Override
+    public String tlsProvider() {
         return GrpcChannels.provider();
     }
 

@@ -29,7 +29,7 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * {@code GET /rest/square/unary/{n}} on {@code connections} keep-alive HTTP/1.1 connections, one call at a
  * time on each, as the aggregator's pool does; or, for rest_h2c, {@code streams} calls in flight spread
- * evenly over HTTP/2 prior-knowledge connections. Plain Netty, so nothing but HTTP is on the path; under TLS, the
+ * evenly over HTTP/2 connections (prior knowledge in plaintext). Plain Netty, so nothing but HTTP is on the path; under TLS, the
  * protocol agreed by ALPN, as the aggregator's Reactor Netty client agrees it.
  */
 public final class HttpLoad implements Load {
@@ -56,7 +56,7 @@ public final class HttpLoad implements Load {
     private final SslContext ssl;
 
     private final AtomicReference<Negotiated> negotiated = new AtomicReference<>();
-    private final EventLoopGroup eventLoops = NettyTransport.group(0);
+    private final EventLoopGroup eventLoops;
     private final ChannelGroup channels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     private final CountDownLatch exchangesEnded;
     private volatile boolean stopping;
@@ -99,9 +99,11 @@ public final class HttpLoad implements Load {
         this.exchangesEnded = new CountDownLatch(this.connections);
         this.protocol = h2c ? ApplicationProtocolNames.HTTP_2 : ApplicationProtocolNames.HTTP_1_1;
         this.ssl = tls.map(found -> HttpTls.client(found, protocol)).orElse(null);
+        // Only once the TLS context is made, which may refuse its files: then there are no threads to leak.
+        this.eventLoops = NettyTransport.group(0);
     }
 
-    /** rest_h2c: {@code streams} calls in flight over {@code connections} HTTP/2 prior-knowledge connections. */
+    /** rest_h2c: {@code streams} calls in flight over {@code connections} HTTP/2 connections, in plaintext. */
     public static HttpLoad h2c(String target, int connections, int streams, Duration callDeadline) {
         return h2c(target, connections, streams, callDeadline, Optional.empty());
     }
@@ -196,7 +198,12 @@ public final class HttpLoad implements Load {
                                     .addLast(
                                             deadline,
                                             SquareStreams.connection(
-                                                    hostHeader, first, streamsOn(connection), interval, HttpLoad.this));
+                                                    hostHeader,
+                                                    first,
+                                                    streamsOn(connection),
+                                                    interval,
+                                                    HttpLoad.this,
+                                                    ssl != null));
                             return;
                         }
                         channel.pipeline()

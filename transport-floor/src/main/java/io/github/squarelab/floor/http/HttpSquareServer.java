@@ -15,13 +15,14 @@ import java.util.function.IntToLongFunction;
 
 /**
  * The REST square endpoint on plain Netty, HTTP/1.1 with keep-alive and, on the same port, HTTP/2 cleartext
- * with prior knowledge (as the REST square service serves both): no framework, no routing table, no
- * metrics; the handlers answer on the event loops, since they never block.
+ * with prior knowledge, or under TLS either one as ALPN chooses (as the REST square service serves them): no
+ * framework, no routing table, no metrics; the handlers answer on the event loops, since they never block.
  */
 public final class HttpSquareServer implements SquareServer {
 
-    private final EventLoopGroup acceptor = NettyTransport.group(1);
-    private final EventLoopGroup workers = NettyTransport.group(0);
+    private final SslContext ssl;
+    private final EventLoopGroup acceptor;
+    private final EventLoopGroup workers;
     private final Channel listener;
 
     /**
@@ -39,7 +40,10 @@ public final class HttpSquareServer implements SquareServer {
      */
     public HttpSquareServer(String host, int port, IntToLongFunction square, Optional<FloorTls> tls) {
         SquareHandler handler = new SquareHandler(square);
-        SslContext ssl = tls.map(HttpTls::server).orElse(null);
+        ssl = tls.map(HttpTls::server).orElse(null);
+        // Only once the TLS context is made, which may refuse its files: then there are no threads to leak.
+        acceptor = NettyTransport.group(1);
+        workers = NettyTransport.group(0);
         try {
             listener = new ServerBootstrap()
                     .group(acceptor, workers)
@@ -68,9 +72,10 @@ public final class HttpSquareServer implements SquareServer {
         return NettyTransport.name();
     }
 
-    /** What encrypts under TLS. */
-    public static String tlsProvider() {
-        return HttpTls.provider();
+    /** What its TLS context encrypts with; in plaintext, what one would. */
+    @Override
+    public String tlsProvider() {
+        return ssl != null ? HttpTls.provider(ssl) : HttpTls.provider();
     }
 
     @Override

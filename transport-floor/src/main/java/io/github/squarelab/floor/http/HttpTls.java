@@ -10,6 +10,8 @@ import io.netty.handler.ssl.ApplicationProtocolConfig;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.ApplicationProtocolNegotiationHandler;
 import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.JdkSslContext;
+import io.netty.handler.ssl.NotSslRecordException;
 import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
@@ -17,6 +19,7 @@ import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntToLongFunction;
+import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSession;
@@ -32,7 +35,22 @@ final class HttpTls {
 
     /** What encrypts here: Netty's OpenSSL engine where it loads (Netty then prefers it), else the JDK's. */
     static String provider() {
-        return OpenSsl.isAvailable() ? TlsWords.openSsl(OpenSsl.versionString()) : TlsWords.jdk();
+        return TlsWords.provider(OpenSsl.isAvailable(), OpenSsl::versionString);
+    }
+
+    /** What a context made here encrypts with: the JDK's SSLEngine for a JdkSslContext, else OpenSSL's. */
+    static String provider(SslContext context) {
+        return TlsWords.provider(!(context instanceof JdkSslContext), OpenSsl::versionString);
+    }
+
+    /** A failed connection's error, its TLS cause in the services' words ("Received fatal alert: …") if it has one. */
+    static String inWords(Throwable cause) {
+        for (Throwable found = cause; found != null; found = found.getCause() == found ? null : found.getCause()) {
+            if (found instanceof SSLException || found instanceof NotSslRecordException) {
+                return "the TLS connection failed: " + TlsWords.refusal(found);
+            }
+        }
+        return String.valueOf(cause);
     }
 
     static SslContext server(FloorTls tls) {
@@ -45,7 +63,8 @@ final class HttpTls {
             }
             return builder.build();
         } catch (SSLException | IllegalArgumentException e) {
-            throw new IllegalArgumentException("cannot serve TLS with " + tls.certificate() + ": " + e.getMessage(), e);
+            throw new IllegalArgumentException(
+                    "cannot serve TLS with " + tls.certificate().getName() + ": " + e.getMessage(), e);
         }
     }
 
@@ -59,7 +78,8 @@ final class HttpTls {
             }
             return builder.build();
         } catch (SSLException | IllegalArgumentException e) {
-            throw new IllegalArgumentException("cannot make a TLS client with " + tls.ca() + ": " + e.getMessage(), e);
+            throw new IllegalArgumentException(
+                    "cannot make a TLS client with " + tls.ca().getName() + ": " + e.getMessage(), e);
         }
     }
 
@@ -101,6 +121,16 @@ final class HttpTls {
             }
         }
 
+        /** Plaintext on the port is a refusal too: Netty's own handler would log it with a stack trace. */
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) throws Exception {
+            if (cause instanceof NotSslRecordException) {
+                handshakeFailure(ctx, cause);
+                return;
+            }
+            super.exceptionCaught(ctx, cause);
+        }
+
         @Override
         protected void handshakeFailure(ChannelHandlerContext ctx, Throwable cause) {
             System.err.println(
@@ -111,12 +141,14 @@ final class HttpTls {
 
     /**
      * The client's handler after its SslHandler: the first handshake's session is recorded, and a handshake that
-     * failed, or that agreed on another protocol than the path speaks, fails the run in words.
+     * failed, or that agreed on another protocol than the path speaks, fails the run in words, once: the SslHandler
+     * reports a failed handshake both as an error and as an event, in either order, and only the first goes on.
      */
     static final class Checked extends ChannelInboundHandlerAdapter {
 
         private final String protocol;
         private final AtomicReference<Negotiated> negotiated;
+        private boolean reported;
 
         Checked(String protocol, AtomicReference<Negotiated> negotiated) {
             this.protocol = protocol;
@@ -128,23 +160,43 @@ final class HttpTls {
             if (event instanceof SslHandshakeCompletionEvent handshake) {
                 ChannelPipeline pipeline = ctx.pipeline();
                 if (!handshake.isSuccess()) {
-                    ctx.fireExceptionCaught(new SSLException(
-                            "the TLS handshake failed: " + TlsWords.refusal(handshake.cause()), handshake.cause()));
+                    if (!reported) {
+                        reported = true;
+                        ctx.fireExceptionCaught(new SSLException(
+                                "the TLS handshake failed: " + TlsWords.refusal(handshake.cause()), handshake.cause()));
+                    }
                     return;
                 }
                 SslHandler ssl = pipeline.get(SslHandler.class);
                 String agreed = ssl.applicationProtocol();
                 if (!protocol.equals(agreed)) {
+                    reported = true;
                     ctx.fireExceptionCaught(new SSLException("ALPN agreed on " + agreed + ", not " + protocol
                             + " (does the server offer " + protocol + "?)"));
                     return;
                 }
                 SSLSession session = ssl.engine().getSession();
                 negotiated.compareAndSet(
-                        null, new Negotiated(provider(), session.getProtocol(), session.getCipherSuite(), agreed));
+                        null,
+                        new Negotiated(
+                                provider(ssl.engine()), session.getProtocol(), session.getCipherSuite(), agreed));
                 pipeline.remove(this);
             }
             super.userEventTriggered(ctx, event);
+        }
+
+        /** Until the handshake is done, the first failure goes on (the SslHandler's error or the event's), no more. */
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) throws Exception {
+            if (!reported) {
+                reported = true;
+                super.exceptionCaught(ctx, cause);
+            }
+        }
+
+        /** The engine's own kind, OpenSSL's or the JDK's, rather than what Netty would prefer. */
+        private static String provider(SSLEngine engine) {
+            return TlsWords.provider(engine.getClass().getName().contains("OpenSsl"), OpenSsl::versionString);
         }
     }
 }

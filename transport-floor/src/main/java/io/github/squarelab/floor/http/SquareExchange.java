@@ -84,7 +84,7 @@ final class SquareExchange extends SimpleChannelInboundHandler<FullHttpResponse>
             interval.fail(
                     cause instanceof ReadTimeoutException
                             ? "rest_unary: no answer for " + number + " within the deadline"
-                            : "rest_unary: " + cause);
+                            : "rest_unary: " + HttpTls.inWords(cause));
         }
         ctx.close();
     }

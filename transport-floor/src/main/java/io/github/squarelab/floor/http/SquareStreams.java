@@ -31,7 +31,8 @@ import io.netty.util.collection.IntObjectMap;
 import java.nio.charset.StandardCharsets;
 
 /**
- * One HTTP/2 connection with prior knowledge keeping {@code streams} calls in flight, one stream per call, as
+ * One HTTP/2 connection (with prior knowledge, or agreed by ALPN under TLS) keeping {@code streams} calls in flight,
+ * one stream per call, as
  * an HTTP/2 pool multiplexes them; each checked answer opens the next stream at once. Netty's
  * Http2ConnectionHandler, the layer grpc-netty builds on, with no channel per stream. Its callbacks all run
  * on its event loop, so no lock.
@@ -39,6 +40,10 @@ import java.nio.charset.StandardCharsets;
 final class SquareStreams extends Http2ConnectionHandler {
 
     private static final AsciiString HTTP = AsciiString.cached("http");
+    private static final AsciiString HTTPS = AsciiString.cached("https");
+
+    /** {@code :scheme}: https over TLS, as HTTP/2 requires there. */
+    private final AsciiString scheme;
 
     private final AsciiString authority;
     private final int streams;
@@ -58,8 +63,10 @@ final class SquareStreams extends Http2ConnectionHandler {
             int first,
             int streams,
             MeasuredInterval interval,
-            HttpLoad load) {
+            HttpLoad load,
+            boolean overTls) {
         super(decoder, encoder, new Http2Settings());
+        this.scheme = overTls ? HTTPS : HTTP;
         decoder.frameListener(new Answers());
         // Giving up closes connections with calls in flight: at once, not after the 30 s graceful default.
         gracefulShutdownTimeoutMillis(0);
@@ -74,14 +81,15 @@ final class SquareStreams extends Http2ConnectionHandler {
      * @param authority the server's host:port
      * @param first the first number to ask for
      * @param streams how many calls to keep in flight
+     * @param overTls whether the connection is TLS (its requests then say {@code :scheme https})
      */
     static SquareStreams connection(
-            String authority, int first, int streams, MeasuredInterval interval, HttpLoad load) {
+            String authority, int first, int streams, MeasuredInterval interval, HttpLoad load, boolean overTls) {
         Http2Connection connection = new DefaultHttp2Connection(false);
         Http2ConnectionEncoder encoder = new DefaultHttp2ConnectionEncoder(connection, new DefaultHttp2FrameWriter());
         Http2ConnectionDecoder decoder =
                 new DefaultHttp2ConnectionDecoder(connection, encoder, new DefaultHttp2FrameReader());
-        return new SquareStreams(decoder, encoder, authority, first, streams, interval, load);
+        return new SquareStreams(decoder, encoder, authority, first, streams, interval, load, overTls);
     }
 
     @Override
@@ -101,7 +109,7 @@ final class SquareStreams extends Http2ConnectionHandler {
                 cause instanceof ReadTimeoutException
                         ? "rest_h2c: no answer within the deadline on a connection with " + calls.size()
                                 + " calls in flight"
-                        : "rest_h2c: " + cause);
+                        : "rest_h2c: " + HttpTls.inWords(cause));
         ctx.close();
     }
 
@@ -116,7 +124,7 @@ final class SquareStreams extends Http2ConnectionHandler {
         int streamId = connection().local().incrementAndGetNextStreamId();
         Http2Headers request = new DefaultHttp2Headers()
                 .method(HttpMethod.GET.asciiName())
-                .scheme(HTTP)
+                .scheme(scheme)
                 .authority(authority)
                 .path(SquareHandler.PATH + number)
                 .add(HttpHeaderNames.ACCEPT, HttpHeaderValues.APPLICATION_JSON);
