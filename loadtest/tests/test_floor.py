@@ -492,6 +492,20 @@ class TlsFloorTests(unittest.TestCase):
         # Half the plaintext path's rate against a quarter of the plaintext floor's: twice the fraction.
         self.assertAlmostEqual(encrypted_run["floor"]["fraction"], 2 * plaintext_run["floor"]["fraction"], places=3)
 
+    def test_results_from_before_the_floor_ran_under_tls_check_as_they_were_made(self):
+        data = sample_with_floor()
+        data["settings"]["tls"] = ["off", "mtls"]
+        data["settings"]["stacks"] = [{"label": "netty", "tls": "off"}, {"label": "netty · mTLS", "tls": "mtls"}]
+        for run in data["runs"]:
+            run["stack"] = "netty"
+        data["runs"].append(dict(data["runs"][0], stack="netty · mTLS"))
+        self.assertEqual(check_results.floor_check(data), [])
+
+        # Once any window is a TLS one, every mode's windows are due.
+        data["floor"]["runs"].append(dict(data["floor"]["runs"][0], window={"connections": 5, "tls": "mtls"}))
+
+        self.assertIn("no floor run for grpc_unary, 40 calls in flight · mTLS", check_results.floor_check(data))
+
     def test_a_tls_window_passes_the_runs_certificates_and_the_providers_switch(self):
         encryption = floor.Encryption(tls.Certificates("/run/certs"), provider="jdk")
 
