@@ -26,6 +26,8 @@ class Service:
     serving_ports: List[int] = field(default_factory=list)
     # Its processes, which the lab checks are still alive after each run (empty for one it did not start).
     watched: List[Watched] = field(default_factory=list)
+    # The network namespace it runs in (NETWORK=hosts: the square services'), None for the machine's.
+    namespace: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -231,6 +233,7 @@ class _Wire:
     def __init__(self, path: Path, services: List[Service]) -> None:
         self.service = path.downstream or path.target
         self.ports = next((s.serving_ports for s in services if s.name == self.service), [])
+        self.namespace = next((s.namespace for s in services if s.name == self.service), None)
         self.by_sockets = path.target == AGGREGATOR
         self.before: Dict = {}
         self.after: Dict = {}
@@ -246,7 +249,7 @@ class _Wire:
         if not self.by_sockets or self.error:
             return {}
         try:
-            return traffic.read_connections(self.ports)
+            return traffic.read_connections(self.ports, self.namespace)
         except traffic.TrafficError as error:
             self.error = str(error)
             return {}

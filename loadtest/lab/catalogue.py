@@ -206,6 +206,8 @@ class Profile:
     rtt_ms: float
     rate_mbit_s: Optional[int]
     description: str
+    # The square services on a host of their own (lab.hosts): a network namespace joined by a veth pair.
+    apart: bool = False
 
     @property
     def one_way_us(self) -> int:
@@ -244,6 +246,15 @@ PROFILES = {
     for profile in (
         Profile(LOOPBACK, False, 0.0, None, "loopback, direct: no proxy"),
         Profile("proxy", True, 0.0, None, "loopback through Toxiproxy with no toxics: what the proxy itself costs"),
+        Profile(
+            "hosts",
+            False,
+            0.0,
+            None,
+            "two hosts: the square services in a network namespace of their own, joined by a veth pair (a real kernel "
+            "network path, no proxy)",
+            apart=True,
+        ),
         Profile("lan", True, 0.5, 1000, "LAN: 0.5 ms round trip, 1 Gbit/s each way"),
         Profile("wan", True, 20.0, 100, "WAN: 20 ms round trip, 100 Mbit/s each way"),
     )

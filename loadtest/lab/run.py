@@ -22,6 +22,7 @@ from . import (
     deadlines,
     environment,
     floor,
+    hosts,
     http_check,
     mix,
     placement,
@@ -79,9 +80,13 @@ def main() -> int:
         log=lambda line: print(line, flush=True),
     )
     encrypted = any(stack.tls != catalogue.PLAINTEXT for stack in lab_stacks)
-    with Processes() as processes, lab_progress, tls.certificates(REPO, encrypted) as certificates:
+    apart = any(catalogue.PROFILES[name].apart for name in settings.network)
+    with Processes() as processes, lab_progress, hosts.joined(apart) as squares_host, tls.certificates(
+        REPO, encrypted, [squares_host.squares_address] if squares_host else []
+    ) as certificates:
         lab_stage = stage.Stage(processes, settings, instances, jars, results_dir)
         lab_stage.certificates = certificates
+        lab_stage.hosts = squares_host
         if toxiproxy:
             lab_stage.start_proxy(toxiproxy)
         prometheus_url = start_prometheus(processes, instances, settings, results_dir)
@@ -460,6 +465,7 @@ def network_record(
     record = {
         "description": profile.description,
         "proxied": profile.proxied,
+        "apart": profile.apart,
         "rtt_ms": profile.rtt_ms,
         "rate_mbit_s": profile.rate_mbit_s,
         "deadlines": limits.as_dict(),

@@ -14,6 +14,7 @@ from .deadlines import Deadlines
 from .settings import Settings
 
 FLOOR = "transport-floor"
+LOOPBACK_ADDRESS = "127.0.0.1"
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,8 @@ class Instance:
     serves_http_api: bool
     # The port its calls come to: the HTTP port, or the gRPC service's gRPC port.
     serving_port: int = 0
+    # The address it listens on: loopback, or (NETWORK=hosts) its own namespace's end of the link.
+    host: str = LOOPBACK_ADDRESS
 
     @property
     def name(self) -> str:
@@ -37,11 +40,11 @@ class Instance:
 
     @property
     def actuator(self) -> str:
-        return "http://127.0.0.1:%d/actuator" % self.http_port
+        return "http://%s:%d/actuator" % (self.host, self.http_port)
 
     @property
     def base_url(self) -> Optional[str]:
-        return "http://127.0.0.1:%d" % self.http_port if self.serves_http_api else None
+        return "http://%s:%d" % (self.host, self.http_port) if self.serves_http_api else None
 
 
 def layout(settings: Settings, modules: List[str]) -> List[Instance]:
@@ -70,7 +73,7 @@ def aggregator(
     https under TLS (the arguments with its certificates are lab.tls's)."""
 
     def address(instance: Instance) -> str:
-        return proxies[instance.name] if proxies else "127.0.0.1:%d" % instance.serving_port
+        return proxies[instance.name] if proxies else "%s:%d" % (instance.host, instance.serving_port)
 
     scheme = "http://" if tls == PLAINTEXT else "https://"
     rest = [scheme + address(i) for i in squares if i.module == SQUARE_REST]
@@ -141,6 +144,16 @@ def on_tls(settings: Settings, instance: Instance, tls: str) -> Instance:
         serves_http_api=False,
         serving_port=port,
     )
+
+
+def on_host(instance: Instance, address: str) -> Instance:
+    """A square service listening on another address (NETWORK=hosts: its namespace's end of the link), on the same
+    ports: each namespace has ports of its own."""
+    arguments = [
+        argument.replace("=" + LOOPBACK_ADDRESS, "=" + address) if argument.endswith(LOOPBACK_ADDRESS) else argument
+        for argument in instance.arguments
+    ]
+    return dataclasses.replace(instance, arguments=arguments, host=address)
 
 
 def _square(settings: Settings, module: str, replica: int) -> Instance:

@@ -201,8 +201,9 @@ KNOBS = (
         "network",
         _listed("network", catalogue.NETWORKS),
         "the networks between the aggregator and the square services: `loopback` (direct), `proxy` (through "
-        "Toxiproxy, no toxics), `lan` (0.5 ms round trip, 1 Gbit/s), `wan` (20 ms, 100 Mbit/s); a list measures "
-        "everything on each in turn, the aggregator restarted for each; all but `loopback` need Go",
+        "Toxiproxy, no toxics), `hosts` (the square services on a host of their own: a network namespace joined by a "
+        "veth pair; needs root), `lan` (0.5 ms round trip, 1 Gbit/s), `wan` (20 ms, 100 Mbit/s); a list measures "
+        "everything on each in turn, the aggregator restarted for each; `proxy`, `lan` and `wan` need Go",
         recorded=True,
         see="Networks",
     ),

@@ -11,7 +11,7 @@ import subprocess
 import urllib.request
 from typing import Dict, Iterator, List, Mapping, Optional
 
-from . import bench, catalogue, http_check, network, services, tls, traffic
+from . import bench, catalogue, hosts, http_check, network, services, tls, traffic
 from .catalogue import AGGREGATOR, ALL, services_needed
 from .deadlines import Deadlines
 from .errors import LabError, TrafficError
@@ -48,6 +48,8 @@ class Stage:
         self._square_children: List[subprocess.Popen] = []
         self.toxiproxy: Optional[network.Toxiproxy] = None
         self.routes: List[services.Route] = []
+        # The square services' own host, while a network needs one (NETWORK=hosts, lab.hosts).
+        self.hosts: Optional[hosts.Hosts] = None
 
     @property
     def stack(self) -> Stack:
@@ -128,14 +130,25 @@ class Stage:
             proxies = {route.name: "127.0.0.1:%d" % route.listen_port for route in self.routes}
         started = list(self.square_services)
         children: List[subprocess.Popen] = []
+        squares = self.on_stack()
+        suffix = ("" if profile.name == catalogue.LOOPBACK else "-" + profile.name) + self.log_suffix
+        if profile.apart:
+            # The stack's square services again, on their own host, for this network's runs only: those on loopback
+            # stay up, idle, for the networks after it.
+            found = self._hosts()
+            squares = [services.on_host(instance, found.squares_address) for instance in squares]
+            needed = services_needed(ALL[name] for name in self.stack.paths)
+            group = [instance for instance in squares if instance.module in needed]
+            children = self._start(group, suffix)
+            started = _grouped(group, children, self._logs(group, suffix), found.namespace)
         self.aggregator_instance = None
         if self.has_aggregator and any(ALL[name].target == AGGREGATOR for name in self.stack.paths):
-            instance = services.aggregator(self.settings, self.on_stack(), proxies, deadlines, self.stack.tls)
+            instance = services.aggregator(self.settings, squares, proxies, deadlines, self.stack.tls)
             print("[lab] network %s: %s" % (profile.name, profile.description), flush=True)
             # One log per network: loopback's keeps the name it always had.
-            suffix = ("" if profile.name == catalogue.LOOPBACK else "-" + profile.name) + self.log_suffix
-            children = self._start([instance], suffix)
-            started += _grouped([instance], children, self._logs([instance], suffix))
+            aggregator = self._start([instance], suffix)
+            children += aggregator
+            started += _grouped([instance], aggregator, self._logs([instance], suffix))
             self.aggregator_instance = instance
         if profile.proxied:
             # The proxy is a process of these runs: its CPU and memory beside the services'.
@@ -146,6 +159,11 @@ class Stage:
             if profile.proxied:
                 self.connection_totals = self._connection_totals()
             self.processes.stop(children)
+
+    def _hosts(self) -> hosts.Hosts:
+        if self.hosts is None:
+            raise LabError("NETWORK=hosts without the square services' namespace")
+        return self.hosts
 
     def aggregator_info(self) -> Optional[Dict]:
         """The running aggregator's own account of its settings (GET /actuator/info, under "aggregator")."""
@@ -186,21 +204,20 @@ class Stage:
         for instance in group:
             log_path = self._log_path(instance.name + log_suffix)
             print("[lab] starting %s (log: %s)" % (instance.name, log_path), flush=True)
-            child = self.processes.start(
-                java_command(
-                    self.stack.jdk.java,
-                    " ".join(
-                        [self.settings.java_opts]
-                        + tls.jvm_options(self.stack.tls, self.settings.tls_provider, instance.module)
-                    ),
-                    self.jars[instance.module],
-                    instance.arguments
-                    + self.stack.arguments(instance.module)
-                    + tls.arguments(self.stack.tls, instance.module, self.certificates),
+            command = java_command(
+                self.stack.jdk.java,
+                " ".join(
+                    [self.settings.java_opts]
+                    + tls.jvm_options(self.stack.tls, self.settings.tls_provider, instance.module)
                 ),
-                log_path=log_path,
-                side="services",
+                self.jars[instance.module],
+                instance.arguments
+                + self.stack.arguments(instance.module)
+                + tls.arguments(self.stack.tls, instance.module, self.certificates),
             )
+            if instance.host != services.LOOPBACK_ADDRESS:
+                command = self._hosts().command(command)
+            child = self.processes.start(command, log_path=log_path, side="services")
             children.append(child)
             waiting.append((instance.name, child.pid, instance.actuator + "/health"))
         print(
@@ -249,7 +266,10 @@ def _info(url: str) -> Dict:
 
 
 def _grouped(
-    instances: List[services.Instance], children: List[subprocess.Popen], logs: List[str]
+    instances: List[services.Instance],
+    children: List[subprocess.Popen],
+    logs: List[str],
+    namespace: Optional[str] = None,
 ) -> List[bench.Service]:
     """The running services, a module's replicas grouped, with where each serves its calls and, to check that they
     still run, their processes and logs."""
@@ -264,6 +284,7 @@ def _grouped(
             [instance.actuator + "/prometheus" for instance, _, _ in group],
             [instance.serving_port for instance, _, _ in group],
             [Watched(instance.name, child, log) for instance, child, log in group],
+            namespace,
         )
         for module, group in by_module.items()
     ]

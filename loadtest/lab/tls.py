@@ -19,7 +19,7 @@ import ssl
 import subprocess
 import tempfile
 from dataclasses import dataclass
-from typing import Dict, Iterator, List, Optional
+from typing import Dict, Iterator, List, Optional, Sequence
 
 from .catalogue import AGGREGATOR, PLAINTEXT, SQUARE_GRPC, SQUARE_REST
 from .errors import LabError
@@ -50,8 +50,9 @@ class Certificates:
 
 
 @contextlib.contextmanager
-def certificates(repo: str, needed: bool) -> Iterator[Optional[Certificates]]:
-    """A fresh CA and its certificates while the run lasts (None when no stack uses TLS), deleted after it."""
+def certificates(repo: str, needed: bool, hosts: Sequence[str] = ()) -> Iterator[Optional[Certificates]]:
+    """A fresh CA and its certificates while the run lasts (None when no stack uses TLS), deleted after it; the
+    server certificate names 127.0.0.1, localhost and the hosts given (NETWORK=hosts: the square services' own)."""
     if not needed:
         yield None
         return
@@ -61,7 +62,7 @@ def certificates(repo: str, needed: bool) -> Iterator[Optional[Certificates]]:
     try:
         try:
             done = subprocess.run(
-                ["bash", os.path.join(repo, "tls", "make-certificates.sh"), folder],
+                ["bash", os.path.join(repo, "tls", "make-certificates.sh"), folder, *hosts],
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
                 text=True,

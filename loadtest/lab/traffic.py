@@ -55,15 +55,16 @@ def parse_connections(ss_output: str) -> Dict[Connection, Counts]:
     return found
 
 
-def read_connections(ports: Iterable[int]) -> Dict[Connection, Counts]:
-    """The established TCP connections whose local port is one of ports, with their counters, now."""
+def read_connections(ports: Iterable[int], namespace: Optional[str] = None) -> Dict[Connection, Counts]:
+    """The established TCP connections whose local port is one of ports, with their counters, now: in the machine's
+    network namespace, or in the named one (NETWORK=hosts: the square services')."""
     ports = list(ports)
     if not ports:
         return {}
     selector = "( %s )" % " or ".join("sport = :%d" % port for port in ports)
     try:
         done = subprocess.run(
-            ["ss", "-tinH", "state", "established", selector],
+            ["ss"] + (["-N", namespace] if namespace else []) + ["-tinH", "state", "established", selector],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,

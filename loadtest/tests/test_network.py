@@ -28,7 +28,7 @@ toxiproxy_proxy_sent_bytes_total{direction="upstream",proxy="grpc-1"} 77
 
 class ProfileTests(unittest.TestCase):
     def test_the_four_profiles_in_order(self):
-        self.assertEqual(catalogue.NETWORKS, ("loopback", "proxy", "lan", "wan"))
+        self.assertEqual(catalogue.NETWORKS, ("loopback", "proxy", "hosts", "lan", "wan"))
         self.assertFalse(catalogue.PROFILES["loopback"].proxied)
         self.assertTrue(all(catalogue.PROFILES[name].proxied for name in ("proxy", "lan", "wan")))
 

@@ -165,7 +165,7 @@ class SettingsTests(unittest.TestCase):
         self.assertEqual(Settings.from_env({"NETWORK": "wan loopback wan"}).network, ["wan", "loopback"])
         self.assertTrue(Settings.from_env({"NETWORK": "loopback proxy"}).proxied)
         with self.assertRaisesRegex(
-            SettingsError, "unknown network 'moon' in NETWORK; known networks: loopback proxy lan wan"
+            SettingsError, "unknown network 'moon' in NETWORK; known networks: loopback proxy hosts lan wan"
         ):
             Settings.from_env({"NETWORK": "moon"})
 

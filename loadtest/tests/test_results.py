@@ -455,7 +455,7 @@ class ConditionsCheckTests(unittest.TestCase):
 
         self.assertIn("rest/unary n=1000 c=100: payload None is not one of small, wide, deep, collection", found)
         self.assertIn(
-            "grpc/unary n=1000 c=100 network=moon: network 'moon' is not one of loopback, proxy, lan, wan", found
+            "grpc/unary n=1000 c=100 network=moon: network 'moon' is not one of loopback, proxy, hosts, lan, wan", found
         )
 
     def test_every_run_has_bytes_per_call_above_zero(self):
