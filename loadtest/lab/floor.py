@@ -2,7 +2,7 @@
 by the lab after the paths, with the services stopped, on the same machine and with the window the aggregator
 had in each measured combination; and each path's fraction of its floor.
 
-The window of a combination (path, n, concurrency) follows from the aggregator's `in-flight` and
+The window of a combination (path, n, concurrency, TLS mode) follows from the aggregator's `in-flight` and
 `rest-max-connections`, which the lab reads from the running aggregator's /actuator/info and records in
 results.json (settings.aggregator):
 
@@ -33,7 +33,7 @@ import time
 from dataclasses import asdict, dataclass
 from typing import IO, Any, Callable, Dict, List, Optional, Tuple
 
-from . import catalogue, cpu, tls
+from . import catalogue, cpu, results, tls
 from . import repeats as repeats_of
 from .errors import FloorError
 from .processes import Processes, java_command, log_tail, wait_until
@@ -189,8 +189,7 @@ def mode_of(settings_tls: str) -> Optional[str]:
 
 def combination(run: Dict, settings: Dict) -> Combination:
     """A measured run's combination: (path, n, concurrency, the TLS mode of its stack, None in plaintext)."""
-    entries: List[Dict] = settings.get("stacks") or []
-    entry = next((entry for entry in entries if entry.get("label") == run.get("stack")), {})
+    entry = results.stack_entry(run, settings)
     return run["path"], run["n"], run["concurrency"], mode_of(entry.get("tls", catalogue.PLAINTEXT))
 
 

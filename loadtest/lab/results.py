@@ -180,6 +180,16 @@ def listed(settings: Dict, name: str) -> List[str]:
     return settings.get(name) or [SMALL if name == "payload" else LOOPBACK]
 
 
+def stacks_by_label(settings: Dict) -> Dict[str, Dict]:
+    """A lab run's stacks (settings.stacks, as lab.stacks records them) by label."""
+    return {entry["label"]: entry for entry in settings.get("stacks") or []}
+
+
+def stack_entry(run: Dict, settings: Dict) -> Dict:
+    """The settings.stacks entry of a run's stack; {} in results from before REST_SERVER."""
+    return stacks_by_label(settings).get(stack(run)) or {}
+
+
 def stack_paths(settings: Dict) -> Dict[str, List[str]]:
     """The paths each stack measured: all of them on the first, the REST paths on one that only changed the server."""
     return {entry["label"]: entry["paths"] for entry in settings.get("stacks") or []} or {"": settings["paths"]}

@@ -134,9 +134,9 @@ def on_tls(settings: Settings, instance: Instance, tls: str) -> Instance:
         instance,
         ports=dict(instance.ports, **{_knob("SQUARE_REST_TLS_PORT", instance.replica - 1): port}),
         arguments=[
-            "--server.address=127.0.0.1",
+            "--server.address=" + instance.host,
             "--server.port=%d" % port,
-            "--management.server.address=127.0.0.1",
+            "--management.server.address=" + instance.host,
             "--management.server.port=%d" % instance.http_port,
             "--management.server.ssl.enabled=false",
         ],
@@ -146,28 +146,25 @@ def on_tls(settings: Settings, instance: Instance, tls: str) -> Instance:
     )
 
 
-def on_host(instance: Instance, address: str) -> Instance:
+def on_host(settings: Settings, instance: Instance, address: str) -> Instance:
     """A square service listening on another address (NETWORK=hosts: its namespace's end of the link), on the same
     ports: each namespace has ports of its own."""
-    arguments = [
-        argument.replace("=" + LOOPBACK_ADDRESS, "=" + address) if argument.endswith(LOOPBACK_ADDRESS) else argument
-        for argument in instance.arguments
-    ]
-    return dataclasses.replace(instance, arguments=arguments, host=address)
+    return _square(settings, instance.module, instance.replica, address)
 
 
-def _square(settings: Settings, module: str, replica: int) -> Instance:
-    loopback = ["--server.address=127.0.0.1"]
+def _square(settings: Settings, module: str, replica: int, host: str = LOOPBACK_ADDRESS) -> Instance:
+    listening = ["--server.address=" + host]
     if module == SQUARE_REST:
         port = settings.square_rest_port + replica - 1
         return Instance(
             module,
             replica,
             {_knob("SQUARE_REST_PORT", replica - 1): port},
-            loopback + ["--server.port=%d" % port],
+            listening + ["--server.port=%d" % port],
             port,
             True,
             port,
+            host,
         )
     if module == SQUARE_GRPC:
         offset = 2 * (replica - 1)
@@ -176,11 +173,12 @@ def _square(settings: Settings, module: str, replica: int) -> Instance:
             module,
             replica,
             {_knob("SQUARE_GRPC_PORT", offset): grpc, _knob("SQUARE_GRPC_ACTUATOR_PORT", offset): actuator},
-            loopback
-            + ["--server.port=%d" % actuator, "--grpc.server.address=127.0.0.1", "--grpc.server.port=%d" % grpc],
+            listening
+            + ["--server.port=%d" % actuator, "--grpc.server.address=" + host, "--grpc.server.port=%d" % grpc],
             actuator,
             False,
             grpc,
+            host,
         )
     raise ValueError("not a square service: %s" % module)
 

@@ -69,8 +69,7 @@ class Stage:
         """The square services a stack's paths need, on that stack; each network's aggregator runs on it too. Their
         logs, and the aggregators', end in log_suffix."""
         self._stack, self.log_suffix = stack, log_suffix
-        needed = services_needed(ALL[name] for name in stack.paths)
-        group = [instance for instance in self.on_stack() if instance.module in needed]
+        group = self._needed(self.on_stack())
         if self.toxiproxy:
             # Under TLS the REST square service serves on another port: each proxy leads to where its replica serves.
             self.routes = services.proxy_routes(self.settings, self.on_stack())
@@ -79,9 +78,18 @@ class Stage:
         self._square_children = self._start(group, log_suffix)
         self.square_services = _grouped(group, self._square_children, self._logs(group, log_suffix))
 
-    def on_stack(self) -> List[services.Instance]:
-        """The square services as the current stack runs them (lab.services.on_tls)."""
-        return [services.on_tls(self.settings, instance, self.stack.tls) for instance in self.squares]
+    def on_stack(self, host: str = services.LOOPBACK_ADDRESS) -> List[services.Instance]:
+        """The square services as the current stack runs them (lab.services.on_tls), on loopback or on another host's
+        address (lab.services.on_host)."""
+        return [
+            services.on_tls(self.settings, services.on_host(self.settings, instance, host), self.stack.tls)
+            for instance in self.squares
+        ]
+
+    def _needed(self, squares: List[services.Instance]) -> List[services.Instance]:
+        """The square services the current stack's paths call."""
+        needed = services_needed(ALL[name] for name in self.stack.paths)
+        return [instance for instance in squares if instance.module in needed]
 
     def tls_details(self) -> Dict:
         """The current stack's TLS: its mode, and per transport of the aggregator's what the square service it calls
@@ -136,9 +144,8 @@ class Stage:
             # The stack's square services again, on their own host, for this network's runs only: those on loopback
             # stay up, idle, for the networks after it.
             found = self._hosts()
-            squares = [services.on_host(instance, found.squares_address) for instance in squares]
-            needed = services_needed(ALL[name] for name in self.stack.paths)
-            group = [instance for instance in squares if instance.module in needed]
+            squares = self.on_stack(found.squares_address)
+            group = self._needed(squares)
             children = self._start(group, suffix)
             started = _grouped(group, children, self._logs(group, suffix), found.namespace)
         self.aggregator_instance = None

@@ -11,11 +11,6 @@ from . import catalogue, floor, results, tls
 from .results import path_cpu
 
 
-def _stacks(settings: Dict) -> Dict[str, Dict]:
-    """The run's stacks by label."""
-    return {entry["label"]: entry for entry in settings.get("stacks") or []}
-
-
 def plaintext_of(entry: Dict, stacks: Dict[str, Dict]) -> Optional[str]:
     """The label of the stack that is this one in plaintext, if the run measured it."""
     same = ("rest_server", "rest_client", "java", "virtual_threads")
@@ -29,7 +24,7 @@ def plaintext_of(entry: Dict, stacks: Dict[str, Dict]) -> Optional[str]:
 
 def pairs(data: Dict) -> List[tuple]:
     """(TLS run, its plaintext run, the TLS stack's entry) for every TLS run whose plaintext twin was measured."""
-    stacks = _stacks(data["settings"])
+    stacks = results.stacks_by_label(data["settings"])
     by_key: Dict[tuple, Dict] = {results.key(run): run for run in data["runs"] if "error" not in run}
     found = []
     for (stack, net, path, shape, n, point), run in by_key.items():
@@ -79,10 +74,7 @@ def table(measured: List[tuple], fmt: Callable, conditions_of: Callable, shown: 
                 + [
                     str(run["n"]),
                     str(results.point(run)),
-                    "%s → %s" % (fmt(twin["rps"], 1), fmt(run["rps"], 1)),
-                    fmt(run["rps"] / twin["rps"], 2) + "×",
-                    "%s → %s µs" % (fmt(plain_cpu, 1), fmt(cpu, 1)) if cpu and plain_cpu else "–",
-                    fmt(cpu / plain_cpu, 2) + "×" if cpu and plain_cpu else "–",
+                    *_against_plaintext(fmt, twin["rps"], run["rps"], plain_cpu, cpu, 1),
                     "–" if handshakes is None else str(handshakes),
                     providers(entry, run["path"]),
                     negotiated(entry, run["path"]),
@@ -116,7 +108,7 @@ def chart(data: Dict, measured: List[tuple]) -> Optional[Dict]:
     if not measured:
         return None
     plain_stack, net, _, shape, n, point = results.key(measured[0][1])
-    stacks = _stacks(data["settings"])
+    stacks = results.stacks_by_label(data["settings"])
     by_key: Dict[tuple, Dict] = {results.key(run): run for run in data["runs"] if "error" not in run}
     paths = [path for path in data["settings"]["paths"] if catalogue.ALL[path].target == catalogue.AGGREGATOR]
     modes = []
@@ -140,21 +132,25 @@ def floor_table(data: Dict, fmt: Callable) -> Optional[Dict]:
     by_window = {floor.Window.from_record(run["transport"], run["window"]): run for run in runs}
     rows = []
     for window, run in by_window.items():
-        twin = by_window.get(dataclasses.replace(window, tls=None))
+        plain = dataclasses.replace(window, tls=None)
+        twin = by_window.get(plain)
         if window.tls is None or twin is None or not twin.get("calls_per_second"):
             continue
-        cpu, plain_cpu = floor.cpu_us_per_call(run), floor.cpu_us_per_call(twin)
         said = run.get("tls") or {}
         rows.append(
             {
                 "cells": [
                     window.transport,
                     catalogue.TLS_NAMES[window.tls],
-                    dataclasses.replace(window, tls=None).describe(),
-                    "%s → %s" % (fmt(twin["calls_per_second"], 0), fmt(run["calls_per_second"], 0)),
-                    fmt(run["calls_per_second"] / twin["calls_per_second"], 2) + "×",
-                    "%s → %s µs" % (fmt(plain_cpu, 1), fmt(cpu, 1)) if cpu and plain_cpu else "–",
-                    fmt(cpu / plain_cpu, 2) + "×" if cpu and plain_cpu else "–",
+                    plain.describe(),
+                    *_against_plaintext(
+                        fmt,
+                        twin["calls_per_second"],
+                        run["calls_per_second"],
+                        floor.cpu_us_per_call(twin),
+                        floor.cpu_us_per_call(run),
+                        0,
+                    ),
                     "client %s · server %s" % (said.get("client_provider") or "?", said.get("server_provider") or "?"),
                     " · ".join(str(said.get(key) or "–") for key in ("protocol", "cipher", "alpn")),
                 ]
@@ -176,3 +172,16 @@ def floor_table(data: Dict, fmt: Callable) -> Optional[Dict]:
         ],
         "rows": rows,
     }
+
+
+def _against_plaintext(
+    fmt: Callable, plain_rate: float, rate: float, plain_cpu: Optional[float], cpu: Optional[float], digits: int
+) -> List[str]:
+    """The four cells of a TLS row: its rate beside plaintext's ("a → b"), their ratio, and the same of CPU per call
+    ("–" where either side has none)."""
+    return [
+        "%s → %s" % (fmt(plain_rate, digits), fmt(rate, digits)),
+        fmt(rate / plain_rate, 2) + "×",
+        "%s → %s µs" % (fmt(plain_cpu, 1), fmt(cpu, 1)) if cpu and plain_cpu else "–",
+        fmt(cpu / plain_cpu, 2) + "×" if cpu and plain_cpu else "–",
+    ]

@@ -77,7 +77,7 @@ class SquaresOnTheirOwnHostTests(unittest.TestCase):
     def test_a_square_service_listens_on_its_hosts_address_with_the_same_ports_and_the_aggregator_dials_it(self):
         settings = Settings.from_env({})
         squares = [
-            services.on_host(instance, "10.213.4.2")
+            services.on_host(settings, instance, "10.213.4.2")
             for instance in services.layout(settings, [SQUARE_REST, SQUARE_GRPC])
         ]
 
@@ -98,6 +98,24 @@ class SquaresOnTheirOwnHostTests(unittest.TestCase):
         self.assertIn("--aggregator.grpc.target=10.213.4.2:6565", aggregator.arguments)
         # The aggregator itself stays on the machine's loopback, where the load generator reaches it.
         self.assertIn("--server.address=127.0.0.1", aggregator.arguments)
+
+    def test_under_tls_the_rest_square_service_serves_and_keeps_its_actuator_on_its_hosts_address(self):
+        settings = Settings.from_env({})
+        rest = services.on_host(settings, services.layout(settings, [SQUARE_REST])[0], "10.213.4.2")
+
+        secured = services.on_tls(settings, rest, "on")
+
+        self.assertEqual(
+            secured.arguments,
+            [
+                "--server.address=10.213.4.2",
+                "--server.port=7443",
+                "--management.server.address=10.213.4.2",
+                "--management.server.port=7575",
+                "--management.server.ssl.enabled=false",
+            ],
+        )
+        self.assertEqual(secured.actuator, "http://10.213.4.2:7575/actuator")
 
     def test_a_namespaces_connections_are_read_in_it(self):
         done = subprocess.CompletedProcess([], 0, stdout="", stderr="")
