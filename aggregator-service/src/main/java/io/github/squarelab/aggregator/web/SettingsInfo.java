@@ -39,6 +39,11 @@ class SettingsInfo implements InfoContributor {
         settings.put("deadline-ms", properties.deadline().toMillis());
         settings.put("call-deadline-ms", properties.callDeadline().toMillis());
         settings.put("max-n", properties.maxN());
+        // Where it calls the square services: a lab measuring services it did not start finds them here.
+        settings.put(
+                "rest-base-url",
+                properties.rest().baseUrl().stream().map(String::valueOf).toList());
+        settings.put("grpc-target", properties.grpc().target());
         // Under TLS, how the calls to the square services are encrypted (on or mtls), the bundle, and the TLS
         // provider each transport's client encrypts with; never a key.
         if (clientTls.enabled()) {

@@ -346,11 +346,16 @@ class AggregatorEndToEndTests {
 
         assertThat(info.statusCode()).isEqualTo(200);
         assertThat(info.body())
-                .isEqualTo("{\"aggregator\":{\"in-flight\":8,\"rest-max-connections\":64,\"rest-replicas\":1,"
+                .startsWith("{\"aggregator\":{\"in-flight\":8,\"rest-max-connections\":64,\"rest-replicas\":1,"
                         + "\"rest-h2c-connections\":4,\"rest-h2c-max-streams\":40,\"rest-client\":\"reactor-netty\","
                         + "\"rest-h2c-client\":\"reactor-netty\",\"deadline-ms\":120000,\"call-deadline-ms\":"
                         + CALL_DEADLINE.toMillis()
-                        + ",\"max-n\":100000}}");
+                        + ",\"max-n\":100000,\"rest-base-url\":[\"" + rest.baseUrl() + "\"],\"grpc-target\":\""
+                        + grpc.grpcTarget() + "\"},")
+                // Where it runs (observation-meters), for a lab measuring it from elsewhere.
+                .contains(
+                        "\"process\":{\"host\":\"",
+                        "\"cores\":" + Runtime.getRuntime().availableProcessors());
     }
 
     /** Every message of one bidi stream's answers, in order, once the stream has completed. */
