@@ -6,9 +6,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
-from . import ab_output, cpu, load_generator, repeats, server_metrics, soak, traffic
+from . import ab_output, cpu, load_generator, repeats, server_metrics, soak, target, traffic
 from .catalogue import AGGREGATOR, LOOPBACK, SMALL, Path
-from .errors import ServiceExited
+from .errors import LabError, ServiceExited
 from .processes import Watched, check_alive, wait_until
 from .settings import Settings
 
@@ -28,6 +28,9 @@ class Service:
     watched: List[Watched] = field(default_factory=list)
     # The network namespace it runs in (NETWORK=hosts: the square services'), None for the machine's.
     namespace: Optional[str] = None
+    # How its CPU and memory are read (lab.target): from /proc on this machine, from its own /actuator/prometheus, or
+    # from a Prometheus (TARGET_PROMETHEUS); a service the lab did not start has no pids.
+    read: str = target.PROC
 
 
 @dataclass(frozen=True)
@@ -146,8 +149,9 @@ def measure(
     # the measured requests alone, and just outside the CPU and peak-RSS window, so that the reads cost it nothing.
     metrics_urls = {s.name: s.metrics_urls for s in services if s.name in path.services and s.metrics_urls}
     metrics_before, metrics_error = _scrape(metrics_urls, path)
-    pids = {s.name: s.pids for s in services}
+    pids = {s.name: s.pids for s in services if s.pids}
     rss_scope = "run" if all([cpu.reset_peak_rss(pid) for some in pids.values() for pid in some]) else "since start"
+    own = _OwnCounters(path, services, settings.target_prometheus)
     load_before = cpu.load_average()
     started_at = now()
     sampler = _soak_sampler(path, services, settings)
@@ -156,6 +160,7 @@ def measure(
     # this process, and its CPU would otherwise count as the load generator's.
     wire = _Wire(path, services)
     wire.read_before()
+    own.read_before()
     before = cpu.take_sample(pids)
     samples = []
 
@@ -165,6 +170,7 @@ def measure(
         if sampler:
             sampler.finish()
         samples.append(_sample(pids, wire, sampler.jcmd_cpu_s if sampler else 0.0))
+        own.read_after()
 
     if sampler:
         sampler.start()
@@ -221,6 +227,7 @@ def measure(
     if load.error:
         return record
     usage = cpu.cpu_between(before, after, generator=generator.name)
+    record["rss_scope"] = own.add_to(usage, rss_mb, rss_scope)
     record.update(resources(path, n, load.answered, usage, rss_mb))
     record["bytes_per_call"] = wire.per_call(before, after, _square_calls(record))
     return record
@@ -234,7 +241,8 @@ class _Wire:
         self.service = path.downstream or path.target
         self.ports = next((s.serving_ports for s in services if s.name == self.service), [])
         self.namespace = next((s.namespace for s in services if s.name == self.service), None)
-        self.by_sockets = path.target == AGGREGATOR
+        self.elsewhere = any(s.name == self.service and not s.pids for s in services)
+        self.by_sockets = path.target == AGGREGATOR and not self.elsewhere
         self.before: Dict = {}
         self.after: Dict = {}
         self.error: Optional[str] = None
@@ -255,6 +263,8 @@ class _Wire:
             return {}
 
     def per_call(self, before: cpu.Sample, after: cpu.Sample, calls: int) -> Dict:
+        if self.elsewhere:
+            return {"not_measured": "%s runs where the lab does not count its connections (TARGET)" % self.service}
         if not self.by_sockets:
             return traffic.from_syscalls(
                 self.service, before.process_io[self.service], after.process_io[self.service], calls
@@ -262,6 +272,70 @@ class _Wire:
         if self.error:
             return {"error": "no bytes per call: %s" % self.error}
         return traffic.by_sockets(self.service, self.ports, self.before, self.after, calls)
+
+
+class _OwnCounters:
+    """The path's services' CPU time and resident memory as each counts them itself (lab.target), read right beside
+    /proc's samples: the figures of a service the lab did not start, and beside /proc's for the lab's own, where the
+    two must agree (lab.check_results). From a Prometheus (TARGET_PROMETHEUS) once the window is over instead."""
+
+    def __init__(self, path: Path, services: List[Service], prometheus_url: str = "") -> None:
+        self.urls = {s.name: s.metrics_urls for s in services if s.name in path.services and s.metrics_urls}
+        self.remote = {s.name: s.read for s in services if s.name in path.services and s.read != target.PROC}
+        self.local = not self.remote
+        self.prometheus_url = prometheus_url
+        self.before: Dict[str, target.Counters] = {}
+        self.after: Dict[str, target.Counters] = {}
+        self.error: Optional[str] = None
+        self.window = (0.0, 0.0)
+
+    def read_before(self) -> None:
+        self.before = self._read()
+        self.window = (time.time(), 0.0)
+
+    def read_after(self) -> None:
+        self.window = (self.window[0], time.time())
+        self.after = self._read()
+
+    def _read(self) -> Dict[str, target.Counters]:
+        if self.error or (self.prometheus_url and not self.local):
+            return {}
+        try:
+            return target.read_counters(self.urls)
+        except server_metrics.MetricsError as error:
+            self.error = str(error)
+            return {}
+
+    def add_to(self, usage: Dict[str, Dict], rss_mb: Dict[str, float], rss_scope: str) -> str:
+        """Puts the counters' figures into a run's usage and peak RSS: a remote service's as its figures, a local one's
+        CPU beside /proc's as `own_seconds`; returns the run's RSS scope."""
+        start, end = self.window
+        if self.remote and self.prometheus_url:
+            prometheus = target.Prometheus(self.prometheus_url)
+            prometheus.wait_for_window(end)
+            scope = rss_scope
+            for name, found in prometheus.window(list(self.remote), start, end).items():
+                rss_mb[name] = found.pop("peak_mib")
+                scope = scope if found.pop("own_peak") else "since start"
+                usage[name] = found
+            return scope
+        if self.error:
+            if self.remote:
+                raise LabError("cannot read the CPU time of %s: %s" % (" and ".join(self.remote), self.error))
+            for name in self.urls:
+                if name in usage:
+                    usage[name]["own_error"] = self.error
+            return rss_scope
+        scope = rss_scope
+        for name, before in self.before.items():
+            after = self.after[name]
+            if name in self.remote:
+                usage[name] = target.usage_between(before, after, end - start)
+                rss_mb[name], own_peak = target.peak_mib(before, after)
+                scope = scope if own_peak else "since start"
+            elif name in usage:
+                usage[name]["own_seconds"] = round(after.cpu_s - before.cpu_s, 3)
+        return scope
 
 
 def part_seconds(duration_s: float, parts: int, done: List[float]) -> float:
@@ -322,7 +396,10 @@ def _added_usage(usages: List[Dict[str, Dict]]) -> Dict[str, Dict]:
     added = {}
     for name in usages[0]:
         seconds = round(sum(u[name]["seconds"] for u in usages), 3)
-        added[name] = {"seconds": seconds, "percent": round(seconds / wall * 100, 1) if wall else None}
+        added[name] = dict(usages[0][name], seconds=seconds, percent=round(seconds / wall * 100, 1) if wall else None)
+        own = [u[name].get("own_seconds") for u in usages]
+        if "own_seconds" in usages[0][name]:
+            added[name]["own_seconds"] = None if None in own else round(sum(o for o in own if o is not None), 3)
     return added
 
 
@@ -383,6 +460,14 @@ def repeat_summary(record: Dict) -> Dict:
         "load_average_1m": (record.get("load_average_before") or [None])[0],
         "raw": record.get("raw"),
     }
+    # Each service's CPU as /proc and as its own counter read it (lab.target), where both were read.
+    both = {
+        name: {"proc_s": entry["seconds"], "own_s": entry["own_seconds"]}
+        for name, entry in cpu_usage.items()
+        if isinstance(entry, dict) and entry.get("own_seconds") is not None
+    }
+    if both:
+        summary["cpu_read_twice"] = both
     compiled = (record.get("server_side") or {}).get("jit_compile_ms")
     if compiled:
         summary["jit_compile_ms"] = compiled

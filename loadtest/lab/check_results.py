@@ -77,6 +77,7 @@ def problems(data: Dict) -> List[str]:
     found += mix.problems(data)
     found += floor_check(data)
     found += tls_problems(settings)
+    found += target_problems(data)
     if any(entry.get("tls", catalogue.PLAINTEXT) != catalogue.PLAINTEXT for entry in settings.get("stacks") or []):
         written = json.dumps(data)
         # The run's keys, or the folder that held them, must not be in what it keeps.
@@ -186,7 +187,59 @@ def run_problems(run: Dict, repeats: int = 1) -> List[str]:
         if not run["rss_mb"].get(service):
             found.append("no peak RSS recorded for %s" % service)
     found += server_side_check(run)[0]
-    found += conditions_problems(run) + bytes_problems(run)
+    found += conditions_problems(run) + bytes_problems(run) + cpu_read_twice_problems(run)
+    interval = max([(run["cpu"].get(service) or {}).get("scrape_interval_s") or 0 for service in run["cpu"]])
+    if interval and (run.get("time_taken_s") or 0) < 2 * interval:
+        found.append(
+            "a window of %.1f s, under two of Prometheus's scrape intervals (%g s): its CPU is spread over the idle "
+            "time around it; measure for longer (DURATION)" % (run.get("time_taken_s") or 0, interval)
+        )
+    return found
+
+
+def target_problems(data: Dict) -> List[str]:
+    """TARGET: every service that served a run was read the way the run says (its own counters, or Prometheus), and
+    says where it ran."""
+    found_target = data["settings"].get("target")
+    if not found_target:
+        return []
+    found = [
+        '%s: says nothing of where it ran (GET /actuator/info has no "process")' % where["actuator"]
+        for replicas in found_target["services"].values()
+        for where in replicas
+        if "host" not in where
+    ]
+    for run in data["runs"]:
+        if results.failed(run):
+            continue
+        for service in catalogue.ALL[run["path"]].services:
+            read = (run["cpu"].get(service) or {}).get("read")
+            if read != found_target["read"]:
+                found.append(
+                    "%s: %s's CPU was read from %s, not from %s as TARGET says"
+                    % (results.run_name(run), service, read or "/proc", found_target["read"])
+                )
+    return found
+
+
+# A service's CPU over a window by /proc and by its own counter (lab.target) may differ by the ticks at either end
+# and by what the scrapes of the counter cost, read just outside /proc's samples.
+READ_TWICE_SLACK_S = 0.03
+READ_TWICE_SHARE = 0.03
+
+
+def cpu_read_twice_problems(run: Dict) -> List[str]:
+    """Where the lab read a service's CPU both ways (its own services), the two agree in every repeat: what TARGET
+    reads of services elsewhere is the figure /proc gives here."""
+    found = []
+    for number, repeat in enumerate(run.get("repeats") or [], 1):
+        for service, both in (repeat.get("cpu_read_twice") or {}).items():
+            proc_s, own_s = both["proc_s"], both["own_s"]
+            if abs(own_s - proc_s) > READ_TWICE_SLACK_S + READ_TWICE_SHARE * proc_s:
+                found.append(
+                    "repeat %d: %s's CPU was %.3f s by /proc but %.3f s by its own process_cpu_time_ns_total"
+                    % (number, service, proc_s, own_s)
+                )
     return found
 
 
@@ -212,6 +265,9 @@ def bytes_problems(run: Dict) -> List[str]:
         return ["no bytes per call (bytes_per_call is missing)"]
     if results.failed(record):
         return [record[results.ERROR]]
+    if "not_measured" in record:
+        # TARGET: the square service runs where the lab counts no connections.
+        return []
     found = [
         "%s bytes per call is %s" % (side, record.get(side))
         for side in ("request", "response")
@@ -521,10 +577,20 @@ def main(argv=None) -> int:
     floor_runs = len((data.get("floor") or {}).get("runs", []))
     print(
         "[check] OK: %d runs in %s, all verified, 0 failed, 0 non-2xx, percentiles in order, CPU recorded, "
-        "square calls served == downstream calls == requests x n, bytes per call recorded%s%s"
+        "square calls served == downstream calls == requests x n, %s%s%s"
         % (
             len(data["runs"]),
             argv[0],
+            (
+                "CPU and memory read from %s, each service saying where it ran" % data["settings"]["target"]["read"]
+                if data["settings"].get("target")
+                else "bytes per call recorded"
+                + (
+                    ", CPU by /proc and by each service's own counter agreeing"
+                    if any(repeat.get("cpu_read_twice") for run in data["runs"] for repeat in run.get("repeats") or [])
+                    else ""
+                )
+            ),
             (
                 "; %d floor runs, each with the aggregator's window, fractions consistent" % floor_runs
                 if "floor" in data

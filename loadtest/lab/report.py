@@ -147,7 +147,10 @@ def parts_per_repeat(data: Dict) -> int:
 
 def stacks(settings: Dict) -> List[Dict]:
     """Each stack of the run, its label and how the pages describe it."""
-    return [{"label": entry["label"], "text": view.stack_text(entry)} for entry in settings.get("stacks") or []]
+    targeted = bool(settings.get("target"))
+    return [
+        {"label": entry["label"], "text": view.stack_text(entry, targeted)} for entry in settings.get("stacks") or []
+    ]
 
 
 def write_summary(results_dir: str, results: Dict) -> str:

@@ -14,7 +14,7 @@ import os
 import sys
 import urllib.parse
 import urllib.request
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Union
 
 from . import (
     bench,
@@ -33,6 +33,8 @@ from . import (
     services,
     stacks,
     stage,
+    target,
+    target_stage,
     tls,
     tools,
     view,
@@ -57,6 +59,8 @@ def main() -> int:
     if os.path.exists(os.path.join(results_dir, results.RESULTS_JSON)):
         raise LabError("%s already holds results: choose another RESULTS_DIR" % results_dir)
     java = tools.java()
+    if settings.target:
+        return measure_target(settings, results_dir, java)
     # A JDK or server the machine cannot serve stops the lab here, before it builds or starts anything.
     lab_stacks = stacks.resolve(settings, java)
     modules = catalogue.services_needed(catalogue.ALL[p] for p in settings.paths)
@@ -111,6 +115,11 @@ def main() -> int:
                 floor.Encryption(certificates, settings.tls_provider),
             )
             status = status or floor_status
+    return finish(results_dir, settings, status)
+
+
+def finish(results_dir: str, settings: Settings, status: int) -> int:
+    """Writes report.html and says where the results are; the lab's exit status."""
     try:
         # The Maven build (LAB_SKIP_BUILD=1) has fetched the report's scripts already; a user's run may fetch them.
         print("[lab] report: %s" % report.write(results_dir, fetch=not settings.skip_build))
@@ -119,10 +128,55 @@ def main() -> int:
         print("[lab] once that is fixed: loadtest/run.sh --report %s" % results_dir, file=sys.stderr)
         status = status or 1
     print(
-        "[lab] results: %s (summary.md, results.json, report.html, raw/, logs/%s)"
-        % (results_dir, ", floor/" if settings.floor else "")
+        "[lab] results: %s (summary.md, results.json, report.html, raw/%s)"
+        % (results_dir, "" if settings.target else ", logs/" + (", floor/" if settings.floor else ""))
     )
     return status
+
+
+def measure_target(settings: Settings, results_dir: str, java: str) -> int:
+    """TARGET: the services someone else started (lab.target), found, checked and measured where they run; no floor,
+    which is this machine's bare transports."""
+    tools.ensure_command("ab", "apache2-utils", tools.AB_MISSING)
+    print("[lab] TARGET %s: measuring services the lab did not start" % settings.target, flush=True)
+    remotes = target.discover(settings.target, target.given_actuators(settings.target_actuators), settings.paths)
+    for remote in remotes:
+        for where in remote.where:
+            print(
+                "[lab]   %s at %s: host %s%s, %s, %s cores"
+                % (
+                    remote.module,
+                    where["actuator"],
+                    where.get("host", "?"),
+                    " pod " + where["pod"] if where.get("pod") else "",
+                    where.get("java", "JDK ?"),
+                    where.get("cores", "?"),
+                ),
+                flush=True,
+            )
+    stack = target_stage.stack_of(remotes, settings.paths)
+    print(
+        "[lab] CPU and memory from %s"
+        % target.HOW_READ[target.PROMETHEUS if settings.target_prometheus else target.ACTUATOR],
+        flush=True,
+    )
+    os.makedirs(results_dir, exist_ok=True)
+    lab_progress = progress.Progress(
+        progress.plan(settings, [stack.label], []), log=lambda line: print(line, flush=True)
+    )
+    with lab_progress:
+        status = measure(
+            results_dir,
+            settings,
+            [stack],
+            [],
+            target_stage.TargetStage(remotes, stack, settings.target_prometheus),
+            java,
+            None,
+            lab_progress,
+            target_stage.record(settings.target, remotes, settings.target_prometheus),
+        )
+    return finish(results_dir, settings, status)
 
 
 def check_ports(instances: List[services.Instance], settings: Settings) -> None:
@@ -214,10 +268,11 @@ def measure(
     settings: Settings,
     lab_stacks: List[stacks.Stack],
     instances: List[services.Instance],
-    lab_stage: stage.Stage,
+    lab_stage: Union[stage.Stage, target_stage.TargetStage],
     java: str,
     prometheus_url,
     lab_progress: progress.Progress,
+    target_record: Optional[Dict] = None,
 ) -> int:
     """Per stack (REST_SERVER, JAVA_HOMES), with the square services started for it, and per network (NETWORK), with
     an aggregator started for it: checks every answer, then measures every combination of path, payload shape, n and
@@ -237,6 +292,7 @@ def measure(
                 module: ",".join(i.actuator + "/prometheus" for i in instances if i.module == module)
                 for module in dict.fromkeys(i.module for i in instances)
             },
+            target=target_record,
             prometheus_url=prometheus_url,
             stacks=[stack.as_dict() for stack in lab_stacks],
             networks={},
@@ -245,6 +301,12 @@ def measure(
         "finished_at": None,
         "runs": [],
     }
+    if target_record:
+        # The services' JVM options are whatever they were started with; the lab's JAVA_OPTS did not reach them.
+        run_results["environment"]["java_opts"] = "the services' own (TARGET: the lab started none)"
+        # Where the services it did not start answer, as lab.target found them.
+        run_results["settings"]["endpoints"] = target_record.pop("endpoints")
+        run_results["settings"]["metrics_endpoints"] = target_record.pop("metrics_endpoints")
     if lab_stage.toxiproxy:
         run_results["settings"]["toxiproxy"] = {
             "version": tools.TOXIPROXY_STAMP,
@@ -315,7 +377,7 @@ def measure(
                         on_network, started, raw_dir, vegeta, run_results["runs"], stack.label, name, _log
                     )
                     results.write_json(results_dir, run_results)
-            if profile.proxied:
+            if profile.proxied and isinstance(lab_stage, stage.Stage):
                 proxy_totals = _cross_check(run_results["settings"]["networks"][name], lab_stage, proxy_totals)
                 results.write_json(results_dir, run_results)
         lab_stage.stop_squares()

@@ -6,9 +6,10 @@ table (markdown, `python3 -m lab knobs --markdown`) all come from it.
 """
 
 import os
+import re
 import textwrap
 from dataclasses import asdict, dataclass
-from typing import Any, Callable, Dict, List, Mapping, Optional
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from . import catalogue, placement
 from .errors import SettingsError
@@ -130,6 +131,14 @@ def _each(parse: Callable[[str, str], int]) -> Callable[[str, str], List[int]]:
 def _listed(what: str, known) -> Callable[[str, str], List[str]]:
     """Names from a catalogue list, in the order given, each once."""
     return lambda value, name: catalogue.parse_choices(value, name, what, known)
+
+
+def _url(value: str, name: str) -> str:
+    """An http(s) URL, or empty."""
+    value = value.strip().rstrip("/")
+    if value and not re.match(r"^https?://[^/\s]+(/\S*)?$", value):
+        raise SettingsError("%s must be an http:// or https:// URL such as http://host-a:8080, got %r" % (name, value))
+    return value
 
 
 def _mix(value: str, name: str) -> List[str]:
@@ -479,6 +488,36 @@ KNOBS = (
         "the services on the rest, so that neither takes the other's cycles; results.json records where each ran",
         recorded=True,
     ),
+    Knob(
+        "TARGET",
+        "",
+        "target",
+        _url,
+        "the aggregator's URL of services you started, e.g. `http://host-a:8080`: the lab starts none, finds the "
+        "square services from the aggregator's `/actuator/info`, checks every path's answer, and reads each "
+        "service's CPU time and resident memory from the service itself over each measured window; empty: the lab "
+        "starts its own",
+        recorded=True,
+        see="Measuring services you run",
+    ),
+    Knob(
+        "TARGET_ACTUATORS",
+        "",
+        "target_actuators",
+        lambda value, name: value.strip(),
+        "with `TARGET`: the actuators the lab cannot find from the aggregator's `/actuator/info`, e.g. "
+        "`square-grpc-service=http://host-b:6566/actuator` (comma-separated; each replica of a service listed)",
+        recorded=True,
+    ),
+    Knob(
+        "TARGET_PROMETHEUS",
+        "",
+        "target_prometheus",
+        _url,
+        "with `TARGET`: a Prometheus that scrapes the services (a cluster's), e.g. `http://prometheus:9090`: CPU and "
+        "resident memory come from it over each window (`query_range`), every pod of a service added up",
+        recorded=True,
+    ),
 )
 
 
@@ -514,6 +553,9 @@ class Settings:
     # The last knob results.json records: it records them in this order, and TLS came after the others.
     tls: List[str]
     tls_provider: str
+    target: str
+    target_actuators: str
+    target_prometheus: str
     aggregator_port: int
     square_rest_port: int
     square_rest_tls_port: int
@@ -541,7 +583,8 @@ class Settings:
     def parts(self) -> int:
         """The parts each repeat of a closed loop by time is measured in, of about PART_S each, up to MAX_PARTS
         (lab.repeats.interleaved): 1 for a count of requests (REQUESTS) or an open loop."""
-        if self.open_loop or self.requests:
+        if self.open_loop or self.requests or self.target_prometheus:
+            # Prometheus samples every few seconds: a window of one part would lie between two of its scrapes.
             return 1
         return max(1, min(MAX_PARTS, int(self.duration_s // PART_S)))
 
@@ -566,6 +609,7 @@ class Settings:
         return found
 
     def _check_combinations(self) -> None:
+        _check_target(self)
         if len(set(self.rate)) != len(self.rate):
             raise SettingsError("RATE must not repeat a value")
         if self.open_loop and self.floor:
@@ -623,6 +667,57 @@ class Settings:
                 too_big = [n for n in self.n if n > 2**31 - 1]
                 if too_big:
                     raise SettingsError("N %s is not a 32-bit number for path %s" % (too_big, name))
+
+
+# What the lab chooses of the services it starts, with each knob's default: with TARGET it measures them as they run.
+STARTING_KNOBS: Tuple[Tuple[str, str, Any], ...] = (
+    ("REST_SERVER", "rest_server", ["netty"]),
+    ("REST_CLIENT", "rest_client", ["reactor-netty"]),
+    ("JAVA_HOMES", "java_homes", []),
+    ("VIRTUAL_THREADS", "virtual_threads", False),
+    ("TLS", "tls", [catalogue.PLAINTEXT]),
+    ("REPLICAS", "replicas", 1),
+    ("NETWORK", "network", [catalogue.LOOPBACK]),
+)
+
+
+def _check_target(settings: "Settings") -> None:
+    if not settings.target:
+        for name, value in (
+            ("TARGET_ACTUATORS", settings.target_actuators),
+            ("TARGET_PROMETHEUS", settings.target_prometheus),
+        ):
+            if value:
+                raise SettingsError("%s is for TARGET: give the aggregator's URL in TARGET too" % name)
+        return
+    chosen = [name for name, field_name, default in STARTING_KNOBS if getattr(settings, field_name) != default]
+    if chosen:
+        raise SettingsError(
+            "%s %s how the lab starts its own services (and NETWORK simulates a network between them); with TARGET "
+            "it starts none and measures yours as they run, over the network between your hosts: unset %s"
+            % (" and ".join(chosen), "chooses" if len(chosen) == 1 else "choose", " and ".join(chosen))
+        )
+    if settings.prometheus:
+        raise SettingsError(
+            "PROMETHEUS=1 runs a Prometheus on the lab's own ports; with TARGET give the one that scrapes your "
+            "services as TARGET_PROMETHEUS"
+        )
+    if soak_wanted(settings):
+        raise SettingsError(
+            "a soak (LOAD=open, DURATION of 120 s or more) reads the services' heap with jcmd on this machine, "
+            "which services elsewhere are not: measure TARGET with a shorter DURATION"
+        )
+    # The floor is this machine's bare transports; the services run elsewhere.
+    settings.floor = False
+
+
+def soak_wanted(settings: "Settings") -> bool:
+    """Whether each measured run is a soak (lab.soak): an open loop of at least SOAK_MIN_S."""
+    return settings.open_loop and settings.duration_s >= SOAK_MIN_S
+
+
+# The shortest open loop that is a soak (lab.soak reads it from here).
+SOAK_MIN_S = 120.0
 
 
 def _read(knob: Knob, env: Mapping[str, str]) -> Any:

@@ -21,11 +21,10 @@ from typing import Any, Callable, Dict, List, Optional
 from . import cpu, server_metrics
 from .errors import MetricsError
 from .processes import wait_until
-from .settings import Settings
+from .settings import SOAK_MIN_S, Settings, soak_wanted
 
 MINUTE_S = 60.0
 # A shorter open-loop run has no whole minutes to compare.
-SOAK_MIN_S = 120.0
 FLAT_LIMIT = 0.10
 LIVE_DATA = "jvm_gc_live_data_size_bytes"
 MAJOR_GCS = "jvm_gc_pause_seconds_count"
@@ -37,7 +36,7 @@ GC_REPORT_TIMEOUT_S = 10.0
 
 def wanted(settings: Settings) -> bool:
     """Whether each measured run is a soak: an open loop of at least two whole minutes."""
-    return settings.open_loop and settings.duration_s >= SOAK_MIN_S
+    return soak_wanted(settings)
 
 
 class MinuteSampler:

@@ -72,7 +72,36 @@ def view(data: Dict) -> Dict:
             "tls_floor": tls_figures.floor_table(data, fmt),
             "floor": floor_table(data),
             "floor_runs": floor_runs_table(data.get("floor")),
+            "target": target_table(settings),
         },
+    }
+
+
+def target_table(settings: Dict) -> Optional[Dict]:
+    """TARGET: where each replica of the services the lab did not start ran, as it said (GET /actuator/info), and
+    how the lab read its CPU and memory; None for the lab's own services."""
+    found = settings.get("target")
+    if not found:
+        return None
+    rows = [
+        {
+            "cells": [
+                module,
+                where.get("pod") or where.get("host") or "?",
+                where.get("node") or "–",
+                where.get("java") or "?",
+                text(where.get("cores")),
+                where["actuator"],
+            ]
+        }
+        for module, replicas in found["services"].items()
+        for where in replicas
+    ]
+    return {
+        "heads": ["service", "host or pod", "node", "JDK", "cores it saw", "actuator"],
+        "rows": rows,
+        "how_read": found.get("how_read") or found.get("read"),
+        "aggregator_url": found["aggregator_url"],
     }
 
 
@@ -832,15 +861,15 @@ def floor_runs_table(section: Optional[Dict]) -> Optional[Dict]:
     return {"heads": heads, "rows": rows}
 
 
-def stack_text(entry: Dict) -> str:
-    """One stack as the settings list describes it."""
+def stack_text(entry: Dict, targeted: bool = False) -> str:
+    """One stack as the settings list describes it; TARGET's as its services said it (lab.target_stage)."""
     return (
         "square-rest-service on %s (square.server), the aggregator's REST client %s (aggregator.rest.client), "
         "every service on %s (JDK %s)%s; paths: %s"
     ) % (
         entry["rest_server"],
         entry.get("rest_client", "reactor-netty"),
-        entry.get("java_home") or "the lab's java",
+        entry.get("java_home") or ("the JDK the aggregator says it runs" if targeted else "the lab's java"),
         entry["jdk_version"],
         ", virtual threads" if entry["virtual_threads"] else "",
         " ".join(entry["paths"]),

@@ -264,6 +264,9 @@ class KnobTableTests(unittest.TestCase):
                 "cpus",
                 "tls",
                 "tls_provider",
+                "target",
+                "target_actuators",
+                "target_prometheus",
             ],
         )
         # An open loop records its rates, and neither a number of requests nor clients.
