@@ -11,6 +11,7 @@ finished, failed, or was stopped with Ctrl-C or TERM.
 import dataclasses
 import datetime
 import os
+import shutil
 import sys
 import urllib.parse
 import urllib.request
@@ -58,9 +59,10 @@ def main() -> int:
     )
     if os.path.exists(os.path.join(results_dir, results.RESULTS_JSON)):
         raise LabError("%s already holds results: choose another RESULTS_DIR" % results_dir)
-    java = tools.java()
     if settings.target:
-        return measure_target(settings, results_dir, java)
+        # It starts no JVM: the lab's image (loadtest/Dockerfile) has none.
+        return measure_target(settings, results_dir, shutil.which("java") or "no java (TARGET starts none)")
+    java = tools.java()
     # A JDK or server the machine cannot serve stops the lab here, before it builds or starts anything.
     lab_stacks = stacks.resolve(settings, java)
     modules = catalogue.services_needed(catalogue.ALL[p] for p in settings.paths)
@@ -139,7 +141,12 @@ def measure_target(settings: Settings, results_dir: str, java: str) -> int:
     which is this machine's bare transports."""
     tools.ensure_command("ab", "apache2-utils", tools.AB_MISSING)
     print("[lab] TARGET %s: measuring services the lab did not start" % settings.target, flush=True)
-    remotes = target.discover(settings.target, target.given_actuators(settings.target_actuators), settings.paths)
+    remotes = target.discover(
+        settings.target,
+        target.given_actuators(settings.target_actuators),
+        settings.paths,
+        wait_s=settings.health_timeout_s,
+    )
     for remote in remotes:
         for where in remote.where:
             print(
@@ -304,6 +311,7 @@ def measure(
     if target_record:
         # The services' JVM options are whatever they were started with; the lab's JAVA_OPTS did not reach them.
         run_results["environment"]["java_opts"] = "the services' own (TARGET: the lab started none)"
+        run_results["environment"]["one_box"] = False
         # Where the services it did not start answer, as lab.target found them.
         run_results["settings"]["endpoints"] = target_record.pop("endpoints")
         run_results["settings"]["metrics_endpoints"] = target_record.pop("metrics_endpoints")

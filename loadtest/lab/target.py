@@ -28,9 +28,10 @@ import urllib.request
 from dataclasses import dataclass, field
 from typing import Dict, List, Mapping, Optional, Tuple
 
-from . import catalogue, server_metrics
+from . import catalogue, http_check, server_metrics
 from .catalogue import AGGREGATOR, SQUARE_GRPC, SQUARE_REST
 from .errors import LabError
+from .processes import wait_until
 
 CPU_METRIC = "process_cpu_time_ns_total"
 RESIDENT = "process_memory_resident_bytes"
@@ -80,10 +81,14 @@ def given_actuators(value: str, name: str = "TARGET_ACTUATORS") -> Dict[str, Lis
     return found
 
 
-def discover(target: str, given: Mapping[str, List[str]], paths: List[str], timeout_s: float = 10.0) -> List[Remote]:
+def discover(
+    target: str, given: Mapping[str, List[str]], paths: List[str], timeout_s: float = 10.0, wait_s: float = 0.0
+) -> List[Remote]:
     """The services the paths need, found from the aggregator's /actuator/info at `target`, or given; each one's
-    replicas answer UP, and say where they run."""
+    replicas answer UP (waited for up to wait_s, as services started beside the lab, a cluster's, may still be
+    starting), and say where they run."""
     aggregator_url = target.rstrip("/")
+    _wait_up(AGGREGATOR, (given.get(AGGREGATOR) or [aggregator_url + "/actuator"])[0], wait_s)
     info = read_json(aggregator_url + "/actuator/info", timeout_s)
     settings = info.get("aggregator")
     if not isinstance(settings, dict):
@@ -106,7 +111,18 @@ def discover(target: str, given: Mapping[str, List[str]], paths: List[str], time
         if not actuators:
             raise _not_found(aggregator_url, SQUARE_GRPC, "grpc-target")
         found.append(Remote(SQUARE_GRPC, list(actuators)))
+    for remote in found:
+        for actuator in remote.actuators:
+            _wait_up(remote.module, actuator, wait_s)
     return [_with_where(remote, timeout_s) for remote in found]
+
+
+def _wait_up(module: str, actuator: str, wait_s: float) -> None:
+    if wait_s and not wait_until(lambda: http_check.is_healthy(actuator + "/health"), wait_s, 1.0):
+        raise LabError(
+            "%s at %s did not answer UP within %d s (HEALTH_TIMEOUT): is it running, and reachable from here?"
+            % (module, actuator, wait_s)
+        )
 
 
 def _rest_actuator(base_url: str) -> str:

@@ -259,7 +259,7 @@ class KubernetesManifestTests(unittest.TestCase):
         return containers[0]
 
     def env(self, name):
-        return {e["name"]: e["value"] for e in self.container(name).get("env", [])}
+        return {e["name"]: e.get("value") for e in self.container(name).get("env", [])}
 
     def test_every_manifest_passes_strict_schema_validation(self):
         self.assertEqual({f"{name}.yaml" for name in JAVA_SERVICES}, {f.name for f in self.files})
@@ -650,3 +650,95 @@ class _health_server:
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class KubernetesLabTests(unittest.TestCase):
+    """k8s/lab/: the lab as a Job beside the services (TARGET mode, loadtest/Dockerfile's image) and the Prometheus it
+    reads their CPU and memory from; the services' Deployments say which pod and node they run on."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.files = sorted((MANIFESTS / "lab").glob("*.yaml"))
+        cls.objects = load_manifests(cls.files)
+        cls.base = load_manifests(sorted(MANIFESTS.glob("*.yaml")))
+
+    def job_container(self):
+        return self.objects[("Job", "rest-vs-grpc-lab")]["spec"]["template"]["spec"]["containers"][0]
+
+    def job_env(self):
+        return {e["name"]: e["value"] for e in self.job_container()["env"]}
+
+    def test_the_job_and_its_prometheus_pass_strict_schema_validation(self):
+        self.assertEqual({"lab-job.yaml", "prometheus.yaml"}, {f.name for f in self.files})
+        assert_ran(self, run([tool("kubernetes-validate"), "--strict", "--quiet", *map(str, self.files)]))
+
+    def test_prometheus_configuration_passes_promtool(self):
+        config = self.objects[("ConfigMap", "lab-prometheus")]["data"]["prometheus.yml"]
+        discovery = (
+            "    kubernetes_sd_configs:\n      - role: pod\n        namespaces:\n          own_namespace: true\n"
+        )
+        self.assertIn(discovery, config)
+        # Debian's promtool is built without Kubernetes discovery: the rest (relabelling, intervals) is checked with a
+        # static target in its place.
+        checkable = config.replace(discovery, "    static_configs:\n      - targets: ['pod:8080']\n")
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "prometheus.yml")
+            with open(path, "w") as handle:
+                handle.write(checkable)
+            assert_ran(self, run([tool("promtool"), "check", "config", path]))
+        self.assertIn("scrape_interval: 5s", config)
+
+    def test_the_job_measures_the_aggregators_service_with_cpu_from_that_prometheus(self):
+        env = self.job_env()
+        aggregator_port = self.objects_port(self.base[("Service", "aggregator-service")])
+        prometheus_port = self.objects_port(self.objects[("Service", "lab-prometheus")])
+        self.assertEqual(f"http://aggregator-service:{aggregator_port}", env["TARGET"])
+        self.assertEqual(f"http://lab-prometheus:{prometheus_port}", env["TARGET_PROMETHEUS"])
+        # Every variable it sets is one of the lab's knobs (or the Job's own hold), as loadtest/README.md lists them.
+        knobs = set(re.findall(r"^\| `([A-Z_]+)` \|", (REPO / "loadtest" / "README.md").read_text(), re.MULTILINE))
+        self.assertLessEqual(set(env) - {"HOLD_SECONDS"}, knobs)
+        # Two of Prometheus's 5 s scrapes or more in every window.
+        self.assertGreaterEqual(float(env["DURATION"]), 10)
+
+    def test_the_job_runs_the_lab_image_once_and_turns_ready_when_its_results_are_written(self):
+        container = self.job_container()
+        version = re.search(
+            r"<artifactId>rest-vs-grpc-lab</artifactId>\s*<version>([^<]+)</version>", (REPO / "pom.xml").read_text()
+        ).group(1)
+        self.assertEqual(f"rest-vs-grpc-lab/loadtest:{version}", container["image"])
+        self.assertEqual(0, self.objects[("Job", "rest-vs-grpc-lab")]["spec"]["backoffLimit"])
+        script = container["args"][0]
+        self.assertIn("bash loadtest/run.sh", script)
+        self.assertEqual(["test", "-f", "/results/done"], container["readinessProbe"]["exec"]["command"])
+        self.assertIn("touch /results/done", script)
+        self.assertIn({"name": "results", "mountPath": "/results"}, container["volumeMounts"])
+
+    def test_prometheus_keeps_the_pods_the_services_annotate(self):
+        for name in JAVA_SERVICES:
+            annotations = self.base[("Deployment", name)]["spec"]["template"]["metadata"]["annotations"]
+            with self.subTest(service=name):
+                self.assertEqual("true", annotations["prometheus.io/scrape"])
+                self.assertEqual("/actuator/prometheus", annotations["prometheus.io/path"])
+
+    def test_every_service_knows_its_pod_and_node_from_the_downward_api(self):
+        for name in JAVA_SERVICES:
+            env = {
+                e["name"]: e.get("valueFrom")
+                for e in self.base[("Deployment", name)]["spec"]["template"]["spec"]["containers"][0]["env"]
+            }
+            with self.subTest(service=name):
+                self.assertEqual({"fieldRef": {"fieldPath": "metadata.name"}}, env["POD_NAME"])
+                self.assertEqual({"fieldRef": {"fieldPath": "spec.nodeName"}}, env["NODE_NAME"])
+
+    def test_the_lab_image_passes_hadolint_and_runs_as_non_root_without_java(self):
+        assert_ran(self, run([tool("hadolint"), "loadtest/Dockerfile"], cwd=REPO))
+        dockerfile = (REPO / "loadtest" / "Dockerfile").read_text()
+        final = dockerfile[dockerfile.rindex("\nFROM ") :]
+        self.assertIn("FROM python:3.11-slim-bookworm", final)
+        self.assertIn("apache2-utils", final)
+        self.assertRegex(final, r"(?m)^USER 10001:10001$")
+        self.assertNotIn("openjdk", final)
+
+    @staticmethod
+    def objects_port(service):
+        return service["spec"]["ports"][0]["port"]
