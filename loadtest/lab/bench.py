@@ -29,8 +29,9 @@ class Service:
     # The network namespace it runs in (NETWORK=hosts: the square services'), None for the machine's.
     namespace: Optional[str] = None
     # How its CPU and memory are read (lab.target): from /proc on this machine, from its own /actuator/prometheus, or
-    # from a Prometheus (TARGET_PROMETHEUS); a service the lab did not start has no pids.
+    # from a Prometheus (TARGET_PROMETHEUS, this one); a service the lab did not start has no pids.
     read: str = target.PROC
+    prometheus: Optional[target.Prometheus] = None
 
 
 @dataclass(frozen=True)
@@ -151,7 +152,7 @@ def measure(
     metrics_before, metrics_error = _scrape(metrics_urls, path)
     pids = {s.name: s.pids for s in services if s.pids}
     rss_scope = "run" if all([cpu.reset_peak_rss(pid) for some in pids.values() for pid in some]) else "since start"
-    own = _OwnCounters(path, services, settings.target_prometheus)
+    own = _OwnCounters(path, services)
     load_before = cpu.load_average()
     started_at = now()
     sampler = _soak_sampler(path, services, settings)
@@ -277,19 +278,23 @@ class _Wire:
 class _OwnCounters:
     """The path's services' CPU time and resident memory as each counts them itself (lab.target), read right beside
     /proc's samples: the figures of a service the lab did not start, and beside /proc's for the lab's own, where the
-    two must agree (lab.check_results). From a Prometheus (TARGET_PROMETHEUS) once the window is over instead."""
+    two must agree (lab.check_results). From a Prometheus (TARGET_PROMETHEUS) once the window is over instead, with a
+    scrape interval of idle services on each side of it."""
 
-    def __init__(self, path: Path, services: List[Service], prometheus_url: str = "") -> None:
-        self.urls = {s.name: s.metrics_urls for s in services if s.name in path.services and s.metrics_urls}
-        self.remote = {s.name: s.read for s in services if s.name in path.services and s.read != target.PROC}
-        self.local = not self.remote
-        self.prometheus_url = prometheus_url
+    def __init__(self, path: Path, services: List[Service]) -> None:
+        own = [s for s in services if s.name in path.services]
+        self.urls = {s.name: s.metrics_urls for s in own if s.metrics_urls}
+        self.remote = [s.name for s in own if s.read != target.PROC]
+        self.prometheus = next((s.prometheus for s in own if s.prometheus), None)
         self.before: Dict[str, target.Counters] = {}
         self.after: Dict[str, target.Counters] = {}
         self.error: Optional[str] = None
         self.window = (0.0, 0.0)
 
     def read_before(self) -> None:
+        if self.prometheus:
+            # Its last scrape before the window then finds the services idle.
+            self.prometheus.settle()
         self.before = self._read()
         self.window = (time.time(), 0.0)
 
@@ -298,7 +303,7 @@ class _OwnCounters:
         self.after = self._read()
 
     def _read(self) -> Dict[str, target.Counters]:
-        if self.error or (self.prometheus_url and not self.local):
+        if self.error or self.prometheus:
             return {}
         try:
             return target.read_counters(self.urls)
@@ -310,11 +315,11 @@ class _OwnCounters:
         """Puts the counters' figures into a run's usage and peak RSS: a remote service's as its figures, a local one's
         CPU beside /proc's as `own_seconds`; returns the run's RSS scope."""
         start, end = self.window
-        if self.remote and self.prometheus_url:
-            prometheus = target.Prometheus(self.prometheus_url)
-            prometheus.wait_for_window(end)
-            scope = rss_scope
-            for name, found in prometheus.window(list(self.remote), start, end).items():
+        scope = rss_scope
+        if self.prometheus:
+            # Its first scrape after the window then finds the services idle again.
+            self.prometheus.settle()
+            for name, found in self.prometheus.window(self.remote, start, end).items():
                 rss_mb[name] = found.pop("peak_mib")
                 scope = scope if found.pop("own_peak") else "since start"
                 usage[name] = found
@@ -326,11 +331,10 @@ class _OwnCounters:
                 if name in usage:
                     usage[name]["own_error"] = self.error
             return rss_scope
-        scope = rss_scope
         for name, before in self.before.items():
             after = self.after[name]
             if name in self.remote:
-                usage[name] = target.usage_between(before, after, end - start)
+                usage[name] = target.usage_between(name, before, after, end - start)
                 rss_mb[name], own_peak = target.peak_mib(before, after)
                 scope = scope if own_peak else "since start"
             elif name in usage:

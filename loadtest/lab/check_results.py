@@ -64,7 +64,9 @@ def problems(data: Dict) -> List[str]:
     for run in data["runs"]:
         found += [
             "%s: %s" % (results.run_name(run), problem)
-            for problem in run_problems(run, settings.get("repeats", 1)) + network_problems(run, settings)
+            for problem in run_problems(run, settings.get("repeats", 1))
+            + network_problems(run, settings)
+            + cpu_read_twice_problems(run, settings.get("replicas") or 1)
         ]
         if open_loop and settings.get("duration_s", 0) >= soak.SOAK_MIN_S and not results.failed(run):
             found += [
@@ -187,12 +189,13 @@ def run_problems(run: Dict, repeats: int = 1) -> List[str]:
         if not run["rss_mb"].get(service):
             found.append("no peak RSS recorded for %s" % service)
     found += server_side_check(run)[0]
-    found += conditions_problems(run) + bytes_problems(run) + cpu_read_twice_problems(run)
+    found += conditions_problems(run) + bytes_problems(run)
     interval = max([(run["cpu"].get(service) or {}).get("scrape_interval_s") or 0 for service in run["cpu"]])
-    if interval and (run.get("time_taken_s") or 0) < 2 * interval:
+    window_s = run.get("time_taken_s") or run.get("duration_s") or 0
+    if interval and window_s < 2 * interval:
         found.append(
-            "a window of %.1f s, under two of Prometheus's scrape intervals (%g s): its CPU is spread over the idle "
-            "time around it; measure for longer (DURATION)" % (run.get("time_taken_s") or 0, interval)
+            "a window of %.1f s, under two of Prometheus's scrape intervals (%g s): the idle time read with it "
+            "around the window is too large a share; measure for longer (DURATION)" % (window_s, interval)
         )
     return found
 
@@ -200,7 +203,7 @@ def run_problems(run: Dict, repeats: int = 1) -> List[str]:
 def target_problems(data: Dict) -> List[str]:
     """TARGET: every service that served a run was read the way the run says (its own counters, or Prometheus), and
     says where it ran."""
-    found_target = data["settings"].get("target")
+    found_target = data["settings"].get("target_details")
     if not found_target:
         return []
     found = [
@@ -228,14 +231,20 @@ READ_TWICE_SLACK_S = 0.03
 READ_TWICE_SHARE = 0.03
 
 
-def cpu_read_twice_problems(run: Dict) -> List[str]:
+def cpu_read_twice_problems(run: Dict, replicas: int = 1) -> List[str]:
     """Where the lab read a service's CPU both ways (its own services), the two agree in every repeat: what TARGET
-    reads of services elsewhere is the figure /proc gives here."""
-    found = []
+    reads of services elsewhere is the figure /proc gives here. Each part of a repeat and each replica is read at its
+    own ticks, so the slack grows with them."""
+    found = [
+        "%s's own CPU counter could not be read beside /proc: %s" % (service, entry["own_error"])
+        for service, entry in (run.get("cpu") or {}).items()
+        if isinstance(entry, dict) and entry.get("own_error")
+    ]
     for number, repeat in enumerate(run.get("repeats") or [], 1):
+        slack = READ_TWICE_SLACK_S * (repeat.get("parts") or 1) * max(1, replicas)
         for service, both in (repeat.get("cpu_read_twice") or {}).items():
             proc_s, own_s = both["proc_s"], both["own_s"]
-            if abs(own_s - proc_s) > READ_TWICE_SLACK_S + READ_TWICE_SHARE * proc_s:
+            if abs(own_s - proc_s) > slack + READ_TWICE_SHARE * proc_s:
                 found.append(
                     "repeat %d: %s's CPU was %.3f s by /proc but %.3f s by its own process_cpu_time_ns_total"
                     % (number, service, proc_s, own_s)
@@ -582,8 +591,9 @@ def main(argv=None) -> int:
             len(data["runs"]),
             argv[0],
             (
-                "CPU and memory read from %s, each service saying where it ran" % data["settings"]["target"]["read"]
-                if data["settings"].get("target")
+                "CPU and memory read from %s, each service saying where it ran"
+                % data["settings"]["target_details"]["read"]
+                if data["settings"].get("target_details")
                 else "bytes per call recorded"
                 + (
                     ", CPU by /proc and by each service's own counter agreeing"

@@ -120,6 +120,10 @@ def main() -> int:
     return finish(results_dir, settings, status)
 
 
+# What results.json says of the aggregator's arguments with TARGET: the lab passed it none.
+TARGET_OWN = "the aggregator's own (TARGET: the lab started it with none)"
+
+
 def finish(results_dir: str, settings: Settings, status: int) -> int:
     """Writes report.html and says where the results are; the lab's exit status."""
     try:
@@ -141,11 +145,14 @@ def measure_target(settings: Settings, results_dir: str, java: str) -> int:
     which is this machine's bare transports."""
     tools.ensure_command("ab", "apache2-utils", tools.AB_MISSING)
     print("[lab] TARGET %s: measuring services the lab did not start" % settings.target, flush=True)
+    # A Prometheus that does not answer, or scrapes none of the services, stops the lab here, before any load.
+    prometheus = target.Prometheus(settings.target_prometheus) if settings.target_prometheus else None
     remotes = target.discover(
         settings.target,
         target.given_actuators(settings.target_actuators),
         settings.paths,
         wait_s=settings.health_timeout_s,
+        prometheus=prometheus,
     )
     for remote in remotes:
         for where in remote.where:
@@ -177,7 +184,7 @@ def measure_target(settings: Settings, results_dir: str, java: str) -> int:
             settings,
             [stack],
             [],
-            target_stage.TargetStage(remotes, stack, settings.target_prometheus),
+            target_stage.TargetStage(remotes, stack, prometheus),
             java,
             None,
             lab_progress,
@@ -299,7 +306,7 @@ def measure(
                 module: ",".join(i.actuator + "/prometheus" for i in instances if i.module == module)
                 for module in dict.fromkeys(i.module for i in instances)
             },
-            target=target_record,
+            target_details=target_record,
             prometheus_url=prometheus_url,
             stacks=[stack.as_dict() for stack in lab_stacks],
             networks={},
@@ -312,6 +319,7 @@ def measure(
         # The services' JVM options are whatever they were started with; the lab's JAVA_OPTS did not reach them.
         run_results["environment"]["java_opts"] = "the services' own (TARGET: the lab started none)"
         run_results["environment"]["one_box"] = False
+        run_results["settings"]["aggregator_args"] = TARGET_OWN
         # Where the services it did not start answer, as lab.target found them.
         run_results["settings"]["endpoints"] = target_record.pop("endpoints")
         run_results["settings"]["metrics_endpoints"] = target_record.pop("metrics_endpoints")
@@ -352,6 +360,8 @@ def measure(
                     details = run_results["settings"]["stacks"][lab_stacks.index(stack)]["tls_details"]
                     details["aggregator"] = (info.get("aggregator") or {}).get("tls")
                 run_results["settings"]["networks"][name] = network_record(profile, limits, settings, info)
+                if target_record:
+                    run_results["settings"]["networks"][name]["aggregator_args"] = TARGET_OWN
                 if run_results["settings"]["aggregator"] is None and info is not None:
                     run_results["settings"]["aggregator"] = floor.aggregator_settings(info)
                 results.write_json(results_dir, run_results)

@@ -9,7 +9,7 @@ import os
 import re
 import textwrap
 from dataclasses import asdict, dataclass
-from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional
 
 from . import catalogue, placement
 from .errors import SettingsError
@@ -515,7 +515,8 @@ KNOBS = (
         "target_prometheus",
         _url,
         "with `TARGET`: a Prometheus that scrapes the services (a cluster's), e.g. `http://prometheus:9090`: CPU and "
-        "resident memory come from it over each window (`query_range`), every pod of a service added up",
+        "resident memory come from it, each pod's scrapes just before and just after each window, a service's pods "
+        "added up",
         recorded=True,
     ),
 )
@@ -669,15 +670,18 @@ class Settings:
                     raise SettingsError("N %s is not a 32-bit number for path %s" % (too_big, name))
 
 
-# What the lab chooses of the services it starts, with each knob's default: with TARGET it measures them as they run.
-STARTING_KNOBS: Tuple[Tuple[str, str, Any], ...] = (
-    ("REST_SERVER", "rest_server", ["netty"]),
-    ("REST_CLIENT", "rest_client", ["reactor-netty"]),
-    ("JAVA_HOMES", "java_homes", []),
-    ("VIRTUAL_THREADS", "virtual_threads", False),
-    ("TLS", "tls", [catalogue.PLAINTEXT]),
-    ("REPLICAS", "replicas", 1),
-    ("NETWORK", "network", [catalogue.LOOPBACK]),
+# What the lab chooses of the services it starts (and NETWORK, of the network between them): with TARGET it measures
+# them as they run, so these must keep their defaults.
+STARTING_KNOBS = (
+    "REST_SERVER",
+    "REST_CLIENT",
+    "JAVA_HOMES",
+    "VIRTUAL_THREADS",
+    "TLS",
+    "REPLICAS",
+    "NETWORK",
+    "JAVA_OPTS",
+    "AGGREGATOR_ARGS",
 )
 
 
@@ -690,7 +694,12 @@ def _check_target(settings: "Settings") -> None:
             if value:
                 raise SettingsError("%s is for TARGET: give the aggregator's URL in TARGET too" % name)
         return
-    chosen = [name for name, field_name, default in STARTING_KNOBS if getattr(settings, field_name) != default]
+    by_name = {knob.name: knob for knob in KNOBS}
+    chosen = [
+        name
+        for name in STARTING_KNOBS
+        if getattr(settings, by_name[name].field) != by_name[name].parse(by_name[name].default, name)
+    ]
     if chosen:
         raise SettingsError(
             "%s %s how the lab starts its own services (and NETWORK simulates a network between them); with TARGET "

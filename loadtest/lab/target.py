@@ -4,23 +4,25 @@ machine on other ports.
 The lab starts nothing then. It finds the services from the aggregator's GET /actuator/info (where it calls the
 square services: "rest-base-url" and "grpc-target"), or from TARGET_ACTUATORS where those addresses are not the ones
 the lab can reach; it checks every path's exact answer as for its own services, and reads each service's CPU time and
-resident memory from the service itself over exactly each measured window:
+resident memory from the service itself around each measured window:
 
 - `actuator`: Micrometer's process CPU time counter (process_cpu_time_ns_total) and the resident-memory gauges
   (observation-meters: process_memory_resident_bytes, process_memory_resident_peak_bytes) on /actuator/prometheus,
   read right before and right after the window, as the lab reads /proc for its own services;
-- `prometheus` (TARGET_PROMETHEUS): the same series from Prometheus over the window (query_range), which is how a
-  cluster's pods are measured: every pod of a service, by its `application` label.
+- `prometheus` (TARGET_PROMETHEUS): the same series from a Prometheus that scrapes them, which is how a cluster's
+  pods are measured: every pod it scrapes of a service (by the `application` label on the pod's own page), each
+  read from its last sample before the window to its first after it, the services idle on both sides.
 
-A service's replicas add up, as they do for the lab's own. Every service's /actuator/info says where it ran (host,
-pod, node, JDK, the cores it saw), and results.json keeps it beside how its CPU was read.
+A service's replicas' CPU adds up and its peak memory is its largest replica's, as for the lab's own. Every
+service's /actuator/info says where it ran (host, pod, node, JDK, the cores it saw), and results.json keeps it beside
+how its CPU was read.
 
-The lab's own runs read the same counter beside /proc (lab.bench): the two agree within a tick (lab.check_results),
+The lab's own runs read the same counter beside /proc (lab.bench): the two agree within ticks (lab.check_results),
 which is how a reading through this path is known to be the figure /proc gives.
 """
 
 import json
-import math
+import re
 import time
 import urllib.error
 import urllib.parse
@@ -38,12 +40,14 @@ RESIDENT = "process_memory_resident_bytes"
 RESIDENT_PEAK = "process_memory_resident_peak_bytes"
 # Only these families (a counter's family has no _total): the whole page costs the service more CPU, inside the
 # window's edges.
-ONLY_COUNTERS = "?includedNames=" + ",".join(("process_cpu_time_ns", RESIDENT, RESIDENT_PEAK))
+STARTED = "process_start_time_seconds"
+ONLY_COUNTERS = "?includedNames=" + ",".join(("process_cpu_time_ns", RESIDENT, RESIDENT_PEAK, STARTED))
 ACTUATOR, PROMETHEUS, PROC = "actuator", "prometheus", "proc"
 HOW_READ = {
     PROC: "/proc/<pid>/stat and VmHWM, on this machine",
     ACTUATOR: "the service's /actuator/prometheus: %s, %s" % (CPU_METRIC, RESIDENT_PEAK),
-    PROMETHEUS: "Prometheus query_range over the window: %s, %s by application" % (CPU_METRIC, RESIDENT_PEAK),
+    PROMETHEUS: "Prometheus, each pod's samples of %s and %s just before and just after the window, by application"
+    % (CPU_METRIC, RESIDENT_PEAK),
 }
 MIB = 1024 * 1024
 
@@ -57,6 +61,8 @@ class Remote:
     actuators: List[str]
     base_url: Optional[str] = None
     where: List[Dict] = field(default_factory=list)
+    # The first replica's whole GET /actuator/info (the stack it runs: lab.target_stage.stack_of).
+    info: Dict = field(default_factory=dict)
 
     @property
     def metrics_urls(self) -> List[str]:
@@ -82,11 +88,17 @@ def given_actuators(value: str, name: str = "TARGET_ACTUATORS") -> Dict[str, Lis
 
 
 def discover(
-    target: str, given: Mapping[str, List[str]], paths: List[str], timeout_s: float = 10.0, wait_s: float = 0.0
+    target: str,
+    given: Mapping[str, List[str]],
+    paths: List[str],
+    timeout_s: float = 10.0,
+    wait_s: float = 0.0,
+    prometheus: Optional["Prometheus"] = None,
 ) -> List[Remote]:
     """The services the paths need, found from the aggregator's /actuator/info at `target`, or given; each one's
     replicas answer UP (waited for up to wait_s, as services started beside the lab, a cluster's, may still be
-    starting), and say where they run."""
+    starting), and say where they run. With a Prometheus, a module's replicas are the pods it scrapes (a cluster's
+    Service name would answer from any one of them)."""
     aggregator_url = target.rstrip("/")
     _wait_up(AGGREGATOR, (given.get(AGGREGATOR) or [aggregator_url + "/actuator"])[0], wait_s)
     info = read_json(aggregator_url + "/actuator/info", timeout_s)
@@ -104,6 +116,11 @@ def discover(
         if not actuators:
             raise _not_found(aggregator_url, SQUARE_REST, "rest-base-url")
         plain = [url for url in rest_urls if url.startswith("http://")]
+        if "rest/square" in paths and not plain:
+            raise LabError(
+                "rest/square is ab straight to the REST square service in plaintext, and the aggregator calls it "
+                "over TLS (%s): measure the paths without rest/square" % " ".join(rest_urls)
+            )
         found.append(Remote(SQUARE_REST, list(actuators), plain[0] if plain else None))
     if SQUARE_GRPC in needed:
         targets = [one.strip() for one in str(settings.get("grpc-target") or "").split(",") if one.strip()]
@@ -111,10 +128,31 @@ def discover(
         if not actuators:
             raise _not_found(aggregator_url, SQUARE_GRPC, "grpc-target")
         found.append(Remote(SQUARE_GRPC, list(actuators)))
+    if prometheus:
+        scraped = prometheus.actuators([remote.module for remote in found], wait_s)
+        found = [
+            Remote(remote.module, list(given.get(remote.module) or scraped[remote.module]), remote.base_url)
+            for remote in found
+        ]
     for remote in found:
         for actuator in remote.actuators:
             _wait_up(remote.module, actuator, wait_s)
-    return [_with_where(remote, timeout_s) for remote in found]
+    remotes = [_with_where(remote, timeout_s) for remote in found]
+    if not prometheus:
+        _refuse_pods_behind_one_address(remotes, given)
+    return remotes
+
+
+def _refuse_pods_behind_one_address(remotes: List[Remote], given: Mapping[str, List[str]]) -> None:
+    """On Kubernetes a Service's name answers from any of its pods: reading a module's counters there would take
+    one pod's before and another's after. The lab reads pods one by one: each listed, or found by a Prometheus."""
+    for remote in remotes:
+        if remote.module not in given and any(where.get("pod") for where in remote.where):
+            raise LabError(
+                "%s at %s runs in a pod (%s), behind an address that may answer from any of its replicas: give "
+                "TARGET_PROMETHEUS, a Prometheus that scrapes every pod, or each pod's actuator in TARGET_ACTUATORS"
+                % (remote.module, " ".join(remote.actuators), remote.where[0]["pod"])
+            )
 
 
 def _wait_up(module: str, actuator: str, wait_s: float) -> None:
@@ -156,15 +194,16 @@ def _not_found(aggregator_url: str, module: str, key: str) -> LabError:
 
 
 def _with_where(remote: Remote, timeout_s: float) -> Remote:
-    """The remote with each replica's account of where it runs; every replica must answer UP first."""
-    where = []
+    """The remote with each replica's account of where it runs, and its first replica's whole info; every replica
+    must answer UP first."""
+    where, infos = [], []
     for actuator in remote.actuators:
         health = read_json(actuator + "/health", timeout_s)
         if health.get("status") != "UP":
             raise LabError("%s at %s is not UP: its health says %s" % (remote.module, actuator, json.dumps(health)))
-        process = read_json(actuator + "/info", timeout_s).get("process") or {}
-        where.append(dict(process, actuator=actuator))
-    return Remote(remote.module, remote.actuators, remote.base_url, where)
+        infos.append(read_json(actuator + "/info", timeout_s))
+        where.append(dict(infos[-1].get("process") or {}, actuator=actuator))
+    return Remote(remote.module, remote.actuators, remote.base_url, where, infos[0] if infos else {})
 
 
 def read_json(url: str, timeout_s: float = 10.0) -> Dict:
@@ -182,33 +221,40 @@ def read_json(url: str, timeout_s: float = 10.0) -> Dict:
 
 @dataclass(frozen=True)
 class Counters:
-    """A service's process counters at one moment, its replicas added up: CPU seconds and resident bytes, now and
-    at their peak since start."""
+    """A service's process counters at one moment: its replicas' CPU seconds added up, and resident bytes now and at
+    their peak since start of its largest replica (as lab.cpu reports the lab's own replicas' peak RSS); when each
+    replica started, to tell a restart in the window."""
 
     cpu_s: float
     resident: float
     peak: float
+    started: Tuple[float, ...] = ()
 
 
 def read_counters(urls: Mapping[str, List[str]], timeout_s: float = 10.0) -> Dict[str, Counters]:
     """Each service's counters from its replicas' /actuator/prometheus, now."""
     found = {}
     for name, some in urls.items():
-        samples = [sample for url in some for sample in server_metrics.scrape(url + ONLY_COUNTERS, timeout_s)]
-        if not any(sample.name == CPU_METRIC for sample in samples):
+        replicas = [server_metrics.scrape(url + ONLY_COUNTERS, timeout_s) for url in some]
+        missing = [url for url, samples in zip(some, replicas) if not any(s.name == CPU_METRIC for s in samples)]
+        if missing:
             raise server_metrics.MetricsError(
-                "%s exposes no %s (Micrometer's process.cpu.time) at %s" % (name, CPU_METRIC, " ".join(some))
+                "%s exposes no %s (Micrometer's process.cpu.time) at %s" % (name, CPU_METRIC, " ".join(missing))
             )
         found[name] = Counters(
-            server_metrics.total(samples, CPU_METRIC) / 1e9,
-            server_metrics.total(samples, RESIDENT),
-            server_metrics.total(samples, RESIDENT_PEAK),
+            sum(server_metrics.total(samples, CPU_METRIC) for samples in replicas) / 1e9,
+            max(server_metrics.total(samples, RESIDENT) for samples in replicas),
+            max(server_metrics.total(samples, RESIDENT_PEAK) for samples in replicas),
+            tuple(server_metrics.total(samples, STARTED) for samples in replicas),
         )
     return found
 
 
-def usage_between(before: Counters, after: Counters, wall_s: float) -> Dict:
-    """A service's CPU over a window from its own counters, as lab.cpu.cpu_between gives /proc's."""
+def usage_between(name: str, before: Counters, after: Counters, wall_s: float) -> Dict:
+    """A service's CPU over a window from its own counters, as lab.cpu.cpu_between gives /proc's; a replica that
+    restarted in the window has no figure to give."""
+    if before.started != after.started:
+        raise LabError("%s restarted during the measured window: its CPU time started again from 0" % name)
     seconds = round(after.cpu_s - before.cpu_s, 3)
     return {"seconds": seconds, "percent": round(seconds / wall_s * 100, 1) if wall_s > 0 else None, "read": ACTUATOR}
 
@@ -223,13 +269,15 @@ def peak_mib(before: Counters, after: Counters) -> Tuple[float, bool]:
 
 
 class Prometheus:
-    """A Prometheus that scrapes the services (TARGET_PROMETHEUS): their counters over a window, by the `application`
-    label Micrometer puts on every series."""
+    """A Prometheus that scrapes the services (TARGET_PROMETHEUS): which pods it scrapes of each, and their counters
+    around a window, by the `application` label Micrometer puts on every series. A window is read between real
+    samples: the last scrape before it and the first after it, with the services idle on both sides (the lab waits a
+    scrape interval before and after each window), so that what lies outside the window is idle CPU only."""
 
     def __init__(self, url: str, timeout_s: float = 30.0) -> None:
         self.url = url.rstrip("/")
         self.timeout_s = timeout_s
-        self.scrape_interval_s = self._scrape_interval()
+        self.scrape_interval_s = 0.0
 
     def _api(self, path: str, **query: str) -> Dict:
         url = "%s/api/v1/%s?%s" % (self.url, path, urllib.parse.urlencode(query))
@@ -238,91 +286,127 @@ class Prometheus:
             raise LabError("Prometheus at %s refused %s: %s" % (self.url, path, answer.get("error")))
         return answer["data"]
 
-    def _scrape_interval(self) -> float:
-        """The longest scrape interval of its active targets: how long after a window its last sample is due."""
+    def actuators(self, modules: List[str], wait_s: float = 0.0) -> Dict[str, List[str]]:
+        """Each module's replicas as the actuators Prometheus scrapes (each target's own page tells its application),
+        waiting up to wait_s for it to have scraped one of each (a Prometheus started beside the services has not
+        yet); the scrape interval is the longest of theirs."""
+        found: Dict[str, List[str]] = {}
+
+        def every_module() -> bool:
+            found.clear()
+            found.update(self._scraped(modules))
+            return all(found.values())
+
+        wait_until(every_module, wait_s, 1.0)
+        missing = [module for module, actuators in found.items() if not actuators]
+        if missing:
+            raise LabError(
+                "Prometheus at %s scrapes no healthy target of %s: it cannot measure %s"
+                % (self.url, " or ".join(missing), "it" if len(missing) == 1 else "them")
+            )
+        return found
+
+    def _scraped(self, modules: List[str]) -> Dict[str, List[str]]:
         targets = self._api("targets", state="active").get("activeTargets") or []
-        intervals = [_duration_s(one.get("scrapeInterval") or "15s") for one in targets]
-        if not intervals:
-            raise LabError("Prometheus at %s scrapes no target: it cannot measure the services" % self.url)
-        return max(intervals)
+        found: Dict[str, List[str]] = {module: [] for module in modules}
+        intervals = []
+        for one in targets:
+            url = str(one.get("scrapeUrl") or "")
+            if not url.endswith("/actuator/prometheus") or one.get("health") != "up":
+                continue
+            try:
+                samples = server_metrics.scrape(url + "?includedNames=process_cpu_time_ns", self.timeout_s)
+            except server_metrics.MetricsError:
+                continue
+            application = next((s.labels.get("application") for s in samples if s.name == CPU_METRIC), None)
+            if application in found:
+                found[application].append(url[: -len("/prometheus")])
+                intervals.append(duration_s(str(one.get("scrapeInterval") or "15s")))
+        self.scrape_interval_s = max(intervals, default=0.0)
+        return found
 
-    def wait_for_window(self, end: float, sleep=time.sleep) -> None:
-        """Until every target has been scraped after the window's end (one interval, and a second of slack)."""
-        sleep(max(0.0, end + self.scrape_interval_s + 1.0 - time.time()))
-
-    def series(self, metric: str, start: float, end: float) -> List[Dict]:
-        """Every series of a metric between start and end (Unix seconds), a point per second, with one interval's
-        margin on each side so that the window's ends lie between samples."""
-        margin = self.scrape_interval_s
-        return (
-            self._api(
-                "query_range", query=metric, start="%.3f" % (start - margin), end="%.3f" % (end + margin), step="1s"
-            ).get("result")
-            or []
-        )
+    def settle(self, sleep=time.sleep) -> None:
+        """One scrape interval and a second: every service is scraped at least once while idle."""
+        sleep(self.scrape_interval_s + 1.0)
 
     def window(self, applications: List[str], start: float, end: float) -> Dict[str, Dict]:
-        """Per application: its CPU seconds over [start, end] (every pod's counter, each at the window's ends, added
-        up), its highest resident peak, and the pods it found."""
-        cpu = self.series(CPU_METRIC, start, end)
-        peak = self.series(RESIDENT_PEAK, start, end)
+        """Per application: its CPU seconds over [start, end] (each pod's counter from its last sample before the
+        window to its first after it, added up), its largest pod's resident peak, and the pods it found."""
+        cpu = self._samples(CPU_METRIC, start, end)
+        peak = self._samples(RESIDENT_PEAK, start, end)
         found = {}
         for application in applications:
-            own = [one for one in cpu if one["metric"].get("application") == application]
-            if not own:
+            pods = cpu.get(application) or {}
+            if not pods:
                 raise LabError(
-                    "Prometheus at %s has no %s{application=%r} over the window" % (self.url, CPU_METRIC, application)
+                    "Prometheus at %s has no %s{application=%r} around the window" % (self.url, CPU_METRIC, application)
                 )
-            seconds = sum(counter_at(one["values"], end) - counter_at(one["values"], start) for one in own) / 1e9
-            # Each pod's peak gauge over the window, from its last sample before it to the first after it.
-            pods_peaks = [
-                [float(value) for at, value in one["values"]]
-                for one in peak
-                if one["metric"].get("application") == application and one["values"]
-            ]
-            peaks = [max(values) for values in pods_peaks]
+            seconds = sum(_across(values, start, end, application, pod) for pod, values in pods.items()) / 1e9
+            peaks = {pod: _edges(values, start, end) for pod, values in (peak.get(application) or {}).items()}
             found[application] = {
                 "seconds": round(seconds, 3),
                 "percent": round(seconds / (end - start) * 100, 1) if end > start else None,
                 "read": PROMETHEUS,
                 "scrape_interval_s": self.scrape_interval_s,
-                # Each pod's peak in the window, added up as a module's replicas are.
-                "peak_mib": round(sum(peaks) / MIB, 1) if peaks else None,
+                "pods": sorted(pods),
+                "peak_mib": _mib(max((after for _, after in peaks.values()), default=0.0)),
                 # Whether every pod's peak rose in the window, so that it is the window's own and not an earlier one.
-                "own_peak": bool(pods_peaks) and all(values[-1] > values[0] for values in pods_peaks),
-                "pods": sorted({_pod(one["metric"]) for one in own}),
+                "own_peak": bool(peaks) and all(after > before for before, after in peaks.values()),
             }
         return found
+
+    def _samples(self, metric: str, start: float, end: float) -> Dict[str, Dict[str, List[Tuple[float, float]]]]:
+        """Each application's pods' raw samples of a metric from two intervals before the window to now (a range
+        vector keeps the scrapes' own times), one series per pod even where two jobs scrape it."""
+        now = max(time.time(), end + self.scrape_interval_s + 1.0)
+        lookback = int(now - start + 2 * self.scrape_interval_s) + 1
+        result = self._api("query", query="%s[%ds]" % (metric, lookback), time="%.3f" % now).get("result") or []
+        found: Dict[str, Dict[str, List[Tuple[float, float]]]] = {}
+        for one in result:
+            labels = one["metric"]
+            pods = found.setdefault(labels.get("application", "?"), {})
+            pods.setdefault(_pod(labels), [(float(at), float(value)) for at, value in one["values"]])
+        return found
+
+
+def _across(values: List[Tuple[float, float]], start: float, end: float, application: str, pod: str) -> float:
+    """A counter's growth from its last sample at or before start to its first at or after end; a restart (the
+    counter going down) or a missing side is an error, not a figure."""
+    before, after = _edges(values, start, end, application, pod)
+    between = [value for at, value in values if start - 0.001 <= at <= end + 0.001]
+    if any(later < earlier for earlier, later in zip([before] + between, between + [after])):
+        raise LabError(
+            "%s's pod %s restarted around the measured window: its CPU time started again" % (application, pod)
+        )
+    return after - before
+
+
+def _edges(
+    values: List[Tuple[float, float]], start: float, end: float, application: str = "", pod: str = ""
+) -> Tuple[float, float]:
+    """(the last sample at or before start, the first at or after end)."""
+    earlier = [value for at, value in values if at <= start]
+    later = [value for at, value in values if at >= end]
+    if not earlier or not later:
+        raise LabError(
+            "Prometheus has no sample of %s%s %s the measured window: is it scraping it?"
+            % (application or "a service", " (pod %s)" % pod if pod else "", "before" if not earlier else "after")
+        )
+    return earlier[-1], later[0]
+
+
+def _mib(value: float) -> Optional[float]:
+    return round(value / MIB, 1) if value else None
 
 
 def _pod(labels: Dict[str, str]) -> str:
     return labels.get("pod") or labels.get("instance") or "?"
 
 
-def counter_at(values: List, moment: float) -> float:
-    """A counter's value at a moment, from a query_range's [time, value] points: Prometheus repeats a sample at every
-    step until the next scrape, so each distinct value is taken at the first step that shows it (its scrape, within a
-    step) and the counter is interpolated between the two scrapes around the moment."""
-    scrapes: List[Tuple[float, float]] = []
-    for at, value in values:
-        number = float(value)
-        if not scrapes or number != scrapes[-1][1]:
-            scrapes.append((float(at), number))
-    if not scrapes:
-        return math.nan
-    earlier = [point for point in scrapes if point[0] <= moment]
-    later = [point for point in scrapes if point[0] > moment]
-    if not earlier:
-        return scrapes[0][1]
-    if not later:
-        return earlier[-1][1]
-    (t0, v0), (t1, v1) = earlier[-1], later[0]
-    return v0 + (v1 - v0) * (moment - t0) / (t1 - t0)
-
-
-def _duration_s(text: str) -> float:
-    units = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
-    for unit in ("ms", "s", "m", "h"):
-        if text.endswith(unit) and text[: -len(unit)].replace(".", "", 1).isdigit():
-            return float(text[: -len(unit)]) * units[unit]
-    raise LabError("not a Prometheus duration: %r" % text)
+def duration_s(text: str) -> float:
+    """A Prometheus duration in seconds: 5s, 500ms, 1m30s."""
+    units = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+    parts = re.findall(r"(\d+(?:\.\d+)?)(ms|s|m|h|d)", text)
+    if not parts or "".join(number + unit for number, unit in parts) != text:
+        raise LabError("not a Prometheus duration: %r" % text)
+    return sum(float(number) * units[unit] for number, unit in parts)

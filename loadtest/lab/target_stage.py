@@ -14,7 +14,7 @@ from .stacks import Jdk, Stack
 def stack_of(remotes: List[target.Remote], paths: List[str]) -> Stack:
     """The stack the target runs, as its services say: the REST square service's server, the aggregator's REST
     client, its JDK and its TLS mode."""
-    info = {remote.module: target.read_json(remote.actuators[0] + "/info") for remote in remotes}
+    info = {remote.module: remote.info for remote in remotes}
     aggregator = info.get(AGGREGATOR, {}).get("aggregator") or {}
     square = info.get(SQUARE_REST, {}).get("square") or {}
     java = str(((info.get(AGGREGATOR) or {}).get("process") or {}).get("java") or square.get("java") or "0")
@@ -46,10 +46,13 @@ def record(settings_target: str, remotes: List[target.Remote], prometheus_url: s
 class TargetStage:
     """lab.stage.Stage's part that lab.run.measure uses, for services the lab did not start."""
 
-    def __init__(self, remotes: List[target.Remote], stack: Stack, prometheus_url: str = "") -> None:
+    def __init__(
+        self, remotes: List[target.Remote], stack: Stack, prometheus: Optional[target.Prometheus] = None
+    ) -> None:
         self.remotes = remotes
         self.stack = stack
-        self.read = target.PROMETHEUS if prometheus_url else target.ACTUATOR
+        self.prometheus = prometheus
+        self.read = target.PROMETHEUS if prometheus else target.ACTUATOR
         self.toxiproxy = None
         self.routes: List = []
         self.aggregator = next(remote for remote in remotes if remote.module == AGGREGATOR)
@@ -73,6 +76,7 @@ class TargetStage:
                 remote.base_url,
                 remote.metrics_urls,
                 read=self.read,
+                prometheus=self.prometheus,
             )
             for remote in self.remotes
         ]

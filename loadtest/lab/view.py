@@ -80,7 +80,7 @@ def view(data: Dict) -> Dict:
 def target_table(settings: Dict) -> Optional[Dict]:
     """TARGET: where each replica of the services the lab did not start ran, as it said (GET /actuator/info), and
     how the lab read its CPU and memory; None for the lab's own services."""
-    found = settings.get("target")
+    found = settings.get("target_details")
     if not found:
         return None
     rows = [

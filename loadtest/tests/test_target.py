@@ -48,9 +48,17 @@ class ActuatorsTests(unittest.TestCase):
 
 class CountersTests(unittest.TestCase):
     def test_cpu_over_a_window_is_the_counters_difference(self):
-        usage = target.usage_between(target.Counters(10.0, 1, 1), target.Counters(11.5, 1, 1), 3.0)
+        usage = target.usage_between(
+            SQUARE_GRPC, target.Counters(10.0, 1, 1, (5.0,)), target.Counters(11.5, 1, 1, (5.0,)), 3.0
+        )
 
         self.assertEqual(usage, {"seconds": 1.5, "percent": 50.0, "read": "actuator"})
+
+    def test_a_replica_that_restarted_in_the_window_gives_no_figure(self):
+        with self.assertRaisesRegex(LabError, "square-grpc-service restarted during the measured window"):
+            target.usage_between(
+                SQUARE_GRPC, target.Counters(10.0, 1, 1, (5.0,)), target.Counters(0.5, 1, 1, (60.0,)), 3.0
+            )
 
     def test_a_peak_that_rose_in_the_window_is_its_own_and_one_that_did_not_is_since_start(self):
         mib = target.MIB
@@ -60,18 +68,33 @@ class CountersTests(unittest.TestCase):
         self.assertEqual(rose, (140.0, True))
         self.assertEqual(held, (150.0, False))
 
-    def test_a_counter_is_read_between_the_scrapes_around_a_moment(self):
-        # A query_range at one step a second: the counter is scraped at 100 (5.0) and 105 (10.0), and repeated.
-        values = [[100 + second, str(5.0 if second < 5 else 10.0)] for second in range(10)]
+    def test_prometheus_reads_a_counter_from_its_last_sample_before_the_window_to_its_first_after(self):
+        # Scraped every 5 s: the window [102, 113] lies between the samples at 100 and 115.
+        samples = [(100.0, 5.0), (105.0, 8.0), (110.0, 14.0), (115.0, 15.0)]
 
-        self.assertEqual(target.counter_at(values, 102.0), 7.0)
-        self.assertEqual(target.counter_at(values, 99.0), 5.0)
-        self.assertEqual(target.counter_at(values, 200.0), 10.0)
+        self.assertEqual(target._across(samples, 102.0, 113.0, AGGREGATOR, "pod-a"), 10.0)
+
+    def test_prometheus_without_a_sample_on_each_side_or_with_a_restart_gives_no_figure(self):
+        with self.assertRaisesRegex(
+            LabError, "no sample of aggregator-service \\(pod pod-a\\) after the measured window"
+        ):
+            target._across([(100.0, 5.0), (105.0, 8.0)], 102.0, 113.0, AGGREGATOR, "pod-a")
+        with self.assertRaisesRegex(LabError, "aggregator-service's pod pod-a restarted around the measured window"):
+            target._across([(100.0, 5.0), (105.0, 1.0), (115.0, 3.0)], 102.0, 113.0, AGGREGATOR, "pod-a")
 
     def test_prometheus_durations(self):
-        self.assertEqual([target._duration_s(text) for text in ("5s", "500ms", "1m")], [5.0, 0.5, 60.0])
-        with self.assertRaisesRegex(LabError, "not a Prometheus duration: '1m30s'"):
-            target._duration_s("1m30s")
+        self.assertEqual([target.duration_s(text) for text in ("5s", "500ms", "1m", "1m30s")], [5.0, 0.5, 60.0, 90.0])
+        with self.assertRaisesRegex(LabError, "not a Prometheus duration: 'soon'"):
+            target.duration_s("soon")
+
+    def test_a_service_in_a_pod_behind_one_address_is_refused_without_prometheus(self):
+        remote = target.Remote(SQUARE_REST, ["http://square-rest-service:7575/actuator"], where=[{"pod": "rest-1"}])
+
+        with self.assertRaisesRegex(
+            LabError, "square-rest-service at .* runs in a pod \\(rest-1\\).*TARGET_PROMETHEUS"
+        ):
+            target._refuse_pods_behind_one_address([remote], {})
+        target._refuse_pods_behind_one_address([remote], {SQUARE_REST: remote.actuators})
 
 
 class TargetSettingsTests(unittest.TestCase):
@@ -88,6 +111,8 @@ class TargetSettingsTests(unittest.TestCase):
     def test_what_chooses_how_the_lab_starts_its_services_is_refused_with_target(self):
         with self.assertRaisesRegex(SettingsError, "REST_SERVER and TLS choose how the lab starts its own services"):
             Settings.from_env({"TARGET": "http://host-a:8080", "REST_SERVER": "tomcat", "TLS": "on"})
+        with self.assertRaisesRegex(SettingsError, "JAVA_OPTS chooses"):
+            Settings.from_env({"TARGET": "http://host-a:8080", "JAVA_OPTS": ""})
         with self.assertRaisesRegex(SettingsError, "NETWORK chooses"):
             Settings.from_env({"TARGET": "http://host-a:8080", "NETWORK": "lan"})
         with self.assertRaisesRegex(SettingsError, "give the one that scrapes your services as TARGET_PROMETHEUS"):
@@ -106,6 +131,19 @@ class ReadTwiceTests(unittest.TestCase):
 
     def test_proc_and_the_services_own_counter_agree_within_a_tick_and_the_scrapes(self):
         self.assertEqual(check_results.cpu_read_twice_problems(self.run_with(1.55, 1.57)), [])
+
+    def test_the_slack_grows_with_the_parts_read_at_their_own_ticks(self):
+        run = self.run_with(1.0, 1.1)
+        self.assertEqual(len(check_results.cpu_read_twice_problems(run)), 1)
+        run["repeats"][0]["parts"] = 4
+        self.assertEqual(check_results.cpu_read_twice_problems(run), [])
+
+    def test_a_counter_that_could_not_be_read_beside_proc_is_a_problem(self):
+        run = {"cpu": {AGGREGATOR: {"seconds": 1.0, "own_error": "cannot read http://x: refused"}}, "repeats": []}
+        self.assertEqual(
+            check_results.cpu_read_twice_problems(run),
+            ["aggregator-service's own CPU counter could not be read beside /proc: cannot read http://x: refused"],
+        )
 
     def test_a_disagreement_is_a_problem_naming_both_figures(self):
         self.assertEqual(

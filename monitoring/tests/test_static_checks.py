@@ -648,10 +648,6 @@ class _health_server:
         self.server.server_close()
 
 
-if __name__ == "__main__":
-    unittest.main()
-
-
 class KubernetesLabTests(unittest.TestCase):
     """k8s/lab/: the lab as a Job beside the services (TARGET mode, loadtest/Dockerfile's image) and the Prometheus it
     reads their CPU and memory from; the services' Deployments say which pod and node they run on."""
@@ -742,3 +738,7 @@ class KubernetesLabTests(unittest.TestCase):
     @staticmethod
     def objects_port(service):
         return service["spec"]["ports"][0]["port"]
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -3,6 +3,7 @@ package io.github.squarelab.observation.process;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 
 /**
@@ -15,11 +16,15 @@ import org.springframework.context.annotation.Bean;
 public class ProcessResourcesAutoConfiguration {
 
     @Bean
+    @ConditionalOnMissingBean
     ResidentMemoryMetrics residentMemoryMetrics() {
         return new ResidentMemoryMetrics(new ResidentMemory());
     }
 
+    /** Only where the actuator's info endpoint can show it. */
     @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnClass(name = "org.springframework.boot.actuate.info.InfoContributor")
     WhereItRunsInfoContributor whereItRunsInfoContributor() {
         return new WhereItRunsInfoContributor();
     }

@@ -17,6 +17,8 @@ import org.springframework.boot.actuate.info.InfoContributor;
 public class WhereItRunsInfoContributor implements InfoContributor {
 
     private final UnaryOperator<String> environment;
+    /** Looked up once: a host's name does not change while it runs, and the lookup may ask DNS. */
+    private final String host;
 
     public WhereItRunsInfoContributor() {
         this(System::getenv);
@@ -24,12 +26,13 @@ public class WhereItRunsInfoContributor implements InfoContributor {
 
     WhereItRunsInfoContributor(UnaryOperator<String> environment) {
         this.environment = environment;
+        this.host = hostName();
     }
 
     @Override
     public void contribute(Info.Builder builder) {
         Map<String, Object> process = new LinkedHashMap<>();
-        process.put("host", hostName());
+        process.put("host", host);
         putIfSet(process, "pod", "POD_NAME");
         putIfSet(process, "node", "NODE_NAME");
         process.put("pid", ProcessHandle.current().pid());
