@@ -37,7 +37,8 @@ trap stop_everything EXIT
 start() {
   local module=$1
   shift
-  (cd "$REPO/$module" && exec java @../jvm.options -jar "target/$module-1.0.0-SNAPSHOT.jar" "$@") \
+  # In a session of its own, as the lab starts its own services: the kernel's autogroups share CPU between sessions.
+  (cd "$REPO/$module" && exec setsid java @../jvm.options -jar "target/$module-1.0.0-SNAPSHOT.jar" "$@") \
     >"$results/logs/$module.log" 2>&1 &
   pids+=("$!")
 }
