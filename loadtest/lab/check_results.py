@@ -226,8 +226,9 @@ def target_problems(data: Dict) -> List[str]:
 
 
 # A service's CPU over a window by /proc and by its own counter (lab.target) may differ by the ticks at either end
-# and by what the scrapes of the counter cost, read just outside /proc's samples.
-READ_TWICE_SLACK_S = 0.03
+# and by what the scrapes of the counter cost, read just outside /proc's samples: up to 60 ms in CI's small runs,
+# whose JVMs have compiled little of the scrape.
+READ_TWICE_SLACK_S = 0.08
 READ_TWICE_SHARE = 0.03
 
 

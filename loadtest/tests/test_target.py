@@ -133,7 +133,7 @@ class ReadTwiceTests(unittest.TestCase):
         self.assertEqual(check_results.cpu_read_twice_problems(self.run_with(1.55, 1.57)), [])
 
     def test_the_slack_grows_with_the_parts_read_at_their_own_ticks(self):
-        run = self.run_with(1.0, 1.1)
+        run = self.run_with(1.0, 1.2)
         self.assertEqual(len(check_results.cpu_read_twice_problems(run)), 1)
         run["repeats"][0]["parts"] = 4
         self.assertEqual(check_results.cpu_read_twice_problems(run), [])
