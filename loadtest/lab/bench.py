@@ -300,6 +300,10 @@ class _OwnCounters:
 
     def read_after(self) -> None:
         self.window = (self.window[0], time.time())
+        if self.prometheus:
+            # Its first scrape after the window then finds the services idle again: before the lab reads their
+            # metrics pages (lab.server_metrics), whose CPU would otherwise be counted in.
+            self.prometheus.settle()
         self.after = self._read()
 
     def _read(self) -> Dict[str, target.Counters]:
@@ -317,8 +321,6 @@ class _OwnCounters:
         start, end = self.window
         scope = rss_scope
         if self.prometheus:
-            # Its first scrape after the window then finds the services idle again.
-            self.prometheus.settle()
             for name, found in self.prometheus.window(self.remote, start, end).items():
                 rss_mb[name] = found.pop("peak_mib")
                 scope = scope if found.pop("own_peak") else "since start"
@@ -404,6 +406,11 @@ def _added_usage(usages: List[Dict[str, Dict]]) -> Dict[str, Dict]:
         own = [u[name].get("own_seconds") for u in usages]
         if "own_seconds" in usages[0][name]:
             added[name]["own_seconds"] = None if None in own else round(sum(o for o in own if o is not None), 3)
+        # One part's failure to read the service's own counter is the whole run's (lab.check_results fails it).
+        error = next((u[name]["own_error"] for u in usages if u[name].get("own_error")), None)
+        if error:
+            added[name]["own_error"] = error
+            added[name].pop("own_seconds", None)
     return added
 
 

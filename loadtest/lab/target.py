@@ -22,6 +22,7 @@ which is how a reading through this path is known to be the figure /proc gives.
 """
 
 import json
+import math
 import re
 import time
 import urllib.error
@@ -100,20 +101,24 @@ def discover(
     starting), and say where they run. With a Prometheus, a module's replicas are the pods it scrapes (a cluster's
     Service name would answer from any one of them)."""
     aggregator_url = target.rstrip("/")
-    _wait_up(AGGREGATOR, (given.get(AGGREGATOR) or [aggregator_url + "/actuator"])[0], wait_s)
-    info = read_json(aggregator_url + "/actuator/info", timeout_s)
+    aggregator_actuator = (given.get(AGGREGATOR) or [aggregator_url + "/actuator"])[0]
+    _wait_up(AGGREGATOR, aggregator_actuator, wait_s)
+    info = read_json(aggregator_actuator + "/info", timeout_s)
     settings = info.get("aggregator")
     if not isinstance(settings, dict):
         raise LabError(
-            '%s/actuator/info has no "aggregator" settings: TARGET must be this project\'s aggregator-service'
-            % aggregator_url
+            '%s/info has no "aggregator" settings: TARGET must be this project\'s aggregator-service'
+            % aggregator_actuator
         )
     needed = catalogue.services_needed(catalogue.ALL[name] for name in paths)
     found = [Remote(AGGREGATOR, list(given.get(AGGREGATOR) or [aggregator_url + "/actuator"]), aggregator_url)]
     rest_urls = [str(url).rstrip("/") for url in settings.get("rest-base-url") or []]
+    # With a Prometheus the replicas are the pods it scrapes: the addresses info gives are not read then (and under
+    # TLS could not tell the REST square service's actuator).
+    by_address = not prometheus
     if SQUARE_REST in needed:
-        actuators = given.get(SQUARE_REST) or [_rest_actuator(url) for url in rest_urls]
-        if not actuators:
+        actuators = given.get(SQUARE_REST) or [_rest_actuator(url) for url in rest_urls if by_address]
+        if not actuators and by_address:
             raise _not_found(aggregator_url, SQUARE_REST, "rest-base-url")
         plain = [url for url in rest_urls if url.startswith("http://")]
         if "rest/square" in paths and not plain:
@@ -124,8 +129,8 @@ def discover(
         found.append(Remote(SQUARE_REST, list(actuators), plain[0] if plain else None))
     if SQUARE_GRPC in needed:
         targets = [one.strip() for one in str(settings.get("grpc-target") or "").split(",") if one.strip()]
-        actuators = given.get(SQUARE_GRPC) or [_grpc_actuator(one) for one in targets]
-        if not actuators:
+        actuators = given.get(SQUARE_GRPC) or [_grpc_actuator(one) for one in targets if by_address]
+        if not actuators and by_address:
             raise _not_found(aggregator_url, SQUARE_GRPC, "grpc-target")
         found.append(Remote(SQUARE_GRPC, list(actuators)))
     if prometheus:
@@ -243,11 +248,17 @@ def read_counters(urls: Mapping[str, List[str]], timeout_s: float = 10.0) -> Dic
             )
         found[name] = Counters(
             sum(server_metrics.total(samples, CPU_METRIC) for samples in replicas) / 1e9,
-            max(server_metrics.total(samples, RESIDENT) for samples in replicas),
-            max(server_metrics.total(samples, RESIDENT_PEAK) for samples in replicas),
+            max(_bytes(samples, RESIDENT) for samples in replicas),
+            max(_bytes(samples, RESIDENT_PEAK) for samples in replicas),
             tuple(server_metrics.total(samples, STARTED) for samples in replicas),
         )
     return found
+
+
+def _bytes(samples, name: str) -> float:
+    """A memory gauge, or 0 where the service could not read it (NaN on its page)."""
+    value = server_metrics.total(samples, name)
+    return value if math.isfinite(value) and value > 0 else 0.0
 
 
 def usage_between(name: str, before: Counters, after: Counters, wall_s: float) -> Dict:
@@ -278,6 +289,10 @@ class Prometheus:
         self.url = url.rstrip("/")
         self.timeout_s = timeout_s
         self.scrape_interval_s = 0.0
+        # Per application, the `instance` of each target found: only their series are read, not those of another
+        # copy of the same services the same Prometheus may scrape (another environment, or a pod gone since).
+        self.instances: Dict[str, set] = {}
+        self.clock_offset_s = 0.0
 
     def _api(self, path: str, **query: str) -> Dict:
         url = "%s/api/v1/%s?%s" % (self.url, path, urllib.parse.urlencode(query))
@@ -291,13 +306,23 @@ class Prometheus:
         waiting up to wait_s for it to have scraped one of each (a Prometheus started beside the services has not
         yet); the scrape interval is the longest of theirs."""
         found: Dict[str, List[str]] = {}
+        unreachable: List[LabError] = []
 
         def every_module() -> bool:
+            # A Prometheus that does not answer yet (its pod still starting beside the lab's) is waited for too.
             found.clear()
-            found.update(self._scraped(modules))
+            unreachable.clear()
+            try:
+                found.update(self._scraped(modules))
+            except LabError as problem:
+                unreachable.append(problem)
+                return False
             return all(found.values())
 
         wait_until(every_module, wait_s, 1.0)
+        if unreachable:
+            raise unreachable[0]
+        self.clock_offset_s = self._clock_offset()
         missing = [module for module, actuators in found.items() if not actuators]
         if missing:
             raise LabError(
@@ -309,6 +334,7 @@ class Prometheus:
     def _scraped(self, modules: List[str]) -> Dict[str, List[str]]:
         targets = self._api("targets", state="active").get("activeTargets") or []
         found: Dict[str, List[str]] = {module: [] for module in modules}
+        self.instances = {module: set() for module in modules}
         intervals = []
         for one in targets:
             url = str(one.get("scrapeUrl") or "")
@@ -321,9 +347,18 @@ class Prometheus:
             application = next((s.labels.get("application") for s in samples if s.name == CPU_METRIC), None)
             if application in found:
                 found[application].append(url[: -len("/prometheus")])
+                self.instances[application].add(str((one.get("labels") or {}).get("instance") or ""))
                 intervals.append(duration_s(str(one.get("scrapeInterval") or "15s")))
         self.scrape_interval_s = max(intervals, default=0.0)
         return found
+
+    def _clock_offset(self) -> float:
+        """How far Prometheus's clock is ahead of this machine's (another node's may be): its samples carry its own
+        times, and a window's edges are this machine's, so they are moved by this much."""
+        sent = time.time()
+        answer = self._api("query", query="time()")
+        received = time.time()
+        return float(answer["result"][0]) - (sent + received) / 2
 
     def settle(self, sleep=time.sleep) -> None:
         """One scrape interval and a second: every service is scraped at least once while idle."""
@@ -332,6 +367,8 @@ class Prometheus:
     def window(self, applications: List[str], start: float, end: float) -> Dict[str, Dict]:
         """Per application: its CPU seconds over [start, end] (each pod's counter from its last sample before the
         window to its first after it, added up), its largest pod's resident peak, and the pods it found."""
+        wall_s = end - start
+        start, end = start + self.clock_offset_s, end + self.clock_offset_s
         cpu = self._samples(CPU_METRIC, start, end)
         peak = self._samples(RESIDENT_PEAK, start, end)
         found = {}
@@ -341,31 +378,47 @@ class Prometheus:
                 raise LabError(
                     "Prometheus at %s has no %s{application=%r} around the window" % (self.url, CPU_METRIC, application)
                 )
-            seconds = sum(_across(values, start, end, application, pod) for pod, values in pods.items()) / 1e9
+            silent = sorted(self.instances.get(application, set()) - {instance for instance, _ in pods})
+            if silent:
+                raise LabError(
+                    "Prometheus at %s has no %s of %s's %s around the window: was it scraping it throughout?"
+                    % (self.url, CPU_METRIC, application, " ".join(silent))
+                )
+            seconds = sum(_across(values, start, end, application, pod) for (_, pod), values in pods.items()) / 1e9
             peaks = {pod: _edges(values, start, end) for pod, values in (peak.get(application) or {}).items()}
             found[application] = {
                 "seconds": round(seconds, 3),
-                "percent": round(seconds / (end - start) * 100, 1) if end > start else None,
+                "percent": round(seconds / wall_s * 100, 1) if wall_s > 0 else None,
                 "read": PROMETHEUS,
                 "scrape_interval_s": self.scrape_interval_s,
-                "pods": sorted(pods),
+                "pods": sorted(pod for _, pod in pods),
                 "peak_mib": _mib(max((after for _, after in peaks.values()), default=0.0)),
                 # Whether every pod's peak rose in the window, so that it is the window's own and not an earlier one.
                 "own_peak": bool(peaks) and all(after > before for before, after in peaks.values()),
             }
         return found
 
-    def _samples(self, metric: str, start: float, end: float) -> Dict[str, Dict[str, List[Tuple[float, float]]]]:
+    def _samples(
+        self, metric: str, start: float, end: float
+    ) -> Dict[str, Dict[Tuple[str, str], List[Tuple[float, float]]]]:
         """Each application's pods' raw samples of a metric from two intervals before the window to now (a range
-        vector keeps the scrapes' own times), one series per pod even where two jobs scrape it."""
-        now = max(time.time(), end + self.scrape_interval_s + 1.0)
+        vector keeps the scrapes' own times), by (instance, pod): one series per pod even where two jobs scrape it,
+        and only the targets found (instances)."""
+        now = max(time.time() + self.clock_offset_s, end + self.scrape_interval_s + 1.0)
         lookback = int(now - start + 2 * self.scrape_interval_s) + 1
         result = self._api("query", query="%s[%ds]" % (metric, lookback), time="%.3f" % now).get("result") or []
-        found: Dict[str, Dict[str, List[Tuple[float, float]]]] = {}
+        found: Dict[str, Dict[Tuple[str, str], List[Tuple[float, float]]]] = {}
         for one in result:
             labels = one["metric"]
-            pods = found.setdefault(labels.get("application", "?"), {})
-            pods.setdefault(_pod(labels), [(float(at), float(value)) for at, value in one["values"]])
+            application = labels.get("application", "?")
+            known = self.instances.get(application)
+            if known is not None and labels.get("instance", "") not in known:
+                continue
+            pods = found.setdefault(application, {})
+            key = (labels.get("instance", ""), _pod(labels))
+            # A NaN sample is a gauge the service could not read then: no reading, not a size.
+            readings = [(float(at), float(value)) for at, value in one["values"]]
+            pods.setdefault(key, [(at, value) for at, value in readings if math.isfinite(value)])
         return found
 
 

@@ -43,9 +43,21 @@ start() {
   pids+=("$!")
 }
 
+# A port something already listens on (services a killed build left behind: setsid takes them out of its process
+# group) would answer the health checks and be measured in place of the services this run starts.
+refuse_taken() {
+  local port
+  for port in "$@"; do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+      echo "target-run: port $port is already in use on 127.0.0.1: stop what listens there first" >&2
+      exit 1
+    fi
+  done
+}
+
 healthy() {
   local url=$1 deadline=$((SECONDS + HEALTH_TIMEOUT_SECONDS))
-  until curl -sf "$url" | grep -q '"status":"UP"'; do
+  until curl -sf --max-time 5 "$url" | grep -q '"status":"UP"'; do
     if ((SECONDS > deadline)); then
       echo "target-run: $url did not answer UP within ${HEALTH_TIMEOUT_SECONDS}s (logs in $results/logs)" >&2
       exit 1
@@ -54,6 +66,7 @@ healthy() {
   done
 }
 
+refuse_taken $SQUARE_REST_PORT $SQUARE_GRPC_PORT $SQUARE_GRPC_ACTUATOR_PORT $AGGREGATOR_PORT $PROMETHEUS_PORT
 start square-rest-service --server.port=$SQUARE_REST_PORT
 start square-grpc-service --server.port=$SQUARE_GRPC_ACTUATOR_PORT --grpc.server.port=$SQUARE_GRPC_PORT
 start aggregator-service --server.port=$AGGREGATOR_PORT \
@@ -61,6 +74,12 @@ start aggregator-service --server.port=$AGGREGATOR_PORT \
   --aggregator.grpc.target=127.0.0.1:$SQUARE_GRPC_PORT
 for port in $SQUARE_REST_PORT $SQUARE_GRPC_ACTUATOR_PORT $AGGREGATOR_PORT; do
   healthy "http://127.0.0.1:$port/actuator/health"
+done
+for pid in "${pids[@]}"; do
+  kill -0 "$pid" 2>/dev/null || {
+    echo "target-run: a service exited after starting (logs in $results/logs)" >&2
+    exit 1
+  }
 done
 
 lab() {

@@ -3,7 +3,7 @@ on real services started on other ports than the lab's, is the Maven build's tar
 
 import unittest
 
-from lab import check_results, target
+from lab import bench, check_results, server_metrics, target
 from lab.catalogue import AGGREGATOR, SQUARE_GRPC, SQUARE_REST
 from lab.errors import LabError, SettingsError
 from lab.settings import Settings
@@ -97,6 +97,83 @@ class CountersTests(unittest.TestCase):
         target._refuse_pods_behind_one_address([remote], {SQUARE_REST: remote.actuators})
 
 
+class PrometheusWindowTests(unittest.TestCase):
+    """Prometheus's answers as its HTTP API gives them (the real one is the Maven build's target run)."""
+
+    def prometheus(self, series, instances, offset=0.0):
+        prometheus = target.Prometheus("http://prometheus:9090")
+        prometheus.instances = instances
+        prometheus.scrape_interval_s = 5.0
+        prometheus.clock_offset_s = offset
+        answers = {
+            metric: [{"metric": dict(labels, __name__=metric), "values": values} for labels, values in found]
+            for metric, found in series.items()
+        }
+        prometheus._api = lambda path, query, time: {"result": answers[query.split("[")[0]]}
+        return prometheus
+
+    def series(self, instance, cpu, application=AGGREGATOR):
+        labels = {"application": application, "instance": instance}
+        return labels, [[at, str(value)] for at, value in cpu]
+
+    def test_only_the_targets_found_are_read_not_another_copy_of_the_same_application(self):
+        ours = self.series("10.0.0.1:8080", [(100.0, 1e9), (115.0, 3e9)])
+        theirs = self.series("10.9.9.9:8080", [(100.0, 1e9), (115.0, 90e9)])
+        peak = self.series("10.0.0.1:8080", [(100.0, 100 * target.MIB), (115.0, 120 * target.MIB)])
+        prometheus = self.prometheus(
+            {target.CPU_METRIC: [ours, theirs], target.RESIDENT_PEAK: [peak]}, {AGGREGATOR: {"10.0.0.1:8080"}}
+        )
+
+        found = prometheus.window([AGGREGATOR], 102.0, 112.0)[AGGREGATOR]
+
+        self.assertEqual((found["seconds"], found["percent"], found["pods"]), (2.0, 20.0, ["10.0.0.1:8080"]))
+        self.assertEqual((found["peak_mib"], found["own_peak"]), (120.0, True))
+
+    def test_a_target_found_that_has_no_series_around_the_window_is_named(self):
+        ours = self.series("10.0.0.1:8080", [(100.0, 1e9), (115.0, 3e9)])
+        prometheus = self.prometheus(
+            {target.CPU_METRIC: [ours], target.RESIDENT_PEAK: []}, {AGGREGATOR: {"10.0.0.1:8080", "10.0.0.2:8080"}}
+        )
+
+        with self.assertRaisesRegex(LabError, "no process_cpu_time_ns_total of aggregator-service's 10.0.0.2:8080"):
+            prometheus.window([AGGREGATOR], 102.0, 112.0)
+
+    def test_the_window_is_moved_to_prometheus_clock(self):
+        # Prometheus's clock is 50 s ahead: the lab's window [52, 62] is its [102, 112].
+        ours = self.series("10.0.0.1:8080", [(50.0, 0.0), (100.0, 1e9), (115.0, 3e9)])
+        prometheus = self.prometheus(
+            {target.CPU_METRIC: [ours], target.RESIDENT_PEAK: []}, {AGGREGATOR: {"10.0.0.1:8080"}}, offset=50.0
+        )
+
+        self.assertEqual(prometheus.window([AGGREGATOR], 52.0, 62.0)[AGGREGATOR]["seconds"], 2.0)
+
+    def test_a_prometheus_not_answering_yet_is_waited_for_and_named_if_it_never_does(self):
+        prometheus = target.Prometheus("http://prometheus:9090")
+        answers = [LabError("cannot read http://prometheus:9090/api/v1/targets: refused"), {AGGREGATOR: ["http://a"]}]
+
+        def scraped(modules):
+            answer = answers.pop(0) if answers else LabError("cannot read it: refused")
+            if isinstance(answer, LabError):
+                raise answer
+            return answer
+
+        prometheus._scraped = scraped
+        prometheus._clock_offset = lambda: 0.0
+
+        self.assertEqual(prometheus.actuators([AGGREGATOR], wait_s=5.0), {AGGREGATOR: ["http://a"]})
+        with self.assertRaisesRegex(LabError, "cannot read it: refused"):
+            prometheus.actuators([AGGREGATOR], wait_s=0.0)
+
+    def test_a_memory_gauge_the_service_could_not_read_counts_as_none(self):
+        samples = server_metrics.parse(
+            "process_memory_resident_bytes NaN\nprocess_memory_resident_peak_bytes 1048576.0\n"
+        )
+
+        self.assertEqual(
+            (target._bytes(samples, target.RESIDENT), target._bytes(samples, target.RESIDENT_PEAK)), (0.0, 1048576.0)
+        )
+
+
 class TargetSettingsTests(unittest.TestCase):
     def test_target_measures_no_floor_and_one_part_a_repeat_with_prometheus(self):
         settings = Settings.from_env(
@@ -147,6 +224,24 @@ class ReadTwiceTests(unittest.TestCase):
             check_results.cpu_read_twice_problems(run),
             ["aggregator-service's own CPU counter could not be read beside /proc: cannot read http://x: refused"],
         )
+
+    def test_one_parts_failure_to_read_the_counter_is_the_whole_runs(self):
+        machine = {"seconds": 2.0, "percent": 100.0}
+        read = {"machine": machine, AGGREGATOR: {"seconds": 1.0, "own_seconds": 1.01}}
+        failed = {"machine": machine, AGGREGATOR: {"seconds": 1.0, "own_error": "cannot read http://x: refused"}}
+
+        added = bench._added_usage([read, failed])[AGGREGATOR]
+
+        self.assertEqual(added, {"seconds": 2.0, "percent": 50.0, "own_error": "cannot read http://x: refused"})
+
+    def test_the_aggregators_slack_does_not_grow_with_the_square_services_replicas(self):
+        run = self.run_with(2.0, 2.3)
+        run["repeats"][0]["cpu_read_twice"][SQUARE_GRPC] = {"proc_s": 2.0, "own_s": 2.3}
+
+        problems = check_results.cpu_read_twice_problems(run, replicas=4)
+
+        self.assertEqual(len(problems), 1)
+        self.assertIn("aggregator-service's CPU was 2.000 s", problems[0])
 
     def test_a_disagreement_is_a_problem_naming_both_figures(self):
         self.assertEqual(

@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.BaseUnits;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import java.util.OptionalLong;
 
 /**
  * {@code process.memory.resident} and {@code process.memory.resident.peak} (Prometheus
@@ -24,13 +25,18 @@ public class ResidentMemoryMetrics implements MeterBinder {
         if (!memory.available()) {
             return;
         }
-        Gauge.builder("process.memory.resident", memory, m -> m.current().orElse(-1))
+        Gauge.builder("process.memory.resident", memory, m -> orNaN(m.current()))
                 .description("The resident set size of the process now (VmRSS)")
                 .baseUnit(BaseUnits.BYTES)
                 .register(registry);
-        Gauge.builder("process.memory.resident.peak", memory, m -> m.peak().orElse(-1))
+        Gauge.builder("process.memory.resident.peak", memory, m -> orNaN(m.peak()))
                 .description("The highest resident set size of the process since it started (VmHWM)")
                 .baseUnit(BaseUnits.BYTES)
                 .register(registry);
+    }
+
+    /** NaN, as Micrometer's own gauges give, where a read failed: a scraper skips it instead of taking it for a size. */
+    private static double orNaN(OptionalLong bytes) {
+        return bytes.isPresent() ? bytes.getAsLong() : Double.NaN;
     }
 }

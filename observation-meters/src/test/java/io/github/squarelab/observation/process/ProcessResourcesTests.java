@@ -53,6 +53,19 @@ class ProcessResourcesTests {
     }
 
     @Test
+    void aStatusFileThatCannotBeReadLaterReadsNaNNotASize(@TempDir Path folder) throws Exception {
+        Path status = Files.writeString(folder.resolve("status"), STATUS);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        new ResidentMemoryMetrics(new ResidentMemory(status)).bindTo(registry);
+        assertThat(registry.get("process.memory.resident.peak").gauge().value()).isEqualTo(204800.0 * 1024);
+
+        Files.delete(status);
+
+        assertThat(registry.get("process.memory.resident").gauge().value()).isNaN();
+        assertThat(registry.get("process.memory.resident.peak").gauge().value()).isNaN();
+    }
+
+    @Test
     void theGaugesShowThisProcessesResidentMemoryNowAndAtItsPeak() {
         assumeTrue(Files.isReadable(ResidentMemory.STATUS), "Linux only: there is no /proc/self/status here");
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
