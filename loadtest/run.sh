@@ -19,6 +19,7 @@ Usage: loadtest/run.sh              measure every path, write the results folder
        loadtest/run.sh --report DIR  (re)write DIR/summary.md and DIR/report.html from DIR/results.json
        loadtest/run.sh --faults [OPTIONS]  network faults under load (Toxiproxy); --faults --help: its options
        loadtest/run.sh --clients [OPTIONS] many clients on each path (ab up to 5,000); --clients --help: its options
+       loadtest/run.sh --article DIR [OPTIONS]  the article's own code (built in DIR) and ours, side by side
        loadtest/run.sh --help        this text
 
 Example sweep: CONCURRENCY="1 8 64" N="10 100" REQUESTS=200 loadtest/run.sh
@@ -30,6 +31,7 @@ EOF_USAGE
     lab report "$2" ;;
   --faults) lab faults "${@:2}" ;;
   --clients) lab clients "${@:2}" ;;
+  --article) lab article "${@:2}" ;;
   "") lab run ;;
   *) echo "unknown argument '$1'; see loadtest/run.sh --help" >&2; exit 2 ;;
 esac

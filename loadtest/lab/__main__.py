@@ -6,13 +6,14 @@ python3 -m lab check DIR    checks DIR/results.json as CI does (--round-trips: a
 python3 -m lab knobs        lists the knobs and their defaults (--markdown: as loadtest/README.md's table)
 python3 -m lab faults ...   network faults under load (lab.faults; --help lists its options)
 python3 -m lab clients ...  many clients on each path, measured (lab.many_clients; --help lists its options)
+python3 -m lab article DIR  the article's own code and ours side by side, alternating (lab.article; --help)
 """
 
 import argparse
 import os
 import sys
 
-from . import check_results, faults, many_clients, report, results, run, settings
+from . import article, check_results, faults, many_clients, report, results, run, settings
 from .errors import LabError, exit_status
 
 
@@ -23,6 +24,8 @@ def main(argv=None) -> int:
         return faults.main(given[1:])
     if given[:1] == ["clients"]:
         return many_clients.main(given[1:])
+    if given[:1] == ["article"]:
+        return article.main(given[1:])
     parser = argparse.ArgumentParser(prog="python3 -m lab")
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("run")
@@ -33,6 +36,7 @@ def main(argv=None) -> int:
     # sees them.
     commands.add_parser("faults", help="network faults under load; python3 -m lab faults --help")
     commands.add_parser("clients", help="many clients on each path, measured; python3 -m lab clients --help")
+    commands.add_parser("article", help="the article's code and ours side by side; python3 -m lab article --help")
     for name in ("report", "check"):
         commands.add_parser(name).add_argument("results_dir")
     commands.choices["check"].add_argument(

@@ -1,0 +1,306 @@
+"""The article's own code and ours, side by side in one run: the measure of record for "how far ahead of the
+article are we", never figures from another run or another machine.
+
+The article's code is `grpc/grpc-vs-rest` in github.com/vinsguru/vinsguru-blog-code-samples, built unchanged
+(`mvn -q package -DskipTests` in that folder: Spring Boot 2.3, grpc-java 1.32). This project does not hold a copy:
+ARTICLE_DIR is the user's checkout. Both systems serve the same three paths on the same ports (aggregator 8080,
+REST square service 7575, gRPC square service 6565), so they run one after the other, never together:
+
+    for each round: the article's three jars, then ours, each started with JVM defaults (no jvm.options: the
+    issue's comparison is what `java -jar` gives a user), each JVM in a session of its own as the lab starts its
+    services; for each path a warm-up of `ab -n WARMUP`, then `ab -n REQUESTS -c CONCURRENCY .../<path>/N`
+    with the aggregator's and the path's square service's CPU time read from /proc around it; after the paths,
+    each JVM's peak resident memory (VmHWM since it started); then the three are stopped.
+
+The table gives each system's median over the rounds, and ours against the article's in the same run.
+
+    loadtest/run.sh --article ARTICLE_DIR [--rounds 2] [--requests 1000] [--concurrency 100] [--n 1000]
+"""
+
+import argparse
+import datetime
+import json
+import os
+import statistics
+import subprocess
+from dataclasses import asdict, dataclass, field
+from typing import Dict, List, Optional, Sequence
+
+from . import ab_output, cpu, http_check
+from .errors import LabError, exit_status
+from .processes import Processes, raise_on_term, wait_until
+
+PATHS = ("rest/unary", "grpc/unary", "grpc/stream")
+PORTS = (8080, 7575, 6565)
+AGGREGATOR, REST, GRPC = "aggregator", "rest square", "grpc square"
+# Each path's square service, whose CPU is the path's with the aggregator's.
+SQUARE_OF = {"rest/unary": REST, "grpc/unary": GRPC, "grpc/stream": GRPC}
+LAB_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(LAB_DIR)
+TICKS_PER_S = os.sysconf("SC_CLK_TCK")
+
+
+# ab's -s: how long ab waits for an answer.
+AB_TIMEOUT_S = 120
+
+
+@dataclass(frozen=True)
+class System:
+    """One system's three jars (started in this order: the square services, then the aggregator), and the arguments
+    of each."""
+
+    name: str
+    jars: Dict[str, str]
+    arguments: Dict[str, List[str]] = field(default_factory=dict)
+
+
+def article(folder: str) -> System:
+    return System(
+        "article",
+        {
+            REST: os.path.join(folder, "rest-square-service/target/rest-square-service-0.0.1-SNAPSHOT.jar"),
+            GRPC: os.path.join(folder, "grpc-square-service/target/grpc-square-service-0.0.1-SNAPSHOT.jar"),
+            AGGREGATOR: os.path.join(folder, "aggregator-service/target/aggregator-service-0.0.1-SNAPSHOT.jar"),
+        },
+    )
+
+
+def ours(repo: str = REPO) -> System:
+    return System(
+        "ours",
+        {
+            REST: os.path.join(repo, "square-rest-service/target/square-rest-service-1.0.0-SNAPSHOT.jar"),
+            GRPC: os.path.join(repo, "square-grpc-service/target/square-grpc-service-1.0.0-SNAPSHOT.jar"),
+            AGGREGATOR: os.path.join(repo, "aggregator-service/target/aggregator-service-1.0.0-SNAPSHOT.jar"),
+        },
+        # As long as ab waits, as the lab gives it: the article's aggregator has no deadline and sheds nothing, and
+        # ours would shed (503) what it does not expect to answer within its own 30 s.
+        {AGGREGATOR: ["--aggregator.deadline=%ds" % AB_TIMEOUT_S]},
+    )
+
+
+@dataclass(frozen=True)
+class Measured:
+    system: str
+    round: int
+    path: str
+    rps: float
+    p99_ms: int
+    cpu_us_per_call: float
+    completed: int
+    answered: int
+    failed: int
+    non2xx: int
+
+
+@dataclass(frozen=True)
+class Options:
+    rounds: int = 2
+    requests: int = 1000
+    concurrency: int = 100
+    n: int = 1000
+    warmup: int = 100
+    java: str = "java"
+    start_timeout_s: float = 180.0
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="loadtest/run.sh --article",
+        description="The article's code (grpc/grpc-vs-rest, built unchanged) and ours, alternating, in one run.",
+    )
+    parser.add_argument("article_dir", help="the article's grpc/grpc-vs-rest folder, after `mvn package`")
+    parser.add_argument("--rounds", type=_positive, default=2)
+    parser.add_argument("--requests", type=_positive, default=1000, help="ab -n of each measured run")
+    parser.add_argument("--concurrency", type=_positive, default=100, help="ab -c")
+    parser.add_argument("--n", type=_positive, default=1000, help="squares per request")
+    parser.add_argument("--warmup", type=_positive, default=100, help="ab -n of each path's warm-up")
+    parser.add_argument(
+        "--out",
+        default=os.path.join(LAB_DIR, "results", "article-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S")),
+        help="where side-by-side.json, side-by-side.md and the logs go (default: loadtest/results/article-<time>)",
+    )
+    args = parser.parse_args(argv)
+    options = Options(args.rounds, args.requests, args.concurrency, args.n, args.warmup)
+    # A TERM or Ctrl-C stops the JVMs it started (each in a session of its own) on the way out.
+    raise_on_term()
+    return exit_status(lambda: _run(article(args.article_dir), ours(), options, args.out))
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("not a whole number: %r" % text) from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1, got %d" % value)
+    return value
+
+
+def _run(theirs: System, ours_: System, options: Options, out: str) -> int:
+    for system in (theirs, ours_):
+        missing = [jar for jar in system.jars.values() if not os.path.isfile(jar)]
+        if missing:
+            build = "mvn -q package -DskipTests in its folder" if system is theirs else "./mvnw -q package -DskipTests"
+            raise LabError("%s's jar %s does not exist: build it first (%s)" % (system.name, missing[0], build))
+    taken = [port for port in PORTS if http_check.port_taken(port)]
+    if taken:
+        raise LabError(
+            "port %s is in use: both systems serve on %s, stop what listens there%s"
+            % (taken[0], ", ".join(map(str, PORTS)), http_check.holder(taken[0]))
+        )
+    os.makedirs(os.path.join(out, "logs"), exist_ok=True)
+    measured: List[Measured] = []
+    peaks: Dict[str, Dict[str, List[float]]] = {theirs.name: {}, ours_.name: {}}
+    for number in range(1, options.rounds + 1):
+        for system in (theirs, ours_):
+            print("[article] round %d of %d: %s" % (number, options.rounds, system.name), flush=True)
+            found, peak = _measure(system, number, options, out)
+            measured += found
+            for service, mib in peak.items():
+                peaks[system.name].setdefault(service, []).append(mib)
+    record = {"options": asdict(options), "measured": [asdict(m) for m in measured], "peak_rss_mib": peaks}
+    with open(os.path.join(out, "side-by-side.json"), "w") as handle:
+        json.dump(record, handle, indent=2)
+    table = markdown(measured, peaks, options)
+    with open(os.path.join(out, "side-by-side.md"), "w") as handle:
+        handle.write(table)
+    print(table)
+    bad = [m for m in measured if m.answered < options.requests]
+    for m in bad:
+        print(
+            "[article] %s's %s, round %d: %d of %d answered 2xx (%d not 2xx): its req/s counts only those"
+            % (m.system, m.path, m.round, m.answered, options.requests, m.non2xx)
+        )
+    return 1 if bad else 0
+
+
+def _measure(system: System, number: int, options: Options, out: str):
+    with Processes() as processes:
+        pids = {}
+        for service in (REST, GRPC, AGGREGATOR):
+            log = os.path.join(out, "logs", "%s-%d-%s.log" % (system.name, number, service.replace(" ", "-")))
+            command = [options.java, "-jar", system.jars[service]] + system.arguments.get(service, [])
+            child = processes.start(command, log)
+            pids[service] = child.pid
+        _wait_ready(system, pids, options)
+        found = [_path(system, number, path, pids, options, out) for path in PATHS]
+        peak = {service: cpu.peak_rss_mib(pid) for service, pid in pids.items()}
+        return found, peak
+
+
+def _wait_ready(system: System, pids: Dict[str, int], options: Options) -> None:
+    """Every path answers 200 for n = 1: the article's services have no health endpoint."""
+
+    def ready() -> bool:
+        dead = [service for service, pid in pids.items() if not cpu.alive(pid)]
+        if dead:
+            raise LabError("%s's %s exited while starting: see its log" % (system.name, dead[0]))
+        try:
+            return all(http_check.get(_url(path, 1), 5.0)[0] == 200 for path in PATHS)
+        except (OSError, ValueError):
+            return False
+
+    if not wait_until(ready, options.start_timeout_s, 1.0):
+        raise LabError("%s did not answer every path within %d s" % (system.name, options.start_timeout_s))
+
+
+def _path(system: System, number: int, path: str, pids: Dict[str, int], options: Options, out: str) -> Measured:
+    url = _url(path, options.n)
+    _ab(url, options.warmup, options.concurrency)
+    measured_pids = [pids[AGGREGATOR], pids[SQUARE_OF[path]]]
+    before = sum(cpu.process_ticks(pid) for pid in measured_pids)
+    text = _ab(url, options.requests, options.concurrency)
+    after = sum(cpu.process_ticks(pid) for pid in measured_pids)
+    raw = os.path.join(out, "logs", "%s-%d-%s.txt" % (system.name, number, path.replace("/", "-")))
+    with open(raw, "w") as handle:
+        handle.write(text)
+    report = ab_output.parse_report(text)
+    answered = answered_2xx(report)
+    calls = answered * options.n
+    measured = Measured(
+        system.name,
+        number,
+        path,
+        # Only whole answers count: a 503 shed or an error answered fast is no square served.
+        round(answered / report.time_taken_s, 2) if report.time_taken_s else 0.0,
+        report.percentile_table_ms.get(99, 0),
+        round((after - before) / TICKS_PER_S / calls * 1e6, 1) if calls else 0.0,
+        report.completed,
+        answered,
+        report.failed,
+        report.non2xx,
+    )
+    print(
+        "[article]   %-11s %8.2f req/s  p99 %6d ms  %6.1f us per call"
+        % (path, measured.rps, measured.p99_ms, measured.cpu_us_per_call),
+        flush=True,
+    )
+    return measured
+
+
+def answered_2xx(report: ab_output.AbReport) -> int:
+    """The requests answered 2xx: ab counts a body of another length than the first as failed too, which a 2xx
+    answer of a system whose bodies vary is not."""
+    broken = sum(count for kind, count in report.failed_breakdown.items() if kind != "length")
+    return max(0, report.completed - report.non2xx - broken)
+
+
+def _ab(url: str, requests: int, concurrency: int) -> str:
+    command = ab_output.ab_command(url, requests, concurrency, AB_TIMEOUT_S, None)
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise LabError("%s failed: %s" % (" ".join(command), (done.stderr or done.stdout).strip()[-300:]))
+    return done.stdout
+
+
+def _url(path: str, n: int) -> str:
+    return "http://127.0.0.1:%d/%s/%d" % (PORTS[0], path, n)
+
+
+def markdown(measured: List[Measured], peaks: Dict[str, Dict[str, List[float]]], options: Options) -> str:
+    """Each path's medians over the rounds, the article's and ours, and ours against the article's."""
+
+    def median(system: str, path: str, field: str) -> float:
+        return statistics.median(getattr(m, field) for m in measured if m.system == system and m.path == path)
+
+    lines = [
+        "`ab -n %d -c %d http://127.0.0.1:8080/<path>/%d` after `ab -n %d`, JVM defaults, %d rounds alternating "
+        "(article, ours); medians; req/s counts 2xx answers only; CPU per call is the aggregator's and the square "
+        "service's, per square answered"
+        % (options.requests, options.concurrency, options.n, options.warmup, options.rounds),
+        "",
+        "| path | article req/s | ours req/s | ours / article | article p99 | ours p99 | article CPU per call | "
+        "ours CPU per call |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for path in PATHS:
+        theirs, ours_ = median("article", path, "rps"), median("ours", path, "rps")
+        lines.append(
+            "| %s | %.1f | %.1f | %.2fx | %.2f s | %.2f s | %.1f us | %.1f us |"
+            % (
+                path,
+                theirs,
+                ours_,
+                ours_ / theirs if theirs else 0.0,
+                median("article", path, "p99_ms") / 1000,
+                median("ours", path, "p99_ms") / 1000,
+                median("article", path, "cpu_us_per_call"),
+                median("ours", path, "cpu_us_per_call"),
+            )
+        )
+    lines += ["", "| peak RSS, MiB (each round) | article | ours |", "| --- | --- | --- |"]
+    for service in (REST, GRPC, AGGREGATOR):
+        lines.append(
+            "| %s | %s | %s |"
+            % (
+                service,
+                ", ".join("%.0f" % mib for mib in peaks.get("article", {}).get(service, [])),
+                ", ".join("%.0f" % mib for mib in peaks.get("ours", {}).get(service, [])),
+            )
+        )
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
