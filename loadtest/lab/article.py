@@ -24,9 +24,9 @@ import os
 import statistics
 import subprocess
 from dataclasses import asdict, dataclass, field
-from typing import Dict, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence
 
-from . import ab_output, cpu, http_check
+from . import ab_output, cpu, http_check, tools
 from .errors import LabError, exit_status
 from .processes import Processes, raise_on_term, wait_until
 
@@ -65,14 +65,15 @@ def article(folder: str) -> System:
     )
 
 
-def ours(repo: str = REPO) -> System:
+# Our three services' modules, as the lab builds them.
+OUR_MODULES = {REST: "square-rest-service", GRPC: "square-grpc-service", AGGREGATOR: "aggregator-service"}
+
+
+def ours(jars: Dict[str, str]) -> System:
+    """Ours from the jars tools.ensure_jars found (or built), keyed by module."""
     return System(
         "ours",
-        {
-            REST: os.path.join(repo, "square-rest-service/target/square-rest-service-1.0.0-SNAPSHOT.jar"),
-            GRPC: os.path.join(repo, "square-grpc-service/target/square-grpc-service-1.0.0-SNAPSHOT.jar"),
-            AGGREGATOR: os.path.join(repo, "aggregator-service/target/aggregator-service-1.0.0-SNAPSHOT.jar"),
-        },
+        {service: jars[module] for service, module in OUR_MODULES.items()},
         # As long as ab waits, as the lab gives it: the article's aggregator has no deadline and sheds nothing, and
         # ours would shed (503) what it does not expect to answer within its own 30 s.
         {AGGREGATOR: ["--aggregator.deadline=%ds" % AB_TIMEOUT_S]},
@@ -124,7 +125,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     options = Options(args.rounds, args.requests, args.concurrency, args.n, args.warmup)
     # A TERM or Ctrl-C stops the JVMs it started (each in a session of its own) on the way out.
     raise_on_term()
-    return exit_status(lambda: _run(article(args.article_dir), ours(), options, args.out))
+    return exit_status(lambda: _run(article(args.article_dir), _our_jars, options, args.out))
+
+
+def _our_jars() -> System:
+    """Ours, building missing or stale jars first as loadtest/run.sh does (not with LAB_SKIP_BUILD=1)."""
+    skip_build = os.environ.get("LAB_SKIP_BUILD", "0") == "1"
+    return ours(tools.ensure_jars(REPO, list(OUR_MODULES.values()), skip_build))
 
 
 def _positive(text: str) -> int:
@@ -137,12 +144,14 @@ def _positive(text: str) -> int:
     return value
 
 
-def _run(theirs: System, ours_: System, options: Options, out: str) -> int:
-    for system in (theirs, ours_):
-        missing = [jar for jar in system.jars.values() if not os.path.isfile(jar)]
-        if missing:
-            build = "mvn -q package -DskipTests in its folder" if system is theirs else "./mvnw -q package -DskipTests"
-            raise LabError("%s's jar %s does not exist: build it first (%s)" % (system.name, missing[0], build))
+def _run(theirs: System, build_ours: Callable[[], System], options: Options, out: str) -> int:
+    missing = [jar for jar in theirs.jars.values() if not os.path.isfile(jar)]
+    if missing:
+        raise LabError(
+            "the article's jar %s does not exist: build it first (mvn -q package -DskipTests in its folder)"
+            % missing[0]
+        )
+    ours_ = build_ours()
     taken = [port for port in PORTS if http_check.port_taken(port)]
     if taken:
         raise LabError(

@@ -41,13 +41,29 @@ class SideBySideTests(unittest.TestCase):
 
     def test_our_aggregator_waits_as_long_as_ab_so_that_it_sheds_nothing_the_article_would_answer(self):
         self.assertEqual(
-            article.ours("/repo").arguments, {article.AGGREGATOR: ["--aggregator.deadline=%ds" % article.AB_TIMEOUT_S]}
+            article.ours({m: "/repo/%s.jar" % m for m in article.OUR_MODULES.values()}).arguments,
+            {article.AGGREGATOR: ["--aggregator.deadline=%ds" % article.AB_TIMEOUT_S]},
         )
         self.assertEqual(article.article("/a").arguments, {})
 
     def test_jars_that_were_not_built_are_named_with_the_command_that_builds_them(self):
+        def ours_not_needed():
+            raise AssertionError("ours is built only once the article's jars are there")
+
         with self.assertRaisesRegex(LabError, "article.s jar /nowhere/rest-square-service/.* \\(mvn -q package"):
-            article._run(article.article("/nowhere"), article.ours(), article.Options(), "/tmp/unused")
+            article._run(article.article("/nowhere"), ours_not_needed, article.Options(), "/tmp/unused")
+
+    def test_ours_is_each_services_jar_of_its_module(self):
+        jars = {m: "/repo/%s/target/%s-2.0.jar" % (m, m) for m in article.OUR_MODULES.values()}
+
+        self.assertEqual(
+            article.ours(jars).jars,
+            {
+                article.REST: jars["square-rest-service"],
+                article.GRPC: jars["square-grpc-service"],
+                article.AGGREGATOR: jars["aggregator-service"],
+            },
+        )
 
 
 if __name__ == "__main__":
