@@ -17,7 +17,9 @@ import java.util.function.LongSupplier;
  * Admits a request on a path ({@link Lane}) only if every square the path holds, its own n included, can be answered
  * at the path's measured rate well within the deadline; each path is measured apart, as paths slow each other down
  * unequally (docs/performance.md, "Admission by expected time"). A path with nothing admitted always admits, so that
- * its rate keeps being measured.
+ * its rate keeps being measured, and a path is judged by the admission budget alone until it has worked for
+ * {@link #WARM_UP}: a fresh JVM's first seconds answer a tenth of what it will a few seconds later, and any rate assumed
+ * or measured then shed most of a first burst that it answered well within the deadline.
  */
 public final class DeadlineAdmission {
 
@@ -25,14 +27,15 @@ public final class DeadlineAdmission {
     static final Duration WINDOW = Duration.ofSeconds(1);
 
     /**
-     * How fast a path is taken to be until its first second of work is measured: about a fortieth of the slowest path in
-     * the lab (rest/unary, some 40 requests of 1000 squares a second), so that a burst on a fresh path is judged
-     * pessimistically, while the small requests of a warm-up pass.
+     * Busy time a path works before its rate judges it: with JVM defaults, rest/unary answered 340 squares in its
+     * first second and 20,000 in its sixth, grpc/unary 575 and 45,000 (docs/performance.md, "Admission by expected
+     * time").
      */
-    static final double UNMEASURED_RATE = 1000;
+    public static final Duration WARM_UP = Duration.ofSeconds(5);
 
     private final Duration maxWait;
     private final String maxWaitSetting;
+    private final long warmUpNanos;
     private final Duration retryAfter;
     private final LongSupplier nanoClock;
     private final MeterRegistry registry;
@@ -41,11 +44,13 @@ public final class DeadlineAdmission {
     /**
      * @param maxWait the longest a request may be expected to take and still be admitted: a share of the deadline
      * @param maxWaitSetting how a shed request's detail names the setting, e.g. "half of aggregator.deadline"
+     * @param warmUp the busy time a path works before its rate judges it
      * @param nanoClock {@link System#nanoTime}, or a test's own clock
      */
     public DeadlineAdmission(
             Duration maxWait,
             String maxWaitSetting,
+            Duration warmUp,
             Duration retryAfter,
             LongSupplier nanoClock,
             MeterRegistry registry) {
@@ -54,6 +59,7 @@ public final class DeadlineAdmission {
         }
         this.maxWait = maxWait;
         this.maxWaitSetting = maxWaitSetting;
+        this.warmUpNanos = warmUp.toNanos();
         this.retryAfter = retryAfter;
         this.nanoClock = nanoClock;
         this.registry = registry;
@@ -71,6 +77,7 @@ public final class DeadlineAdmission {
                 admission.maxWait(properties.deadline()),
                 "aggregator.admission.deadline-share " + admission.deadlineShare() + " of aggregator.deadline "
                         + properties.deadline().toMillis() + " ms",
+                WARM_UP,
                 admission.retryAfter(),
                 nanoClock,
                 registry);
@@ -95,6 +102,9 @@ public final class DeadlineAdmission {
         // Guarded by this: changed only when a request is admitted or ends, not per square.
         private int open;
         private long busySince;
+        /** Busy time since start, up to the warm-up: the path is judged once it is reached. */
+        private long warmedNanos;
+
         private long windowBusyNanos;
         private long windowStartAnswered;
         /** Squares per second while busy, NaN until a first window has been measured; see {@link #measure}. */
@@ -125,7 +135,9 @@ public final class DeadlineAdmission {
             synchronized (this) {
                 long now = nanoClock.getAsLong();
                 measure(now);
-                double expectedSeconds = open == 0 ? 0 : (unanswered.get() + n) / judgedRate();
+                // Nothing to judge by: nothing in flight, or a path still warming up.
+                boolean judged = open > 0 && warmedNanos >= warmUpNanos && !Double.isNaN(rate);
+                double expectedSeconds = judged ? (unanswered.get() + n) / rate : 0;
                 if (expectedSeconds * 1e9 > maxWait.toNanos()) {
                     shed.increment();
                     throw new OverloadedException(refusal(n, expectedSeconds), retryAfter);
@@ -140,10 +152,6 @@ public final class DeadlineAdmission {
                 unanswered.addAndGet(n);
             }
             return new Ticket(n);
-        }
-
-        private double judgedRate() {
-            return Double.isNaN(rate) ? UNMEASURED_RATE : rate;
         }
 
         /** Squares per second while busy, recently; NaN until measured. */
@@ -161,16 +169,17 @@ public final class DeadlineAdmission {
         private void measure(long now) {
             if (open > 0) {
                 windowBusyNanos += now - busySince;
+                warmedNanos = Math.min(warmUpNanos, warmedNanos + now - busySince);
                 busySince = now;
             }
             if (windowBusyNanos >= WINDOW.toNanos()) {
                 long answeredNow = answered.sum();
                 double sample = (answeredNow - windowStartAnswered) * 1e9 / windowBusyNanos;
-                // A slower window counts at once (a new neighbour's load must not let in work judged by the rate
-                // before it came); a faster one by half, so one quick second does not open the gates; but the first
-                // second with answers after a stall counts whole: averaged with the stall's 0, a path was still shed
-                // seconds after the network came back (issue #23's black hole).
-                rate = Double.isNaN(rate) || sample < rate || rate == 0 ? sample : (rate + sample) / 2;
+                // The latest second decides, slower or faster: a slower one must not let in work judged by the rate
+                // before a new neighbour came, and a faster one is a JVM still warming up (a rate that rose by halves
+                // shed a third of a burst after a short warm-up) or a path back from a stall (issue #23's black
+                // hole). The deadline's other share covers a slower second after a fast one.
+                rate = sample;
                 windowBusyNanos = 0;
                 windowStartAnswered = answeredNow;
             }
@@ -183,15 +192,9 @@ public final class DeadlineAdmission {
 
         private String refusal(int n, double expectedSeconds) {
             return String.format(
-                    "the aggregator is busy: %s would take about %.1f s for %d more squares at %s %.0f"
+                    "the aggregator is busy: %s would take about %.1f s for %d more squares at its recent %.0f"
                             + " squares/s, more than %d ms (%s); retry later",
-                    pathName(),
-                    expectedSeconds,
-                    n,
-                    Double.isNaN(rate) ? "an assumed" : "its recent",
-                    judgedRate(),
-                    maxWait.toMillis(),
-                    maxWaitSetting);
+                    pathName(), expectedSeconds, n, rate, maxWait.toMillis(), maxWaitSetting);
         }
 
         /** One admitted request: told of each square answered, and closed exactly once when the request ends. */

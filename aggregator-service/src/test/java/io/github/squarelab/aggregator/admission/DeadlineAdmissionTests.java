@@ -15,21 +15,35 @@ class DeadlineAdmissionTests {
 
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final AtomicLong clock = new AtomicLong(123 * SECOND);
+    /** Judged from its first measured second on, so that each test sets the rate it needs in one window. */
     private final DeadlineAdmission admission = new DeadlineAdmission(
-            Duration.ofSeconds(10), "half of the deadline", Duration.ofSeconds(1), clock::get, registry);
+            Duration.ofSeconds(10), "half of the deadline", Duration.ZERO, Duration.ofSeconds(1), clock::get, registry);
+
     private final DeadlineAdmission.Lane unary = admission.lane("grpc_unary");
 
     @Test
-    void aPathNotMeasuredYetIsJudgedAsIfItAnsweredAThousandSquaresASecond() {
-        unary.admit(6000);
-        unary.admit(4000);
+    void aPathNotMeasuredYetAdmitsAFirstBurstOfAnySize() {
+        for (int request = 0; request < 100; request++) {
+            unary.admit(1000);
+        }
+
+        assertThat(unary.rate()).isNaN();
+        assertThat(squares("grpc_unary")).isEqualTo(100_000);
+        assertThat(shed("grpc_unary")).isZero();
+    }
+
+    @Test
+    void theBurstIsJudgedOnceItsFirstSecondIsMeasured() {
+        DeadlineAdmission.Lane.Ticket first = unary.admit(50_000);
+        unary.admit(50_000);
+        answerAll(first, 1000);
+        clock.addAndGet(SECOND);
 
         assertThatThrownBy(() -> unary.admit(1))
                 .isInstanceOf(OverloadedException.class)
-                .hasMessage("the aggregator is busy: grpc/unary would take about 10.0 s for 1 more squares at an"
-                        + " assumed 1000 squares/s, more than 10000 ms (half of the deadline); retry later");
-        assertThat(unary.rate()).isNaN();
-        assertThat(squares("grpc_unary")).isEqualTo(10_000);
+                .hasMessage("the aggregator is busy: grpc/unary would take about 99.0 s for 1 more squares at its"
+                        + " recent 1000 squares/s, more than 10000 ms (half of the deadline); retry later");
+        assertThat(unary.rate()).isEqualTo(1000);
     }
 
     @Test
@@ -146,15 +160,55 @@ class DeadlineAdmissionTests {
     }
 
     @Test
-    void theRateFallsWithASlowSecondAtOnceAndRisesByHalves() {
+    void theRateIsTheLatestSecondsWhetherSlowerOrFaster() {
         measure(unary, 4000, 1);
         measure(unary, 1000, 1);
 
         assertThat(unary.rate()).isEqualTo(1000);
         measure(unary, 3000, 1);
-        assertThat(unary.rate()).isEqualTo(2000);
-        measure(unary, 3000, 1);
+        assertThat(unary.rate()).isEqualTo(3000);
+        measure(unary, 2500, 1);
         assertThat(unary.rate()).isEqualTo(2500);
+    }
+
+    @Test
+    void aPathIsJudgedOnlyOnceItHasWorkedForTheWarmUp() {
+        DeadlineAdmission warming = new DeadlineAdmission(
+                Duration.ofSeconds(10),
+                "half of the deadline",
+                DeadlineAdmission.WARM_UP,
+                Duration.ofSeconds(1),
+                clock::get,
+                new SimpleMeterRegistry());
+        DeadlineAdmission.Lane rest = warming.lane("rest_unary");
+        for (int second = 1; second < 5; second++) {
+            measure(rest, 300, 1);
+        }
+        DeadlineAdmission.Lane.Ticket longRunning = rest.admit(1000);
+        for (int request = 0; request < 100; request++) {
+            rest.admit(1000);
+        }
+        assertThat(rest.rate()).as("measured, but not judged by yet").isEqualTo(300);
+
+        answerAll(longRunning, 300);
+        clock.addAndGet(SECOND);
+
+        assertThatThrownBy(() -> rest.admit(1))
+                .isInstanceOf(OverloadedException.class)
+                .hasMessageStartingWith("the aggregator is busy: rest/unary would take about 335.7 s");
+    }
+
+    @Test
+    void aWarmingPathIsJudgedByItsLatestSecondNotItsColdFirst() {
+        measure(unary, 300, 1);
+        measure(unary, 20_000, 1);
+
+        for (int request = 0; request < 100; request++) {
+            unary.admit(1000);
+        }
+        assertThat(shed("grpc_unary"))
+                .as("100,000 squares take 5 s at 20,000 a second")
+                .isZero();
     }
 
     @Test

@@ -400,11 +400,13 @@ class FanoutControllerTests {
                 .counter()
                 .count();
         DeadlineAdmission.Lane lane = deadlineAdmission.lane("grpc_unary");
-        DeadlineAdmission.Lane.Ticket measured = lane.admit(1000);
-        for (int i = 0; i < 1000; i++) {
+        // 1000 squares a second over the path's warm-up, after which its rate judges it.
+        long warmUpSeconds = DeadlineAdmission.WARM_UP.toSeconds();
+        DeadlineAdmission.Lane.Ticket measured = lane.admit((int) (1000 * warmUpSeconds));
+        for (int i = 0; i < 1000 * warmUpSeconds; i++) {
             measured.answered();
         }
-        CLOCK.addAndGet(Duration.ofSeconds(1).toNanos());
+        CLOCK.addAndGet(DeadlineAdmission.WARM_UP.toNanos());
         measured.close();
         DeadlineAdmission.Lane.Ticket held = lane.admit(950);
         try {
