@@ -20,6 +20,7 @@ Usage: loadtest/run.sh              measure every path, write the results folder
        loadtest/run.sh --faults [OPTIONS]  network faults under load (Toxiproxy); --faults --help: its options
        loadtest/run.sh --clients [OPTIONS] many clients on each path (ab up to 5,000); --clients --help: its options
        loadtest/run.sh --article DIR [OPTIONS]  the article's own code (built in DIR) and ours, side by side
+       loadtest/run.sh --profile [OPTIONS]  CPU flame graphs and CPU per call by layer of the gRPC paths
        loadtest/run.sh --help        this text
 
 Example sweep: CONCURRENCY="1 8 64" N="10 100" REQUESTS=200 loadtest/run.sh
@@ -32,6 +33,7 @@ EOF_USAGE
   --faults) lab faults "${@:2}" ;;
   --clients) lab clients "${@:2}" ;;
   --article) lab article "${@:2}" ;;
+  --profile) lab profile "${@:2}" ;;
   "") lab run ;;
   *) echo "unknown argument '$1'; see loadtest/run.sh --help" >&2; exit 2 ;;
 esac

@@ -7,13 +7,14 @@ python3 -m lab knobs        lists the knobs and their defaults (--markdown: as l
 python3 -m lab faults ...   network faults under load (lab.faults; --help lists its options)
 python3 -m lab clients ...  many clients on each path, measured (lab.many_clients; --help lists its options)
 python3 -m lab article DIR  the article's own code and ours side by side, alternating (lab.article; --help)
+python3 -m lab profile ...  CPU flame graphs and CPU per call by layer of the gRPC paths (lab.profile; --help)
 """
 
 import argparse
 import os
 import sys
 
-from . import article, check_results, faults, many_clients, report, results, run, settings
+from . import article, check_results, faults, many_clients, profile, report, results, run, settings
 from .errors import LabError, exit_status
 
 
@@ -26,6 +27,8 @@ def main(argv=None) -> int:
         return many_clients.main(given[1:])
     if given[:1] == ["article"]:
         return article.main(given[1:])
+    if given[:1] == ["profile"]:
+        return profile.main(given[1:])
     parser = argparse.ArgumentParser(prog="python3 -m lab")
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("run")
@@ -37,6 +40,7 @@ def main(argv=None) -> int:
     commands.add_parser("faults", help="network faults under load; python3 -m lab faults --help")
     commands.add_parser("clients", help="many clients on each path, measured; python3 -m lab clients --help")
     commands.add_parser("article", help="the article's code and ours side by side; python3 -m lab article --help")
+    commands.add_parser("profile", help="flame graphs and CPU per call by layer; python3 -m lab profile --help")
     for name in ("report", "check"):
         commands.add_parser(name).add_argument("results_dir")
     commands.choices["check"].add_argument(

@@ -1,0 +1,111 @@
+"""Charging a CPU profile's samples to layers (lab.layers), and the profile's table (lab.profile.markdown)."""
+
+import collections
+import unittest
+
+from lab import layers, profile
+
+OBSERVATION = "metering: Micrometer's gRPC observation"
+TRACER = "metering: net.devh's stream tracer (gRPC A66 metrics)"
+
+
+def stack(*frames):
+    return list(frames)
+
+
+class LayerTests(unittest.TestCase):
+    def test_jdk_frames_are_charged_to_the_library_that_called_them(self):
+        frames = stack(
+            "java/lang/Thread.run",
+            "io/grpc/netty/shaded/io/netty/util/Recycler$LocalPool.release",
+            "java/lang/Thread.getState",
+        )
+
+        self.assertEqual(layers.layer(frames), "Netty's Recycler")
+
+    def test_micrometers_machinery_is_charged_to_the_metering_layer_that_called_it(self):
+        frames = stack(
+            "io/grpc/internal/ServerImpl$JumpToApplicationThreadServerStreamListener.closed",
+            "net/devh/boot/grpc/server/metrics/MetricsServerStreamTracers$ServerTracer.streamClosed",
+            "io/micrometer/core/instrument/Timer$Builder.register",
+            "io/micrometer/core/instrument/MeterRegistry.registerMeterIfNecessary",
+            "java/util/concurrent/ConcurrentHashMap.get",
+        )
+
+        self.assertEqual(layers.layer(frames), TRACER)
+
+    def test_an_interceptor_forwarding_to_the_transport_is_the_transports_cost(self):
+        frames = stack(
+            "io/micrometer/core/instrument/binder/grpc/ObservationGrpcServerCall.sendMessage",
+            "io/grpc/internal/ServerCallImpl.sendMessage",
+            "io/grpc/netty/shaded/io/netty/channel/AbstractChannelHandlerContext.write",
+        )
+
+        self.assertEqual(layers.layer(frames), "Netty")
+
+    def test_the_observations_own_classes_and_our_cached_handler_are_one_layer(self):
+        observation = stack(
+            "io/micrometer/core/instrument/binder/grpc/ObservationGrpcServerInterceptor.interceptCall",
+            "io/micrometer/observation/SimpleObservation.start",
+            "io/micrometer/observation/Observation$Context.addLowCardinalityKeyValue",
+            "java/util/concurrent/ConcurrentHashMap.putVal",
+        )
+        handler = stack(
+            "io/micrometer/observation/SimpleObservation.stop",
+            "io/github/squarelab/observation/CachedMeterObservationHandler.onStop",
+            "io/micrometer/core/instrument/AbstractTimer.record",
+        )
+
+        self.assertEqual(layers.layer(observation), OBSERVATION)
+        self.assertEqual(layers.layer(handler), OBSERVATION)
+
+    def test_stacks_without_a_library_frame_are_the_jvms(self):
+        self.assertEqual(
+            layers.layer(stack("thread_native_entry", "VMThread::run", "DefNewGeneration::collect")), layers.GC
+        )
+        self.assertEqual(layers.layer(stack("thread_native_entry", "CompileBroker::compiler_thread_loop")), layers.JIT)
+        self.assertEqual(layers.layer(stack("start_thread", "clone3_[k]")), "JVM and kernel, other")
+
+    def test_netty_s_native_library_is_named_by_its_file(self):
+        frames = stack(
+            "/tmp/libio_grpc_netty_shaded_netty_transport_native_epoll_x86_641234.so (deleted)", "epoll_wait_[k]"
+        )
+
+        self.assertEqual(layers.layer(frames), "Netty's native epoll")
+
+    def test_an_account_sums_the_samples_of_each_layer(self):
+        lines = [
+            "java/lang/Thread.run;io/grpc/netty/shaded/io/netty/channel/nio/NioEventLoop.run 30\n",
+            "java/lang/Thread.run;io/micrometer/core/instrument/binder/grpc/ObservationGrpcServerInterceptor.interceptCall"
+            " 10\n",
+            "java/lang/Thread.run;io/grpc/netty/shaded/io/netty/buffer/PoolArena.allocate 60\n",
+            "\n",
+        ]
+
+        by_layer = layers.account(lines)
+
+        self.assertEqual(by_layer, collections.Counter({"Netty": 90, OBSERVATION: 10}))
+        self.assertAlmostEqual(layers.metering_share(by_layer), 0.1)
+
+
+class ProfileTableTests(unittest.TestCase):
+    def test_each_layer_is_its_share_of_samples_times_the_processes_cpu_per_call(self):
+        accounts = {
+            profile.GRPC: collections.Counter({"Netty": 120, OBSERVATION: 60, "logging": 1, "grpc-java": 19}),
+            profile.AGGREGATOR: collections.Counter({"Netty": 50, "Reactor": 50}),
+        }
+
+        table = profile.markdown("grpc/unary", 61.96, {profile.GRPC: 10.0, profile.AGGREGATOR: 8.0}, accounts)
+
+        self.assertIn(
+            "### grpc/unary: 62.0 req/s while profiled; CPU per call grpc-square 10.00 us, aggregator 8.00 us", table
+        )
+        self.assertIn("| Netty | 60.0 %, 6.00 | 50.0 %, 4.00 |", table)
+        self.assertIn("| metering: Micrometer's gRPC observation | 30.0 %, 3.00 | - |", table)
+        self.assertIn("| layers under 1 % | 0.5 %, 0.05 | - |", table)
+        self.assertIn("| **metering, all layers** | 30.0 %, 3.00 | - |", table)
+        self.assertNotIn("| logging |", table)
+
+
+if __name__ == "__main__":
+    unittest.main()
