@@ -14,6 +14,7 @@ import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import io.micrometer.core.instrument.observation.MeterObservationHandler;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -32,7 +33,9 @@ import org.springframework.context.ApplicationContext;
  * The metrics Micrometer's gRPC observation gives the service (grpc_server_seconds, _active_seconds, _received_total,
  * _sent_total, _cancelled_total) and the actuator's own http_server_requests, after real calls through the packaged
  * configuration: exact counts, each message once, and the families, types and tag sets as they were with Spring
- * Boot's DefaultMeterObservationHandler (README, "Metrics").
+ * Boot's DefaultMeterObservationHandler (README, "Metrics"); and net.devh's own grpc_server_* metrics, which the
+ * contract names (Micrometer's MetricCollecting interceptor's and the gRPC A66 ones of net.devh's stream tracer),
+ * counted and pinned the same way.
  */
 @SpringBootTest(
         webEnvironment = WebEnvironment.RANDOM_PORT,
@@ -84,11 +87,7 @@ class ObservationMetricsTests {
     void aUnaryCallIsCountedOnceEachWayAndTimedOnce() throws Exception {
         PrometheusScrape before = scrape();
 
-        assertThat(SquareRpcGrpc.newBlockingStub(channel)
-                        .withDeadlineAfter(5, TimeUnit.SECONDS)
-                        .findSquareUnary(Input.newBuilder().setNumber(7).build())
-                        .getResult())
-                .isEqualTo(49);
+        assertThat(unary(7)).isEqualTo(49);
 
         assertCountedSince(
                 before,
@@ -124,9 +123,7 @@ class ObservationMetricsTests {
     void theObservationMetricsKeepTheirFamiliesTypesAndTagSets() throws Exception {
         scrape();
         stream(1, 2, 3, 4, 5);
-        SquareRpcGrpc.newBlockingStub(channel)
-                .withDeadlineAfter(5, TimeUnit.SECONDS)
-                .findSquareUnary(Input.newBuilder().setNumber(7).build());
+        unary(7);
         cancelledAfterTwoAnswers();
         awaitNoCallActive();
         http.getForObject("/actuator/health", String.class);
@@ -141,6 +138,146 @@ class ObservationMetricsTests {
                                 "http_client_requests"))
                 .isEqualTo(PINNED);
     }
+
+    /**
+     * net.devh's own grpc_server_* metrics, which the contract names: Micrometer's MetricCollecting interceptor's
+     * processing duration and message counters, and the gRPC A66 metrics of net.devh's stream tracer. Pinned from
+     * their scrape after one call of each kind, before their layers are made one (issue #28): every family, type, tag
+     * set and histogram.
+     */
+    @Test
+    void netDevhsMetricsKeepTheirFamiliesTypesAndTagSets() throws Exception {
+        scrape();
+        stream(1, 2, 3, 4, 5);
+        unary(7);
+        cancelledAfterTwoAnswers();
+        awaitNoCallActive();
+
+        assertThat(scrape().series(
+                                "grpc_server_processing_duration",
+                                "grpc_server_requests_received_messages",
+                                "grpc_server_responses_sent_messages",
+                                "grpc_server_call"))
+                .isEqualTo(NET_DEVH_PINNED);
+    }
+
+    @Test
+    void netDevhsMetricsCountEachCallAndEachMessageOnce() throws Exception {
+        PrometheusScrape before = scrape();
+
+        stream(1, 2, 3, 4, 5);
+        unary(7);
+
+        Map<String, Double> deltas = new HashMap<>();
+        for (String method : List.of(STREAM, UNARY)) {
+            double messages = method.equals(STREAM) ? 5.0 : 1.0;
+            deltas.put(collecting("grpc_server_processing_duration_seconds_count", method, ",statusCode=\"OK\""), 1.0);
+            deltas.put(collecting("grpc_server_requests_received_messages_total", method, ""), messages);
+            deltas.put(collecting("grpc_server_responses_sent_messages_total", method, ""), messages);
+            deltas.put(a66("grpc_server_call_started_total", method, ""), 1.0);
+            deltas.put(a66("grpc_server_call_duration_seconds_count", method, "grpc_status=\"OK\","), 1.0);
+        }
+        assertCountedSince(before, deltas);
+    }
+
+    /** A series of Micrometer's MetricCollecting interceptor. */
+    private static String collecting(String name, String method, String status) {
+        return name + "{application=\"square-grpc-service\",method=\"" + method + "\",methodType=\""
+                + (method.equals(UNARY) ? "UNARY" : "BIDI_STREAMING") + "\",service=\"vinsmath.SquareRpc\"" + status
+                + "}";
+    }
+
+    /** A series of net.devh's gRPC A66 stream tracer. */
+    private static String a66(String name, String method, String status) {
+        return name + "{application=\"square-grpc-service\",grpc_method=\"vinsmath.SquareRpc/" + method + "\"," + status
+                + "instrumentation_source=\"grpc-spring\",instrumentation_version=\"v3.1.0.RELEASE\"}";
+    }
+
+    private static final String NET_DEVH_PINNED =
+            """
+            # TYPE grpc_server_call_duration_seconds histogram
+            # TYPE grpc_server_call_duration_seconds_max gauge
+            # TYPE grpc_server_call_rcvd_total_compressed_message_size_bytes histogram
+            # TYPE grpc_server_call_rcvd_total_compressed_message_size_bytes_max gauge
+            # TYPE grpc_server_call_sent_total_compressed_message_size_bytes histogram
+            # TYPE grpc_server_call_sent_total_compressed_message_size_bytes_max gauge
+            # TYPE grpc_server_call_started_total counter
+            # TYPE grpc_server_processing_duration_seconds histogram
+            # TYPE grpc_server_processing_duration_seconds_max gauge
+            # TYPE grpc_server_requests_received_messages_total counter
+            # TYPE grpc_server_responses_sent_messages_total counter
+            grpc_server_call_duration_seconds_bucket{application="square-grpc-service",grpc_method="vinsmath.SquareRpc/findSquareBiStream",grpc_status="CANCELLED",instrumentation_source="grpc-spring",instrumentation_version="v3.1.0.RELEASE"} [41 buckets]
+            grpc_server_call_duration_seconds_bucket{application="square-grpc-service",grpc_method="vinsmath.SquareRpc/findSquareBiStream",grpc_status="OK",instrumentation_source="grpc-spring",instrumentation_version="v3.1.0.RELEASE"} [41 buckets]
+            grpc_server_call_duration_seconds_bucket{application="square-grpc-service",grpc_method="vinsmath.SquareRpc/findSquareUnary",grpc_status="OK",instrumentation_source="grpc-spring",instrumentation_version="v3.1.0.RELEASE"} [41 buckets]
+            grpc_server_call_duration_seconds_count{application="square-grpc-service",grpc_method="vinsmath.SquareRpc/findSquareBiStream",grpc_status="CANCELLED",instrumentation_source="grpc-spring",instrumentation_version="v3.1.0.RELEASE"}
+            grpc_server_call_duration_seconds_count{application="square-grpc-service",grpc_method="vinsmath.SquareRpc/findSquareBiStream",grpc_status="OK",instrumentation_source="grpc-spring",instrumentation_version="v3.1.0.RELEASE"}
+            grpc_server_call_duration_seconds_count{application="square-grpc-service",grpc_method="vinsmath.SquareRpc/findSquareUnary",grpc_status="OK",instrumentation_source="grpc-spring",instrumentation_version="v3.1.0.RELEASE"}
+            grpc_server_call_duration_seconds_max{application="square-grpc-service",grpc_method="vinsmath.SquareRpc/findSquareBiStream",grpc_status="CANCELLED",instrumentation_source="grpc-spring",instrumentation_version="v3.1.0.RELEASE"}
+            grpc_server_call_duration_seconds_max{application="square-grpc-service",grpc_method="vinsmath.SquareRpc/findSquareBiStream",grpc_status="OK",instrumentation_source="grpc-spring",instrumentation_version="v3.1.0.RELEASE"}
+            grpc_server_call_duration_seconds_max{application="square-grpc-service",grpc_method="vinsmath.SquareRpc/findSquareUnary",grpc_status="OK",instrumentation_source="grpc-spring",instrumentation_version="v3.1.0.RELEASE"}
+            grpc_server_call_duration_seconds_sum{application="square-grpc-service",grpc_method="vinsmath.SquareRpc/findSquareBiStream",grpc_status="CANCELLED",instrumentation_source="grpc-spring",instrumentation_version="v3.1.0.RELEASE"}
+            grpc_server_call_duration_seconds_sum{application="square-grpc-service",grpc_method="vinsmath.SquareRpc/findSquareBiStream",grpc_status="OK",instrumentation_source="grpc-spring",instrumentation_version="v3.1.0.RELEASE"}
+            grpc_server_call_duration_seconds_sum{application="square-grpc-service",grpc_method="vinsmath.SquareRpc/findSquareUnary",grpc_status="OK",instrumentation_source="grpc-spring",instrumentation_version="v3.1.0.RELEASE"}
+            grpc_server_call_rcvd_total_compressed_message_size_bytes_bucket{application="square-grpc-service",grpc_method="vinsmath.SquareRpc/findSquareBiStream",grpc_status="CANCELLED",instrumentation_source="grpc-spring",instrumentation_version="v3.1.0.RELEASE"} [14 buckets]
+            grpc_server_call_rcvd_total_compressed_message_size_bytes_bucket{application="square-grpc-service",grpc_method="vinsmath.SquareRpc/findSquareBiStream",grpc_status="OK",instrumentation_source="grpc-spring",instrumentation_version="v3.1.0.RELEASE"} [14 buckets]
+            grpc_server_call_rcvd_total_compressed_message_size_bytes_bucket{application="square-grpc-service",grpc_method="vinsmath.SquareRpc/findSquareUnary",grpc_status="OK",instrumentation_source="grpc-spring",instrumentation_version="v3.1.0.RELEASE"} [14 buckets]
+            grpc_server_call_rcvd_total_compressed_message_size_bytes_count{application="square-grpc-service",grpc_method="vinsmath.SquareRpc/findSquareBiStream",grpc_status="CANCELLED",instrumentation_source="grpc-spring",instrumentation_version="v3.1.0.RELEASE"}
+            grpc_server_call_rcvd_total_compressed_message_size_bytes_count{application="square-grpc-service",grpc_method="vinsmath.SquareRpc/findSquareBiStream",grpc_status="OK",instrumentation_source="grpc-spring",instrumentation_version="v3.1.0.RELEASE"}
+            grpc_server_call_rcvd_total_compressed_message_size_bytes_count{application="square-grpc-service",grpc_method="vinsmath.SquareRpc/findSquareUnary",grpc_status="OK",instrumentation_source="grpc-spring",instrumentation_version="v3.1.0.RELEASE"}
+            grpc_server_call_rcvd_total_compressed_message_size_bytes_max{application="square-grpc-service",grpc_method="vinsmath.SquareRpc/findSquareBiStream",grpc_status="CANCELLED",instrumentation_source="grpc-spring",instrumentation_version="v3.1.0.RELEASE"}
+            grpc_server_call_rcvd_total_compressed_message_size_bytes_max{application="square-grpc-service",grpc_method="vinsmath.SquareRpc/findSquareBiStream",grpc_status="OK",instrumentation_source="grpc-spring",instrumentation_version="v3.1.0.RELEASE"}
+            grpc_server_call_rcvd_total_compressed_message_size_bytes_max{application="square-grpc-service",grpc_method="vinsmath.SquareRpc/findSquareUnary",grpc_status="OK",instrumentation_source="grpc-spring",instrumentation_version="v3.1.0.RELEASE"}
+            grpc_server_call_rcvd_total_compressed_message_size_bytes_sum{application="square-grpc-service",grpc_method="vinsmath.SquareRpc/findSquareBiStream",grpc_status="CANCELLED",instrumentation_source="grpc-spring",instrumentation_version="v3.1.0.RELEASE"}
+            grpc_server_call_rcvd_total_compressed_message_size_bytes_sum{application="square-grpc-service",grpc_method="vinsmath.SquareRpc/findSquareBiStream",grpc_status="OK",instrumentation_source="grpc-spring",instrumentation_version="v3.1.0.RELEASE"}
+            grpc_server_call_rcvd_total_compressed_message_size_bytes_sum{application="square-grpc-service",grpc_method="vinsmath.SquareRpc/findSquareUnary",grpc_status="OK",instrumentation_source="grpc-spring",instrumentation_version="v3.1.0.RELEASE"}
+            grpc_server_call_sent_total_compressed_message_size_bytes_bucket{application="square-grpc-service",grpc_method="vinsmath.SquareRpc/findSquareBiStream",grpc_status="CANCELLED",instrumentation_source="grpc-spring",instrumentation_version="v3.1.0.RELEASE"} [14 buckets]
+            grpc_server_call_sent_total_compressed_message_size_bytes_bucket{application="square-grpc-service",grpc_method="vinsmath.SquareRpc/findSquareBiStream",grpc_status="OK",instrumentation_source="grpc-spring",instrumentation_version="v3.1.0.RELEASE"} [14 buckets]
+            grpc_server_call_sent_total_compressed_message_size_bytes_bucket{application="square-grpc-service",grpc_method="vinsmath.SquareRpc/findSquareUnary",grpc_status="OK",instrumentation_source="grpc-spring",instrumentation_version="v3.1.0.RELEASE"} [14 buckets]
+            grpc_server_call_sent_total_compressed_message_size_bytes_count{application="square-grpc-service",grpc_method="vinsmath.SquareRpc/findSquareBiStream",grpc_status="CANCELLED",instrumentation_source="grpc-spring",instrumentation_version="v3.1.0.RELEASE"}
+            grpc_server_call_sent_total_compressed_message_size_bytes_count{application="square-grpc-service",grpc_method="vinsmath.SquareRpc/findSquareBiStream",grpc_status="OK",instrumentation_source="grpc-spring",instrumentation_version="v3.1.0.RELEASE"}
+            grpc_server_call_sent_total_compressed_message_size_bytes_count{application="square-grpc-service",grpc_method="vinsmath.SquareRpc/findSquareUnary",grpc_status="OK",instrumentation_source="grpc-spring",instrumentation_version="v3.1.0.RELEASE"}
+            grpc_server_call_sent_total_compressed_message_size_bytes_max{application="square-grpc-service",grpc_method="vinsmath.SquareRpc/findSquareBiStream",grpc_status="CANCELLED",instrumentation_source="grpc-spring",instrumentation_version="v3.1.0.RELEASE"}
+            grpc_server_call_sent_total_compressed_message_size_bytes_max{application="square-grpc-service",grpc_method="vinsmath.SquareRpc/findSquareBiStream",grpc_status="OK",instrumentation_source="grpc-spring",instrumentation_version="v3.1.0.RELEASE"}
+            grpc_server_call_sent_total_compressed_message_size_bytes_max{application="square-grpc-service",grpc_method="vinsmath.SquareRpc/findSquareUnary",grpc_status="OK",instrumentation_source="grpc-spring",instrumentation_version="v3.1.0.RELEASE"}
+            grpc_server_call_sent_total_compressed_message_size_bytes_sum{application="square-grpc-service",grpc_method="vinsmath.SquareRpc/findSquareBiStream",grpc_status="CANCELLED",instrumentation_source="grpc-spring",instrumentation_version="v3.1.0.RELEASE"}
+            grpc_server_call_sent_total_compressed_message_size_bytes_sum{application="square-grpc-service",grpc_method="vinsmath.SquareRpc/findSquareBiStream",grpc_status="OK",instrumentation_source="grpc-spring",instrumentation_version="v3.1.0.RELEASE"}
+            grpc_server_call_sent_total_compressed_message_size_bytes_sum{application="square-grpc-service",grpc_method="vinsmath.SquareRpc/findSquareUnary",grpc_status="OK",instrumentation_source="grpc-spring",instrumentation_version="v3.1.0.RELEASE"}
+            grpc_server_call_started_total{application="square-grpc-service",grpc_method="vinsmath.SquareRpc/findSquareBiStream",instrumentation_source="grpc-spring",instrumentation_version="v3.1.0.RELEASE"}
+            grpc_server_call_started_total{application="square-grpc-service",grpc_method="vinsmath.SquareRpc/findSquareUnary",instrumentation_source="grpc-spring",instrumentation_version="v3.1.0.RELEASE"}
+            grpc_server_processing_duration_seconds_bucket{application="square-grpc-service",method="Check",methodType="UNARY",service="grpc.health.v1.Health",statusCode="OK"} [69 buckets]
+            grpc_server_processing_duration_seconds_bucket{application="square-grpc-service",method="ServerReflectionInfo",methodType="BIDI_STREAMING",service="grpc.reflection.v1alpha.ServerReflection",statusCode="OK"} [69 buckets]
+            grpc_server_processing_duration_seconds_bucket{application="square-grpc-service",method="Watch",methodType="SERVER_STREAMING",service="grpc.health.v1.Health",statusCode="OK"} [69 buckets]
+            grpc_server_processing_duration_seconds_bucket{application="square-grpc-service",method="findSquareBiStream",methodType="BIDI_STREAMING",service="vinsmath.SquareRpc",statusCode="CANCELLED"} [69 buckets]
+            grpc_server_processing_duration_seconds_bucket{application="square-grpc-service",method="findSquareBiStream",methodType="BIDI_STREAMING",service="vinsmath.SquareRpc",statusCode="OK"} [69 buckets]
+            grpc_server_processing_duration_seconds_bucket{application="square-grpc-service",method="findSquareUnary",methodType="UNARY",service="vinsmath.SquareRpc",statusCode="OK"} [69 buckets]
+            grpc_server_processing_duration_seconds_count{application="square-grpc-service",method="Check",methodType="UNARY",service="grpc.health.v1.Health",statusCode="OK"}
+            grpc_server_processing_duration_seconds_count{application="square-grpc-service",method="ServerReflectionInfo",methodType="BIDI_STREAMING",service="grpc.reflection.v1alpha.ServerReflection",statusCode="OK"}
+            grpc_server_processing_duration_seconds_count{application="square-grpc-service",method="Watch",methodType="SERVER_STREAMING",service="grpc.health.v1.Health",statusCode="OK"}
+            grpc_server_processing_duration_seconds_count{application="square-grpc-service",method="findSquareBiStream",methodType="BIDI_STREAMING",service="vinsmath.SquareRpc",statusCode="CANCELLED"}
+            grpc_server_processing_duration_seconds_count{application="square-grpc-service",method="findSquareBiStream",methodType="BIDI_STREAMING",service="vinsmath.SquareRpc",statusCode="OK"}
+            grpc_server_processing_duration_seconds_count{application="square-grpc-service",method="findSquareUnary",methodType="UNARY",service="vinsmath.SquareRpc",statusCode="OK"}
+            grpc_server_processing_duration_seconds_max{application="square-grpc-service",method="Check",methodType="UNARY",service="grpc.health.v1.Health",statusCode="OK"}
+            grpc_server_processing_duration_seconds_max{application="square-grpc-service",method="ServerReflectionInfo",methodType="BIDI_STREAMING",service="grpc.reflection.v1alpha.ServerReflection",statusCode="OK"}
+            grpc_server_processing_duration_seconds_max{application="square-grpc-service",method="Watch",methodType="SERVER_STREAMING",service="grpc.health.v1.Health",statusCode="OK"}
+            grpc_server_processing_duration_seconds_max{application="square-grpc-service",method="findSquareBiStream",methodType="BIDI_STREAMING",service="vinsmath.SquareRpc",statusCode="CANCELLED"}
+            grpc_server_processing_duration_seconds_max{application="square-grpc-service",method="findSquareBiStream",methodType="BIDI_STREAMING",service="vinsmath.SquareRpc",statusCode="OK"}
+            grpc_server_processing_duration_seconds_max{application="square-grpc-service",method="findSquareUnary",methodType="UNARY",service="vinsmath.SquareRpc",statusCode="OK"}
+            grpc_server_processing_duration_seconds_sum{application="square-grpc-service",method="Check",methodType="UNARY",service="grpc.health.v1.Health",statusCode="OK"}
+            grpc_server_processing_duration_seconds_sum{application="square-grpc-service",method="ServerReflectionInfo",methodType="BIDI_STREAMING",service="grpc.reflection.v1alpha.ServerReflection",statusCode="OK"}
+            grpc_server_processing_duration_seconds_sum{application="square-grpc-service",method="Watch",methodType="SERVER_STREAMING",service="grpc.health.v1.Health",statusCode="OK"}
+            grpc_server_processing_duration_seconds_sum{application="square-grpc-service",method="findSquareBiStream",methodType="BIDI_STREAMING",service="vinsmath.SquareRpc",statusCode="CANCELLED"}
+            grpc_server_processing_duration_seconds_sum{application="square-grpc-service",method="findSquareBiStream",methodType="BIDI_STREAMING",service="vinsmath.SquareRpc",statusCode="OK"}
+            grpc_server_processing_duration_seconds_sum{application="square-grpc-service",method="findSquareUnary",methodType="UNARY",service="vinsmath.SquareRpc",statusCode="OK"}
+            grpc_server_requests_received_messages_total{application="square-grpc-service",method="Check",methodType="UNARY",service="grpc.health.v1.Health"}
+            grpc_server_requests_received_messages_total{application="square-grpc-service",method="ServerReflectionInfo",methodType="BIDI_STREAMING",service="grpc.reflection.v1alpha.ServerReflection"}
+            grpc_server_requests_received_messages_total{application="square-grpc-service",method="Watch",methodType="SERVER_STREAMING",service="grpc.health.v1.Health"}
+            grpc_server_requests_received_messages_total{application="square-grpc-service",method="findSquareBiStream",methodType="BIDI_STREAMING",service="vinsmath.SquareRpc"}
+            grpc_server_requests_received_messages_total{application="square-grpc-service",method="findSquareUnary",methodType="UNARY",service="vinsmath.SquareRpc"}
+            grpc_server_responses_sent_messages_total{application="square-grpc-service",method="Check",methodType="UNARY",service="grpc.health.v1.Health"}
+            grpc_server_responses_sent_messages_total{application="square-grpc-service",method="ServerReflectionInfo",methodType="BIDI_STREAMING",service="grpc.reflection.v1alpha.ServerReflection"}
+            grpc_server_responses_sent_messages_total{application="square-grpc-service",method="Watch",methodType="SERVER_STREAMING",service="grpc.health.v1.Health"}
+            grpc_server_responses_sent_messages_total{application="square-grpc-service",method="findSquareBiStream",methodType="BIDI_STREAMING",service="vinsmath.SquareRpc"}
+            grpc_server_responses_sent_messages_total{application="square-grpc-service",method="findSquareUnary",methodType="UNARY",service="vinsmath.SquareRpc"}""";
 
     private static final String PINNED =
             """
@@ -200,6 +337,13 @@ class ObservationMetricsTests {
             http_server_requests_seconds_max{application="square-grpc-service",error="none",exception="none",method="GET",outcome="SUCCESS",status="200",uri="/actuator/prometheus"}
             http_server_requests_seconds_sum{application="square-grpc-service",error="none",exception="none",method="GET",outcome="SUCCESS",status="200",uri="/actuator/health"}
             http_server_requests_seconds_sum{application="square-grpc-service",error="none",exception="none",method="GET",outcome="SUCCESS",status="200",uri="/actuator/prometheus"}""";
+
+    private long unary(int number) {
+        return SquareRpcGrpc.newBlockingStub(channel)
+                .withDeadlineAfter(5, TimeUnit.SECONDS)
+                .findSquareUnary(Input.newBuilder().setNumber(number).build())
+                .getResult();
+    }
 
     private List<Long> stream(int... numbers) throws Exception {
         List<Long> answers = new CopyOnWriteArrayList<>();
