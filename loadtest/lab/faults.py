@@ -18,7 +18,6 @@ import argparse
 import csv
 import datetime
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -206,7 +205,7 @@ def run(options: argparse.Namespace) -> int:
     if os.path.exists(os.path.join(results_dir, "faults.json")):
         raise LabError("%s already holds a fault run: choose another RESULTS_DIR" % results_dir)
     stack = stacks.resolve(settings, tools.java())[0]
-    jcmd = find_jcmd(stack.jdk.java)
+    jcmd = tools.jcmd(stack.jdk.java, "the fault run reads the aggregator's heap after a full GC with it")
     modules = catalogue.services_needed(catalogue.ALL[name] for name in options.path_names)
     jars = tools.ensure_jars(REPO, modules, settings.skip_build)
     toxiproxy = tools.ensure_toxiproxy()
@@ -432,18 +431,6 @@ def _jcmd(jcmd: str, pid: int, command: str) -> str:
     if done.returncode != 0:
         raise LabError("jcmd %d %s failed: %s" % (pid, command, done.stdout.strip()))
     return done.stdout
-
-
-def find_jcmd(java: str) -> str:
-    """jcmd of the JDK the services run on."""
-    beside = os.path.join(os.path.dirname(java), "jcmd") if os.path.dirname(java) else None
-    found = beside if beside and os.access(beside, os.X_OK) else shutil.which("jcmd")
-    if not found:
-        raise LabError(
-            "jcmd is missing beside %s: the fault run reads the aggregator's heap after a full GC with it; "
-            "install the full JDK (Debian: openjdk-17-jdk-headless)" % java
-        )
-    return found
 
 
 def checks(record: Dict) -> Dict[str, List[str]]:

@@ -20,7 +20,6 @@ import datetime
 import hashlib
 import os
 import platform
-import shutil
 import subprocess
 import urllib.request
 import zipfile
@@ -78,9 +77,7 @@ def _run(paths: List[str], requests: int, warmup_s: int, out: str) -> int:
             % (taken[0], http_check.holder(taken[0]))
         )
     java = tools.java()
-    jcmd = os.path.join(os.path.dirname(os.path.realpath(_which(java))), "jcmd")
-    if not os.access(jcmd, os.X_OK):
-        raise ToolMissing("jcmd is missing beside %s: install the full JDK (Debian: openjdk-17-jdk-headless)" % java)
+    jcmd = tools.jcmd(java, "the profile attaches async-profiler with it")
     library = ensure_async_profiler()
     jars = tools.ensure_jars(REPO, list(MODULES.values()), os.environ.get("LAB_SKIP_BUILD", "0") == "1")
     os.makedirs(out, exist_ok=True)
@@ -106,13 +103,6 @@ def _run(paths: List[str], requests: int, warmup_s: int, out: str) -> int:
     print(text)
     print("[profile] flame graphs and account.md in %s" % out)
     return 0
-
-
-def _which(command: str) -> str:
-    found = shutil.which(command)
-    if not found:
-        raise ToolMissing("%s is missing" % command)
-    return found
 
 
 def _wait_ready(paths: List[str], pids: Dict[str, int]) -> None:

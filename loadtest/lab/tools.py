@@ -111,6 +111,18 @@ def _version_output(binary: str) -> Optional[str]:
 # Found only: java and Go.
 
 
+def jcmd(java: str, why: str) -> str:
+    """jcmd of the JDK that `java` belongs to (beside it, through links), else the one on PATH."""
+    found_java = shutil.which(java)
+    beside = os.path.join(os.path.dirname(os.path.realpath(found_java)), "jcmd") if found_java else None
+    found = beside if beside and os.access(beside, os.X_OK) else shutil.which("jcmd")
+    if not found:
+        raise ToolMissing(
+            "jcmd is missing beside %s: %s; install the full JDK (Debian: openjdk-17-jdk-headless)" % (java, why)
+        )
+    return found
+
+
 def java() -> str:
     """The lab's own java: JAVA_HOME's, else the one on PATH."""
     found = os.path.join(os.environ["JAVA_HOME"], "bin", "java") if os.environ.get("JAVA_HOME") else "java"

@@ -102,5 +102,26 @@ class LibraryModulesTests(unittest.TestCase):
         self.assertEqual(tools._libraries(tools.REPO), libraries)
 
 
+class JcmdTests(unittest.TestCase):
+    def test_the_jcmd_beside_the_java_a_link_points_to_is_the_jdks_own(self):
+        with tempfile.TemporaryDirectory() as folder:
+            jdk_bin = os.path.join(folder, "jdk", "bin")
+            os.makedirs(jdk_bin)
+            for name in ("java", "jcmd"):
+                path = os.path.join(jdk_bin, name)
+                with open(path, "w") as handle:
+                    handle.write("#!/bin/sh\n")
+                os.chmod(path, 0o755)
+            link = os.path.join(folder, "java")
+            os.symlink(os.path.join(jdk_bin, "java"), link)
+
+            self.assertEqual(tools.jcmd(link, "to attach"), os.path.join(jdk_bin, "jcmd"))
+
+    def test_without_a_jcmd_the_error_says_why_it_is_needed(self):
+        with mock.patch.object(tools.shutil, "which", return_value=None):
+            with self.assertRaisesRegex(ToolMissing, "jcmd is missing beside /x/java: to attach; install the full JDK"):
+                tools.jcmd("/x/java", "to attach")
+
+
 if __name__ == "__main__":
     unittest.main()
