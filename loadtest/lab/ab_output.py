@@ -7,10 +7,11 @@ curve with microsecond resolution).
 """
 
 import re
+import subprocess
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence
 
-from .errors import AbOutputError
+from .errors import AbOutputError, LabError
 
 # The percentiles of ab's printed table, in order: ab prints exactly these.
 TABLE_PERCENTILES = (50, 66, 75, 80, 90, 95, 98, 99, 100)
@@ -50,6 +51,15 @@ def ab_command(
     if csv_path:
         command += ["-e", csv_path]
     return command + [url]
+
+
+def run(url: str, requests: int, concurrency: int, timeout_s: int, seconds: Optional[float] = None) -> str:
+    """ab's report of one run without a CSV; LabError with ab's own message when ab fails."""
+    command = ab_command(url, requests, concurrency, timeout_s, None, seconds)
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise LabError("%s failed: %s" % (" ".join(command), (done.stderr or done.stdout).strip()[-300:]))
+    return done.stdout
 
 
 def parse_report(text: str) -> AbReport:

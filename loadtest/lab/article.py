@@ -22,13 +22,12 @@ import datetime
 import json
 import os
 import statistics
-import subprocess
 from dataclasses import asdict, dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence
 
 from . import ab_output, cpu, http_check, tools
 from .errors import LabError, exit_status
-from .processes import Processes, raise_on_term, wait_until
+from .processes import Processes, raise_on_term
 
 PATHS = ("rest/unary", "grpc/unary", "grpc/stream")
 PORTS = (8080, 7575, 6565)
@@ -152,12 +151,7 @@ def _run(theirs: System, build_ours: Callable[[], System], options: Options, out
             % missing[0]
         )
     ours_ = build_ours()
-    taken = [port for port in PORTS if http_check.port_taken(port)]
-    if taken:
-        raise LabError(
-            "port %s is in use: both systems serve on %s, stop what listens there%s"
-            % (taken[0], ", ".join(map(str, PORTS)), http_check.holder(taken[0]))
-        )
+    http_check.refuse_taken(PORTS, "both systems serve on %s, stop what listens there" % ", ".join(map(str, PORTS)))
     os.makedirs(os.path.join(out, "logs"), exist_ok=True)
     measured: List[Measured] = []
     peaks: Dict[str, Dict[str, List[float]]] = {theirs.name: {}, ours_.name: {}}
@@ -192,34 +186,20 @@ def _measure(system: System, number: int, options: Options, out: str):
             command = [options.java, "-jar", system.jars[service]] + system.arguments.get(service, [])
             child = processes.start(command, log)
             pids[service] = child.pid
-        _wait_ready(system, pids, options)
+        # Every path answering 200 for n = 1: the article's services have no health endpoint.
+        urls = [_url(path, 1) for path in PATHS]
+        http_check.wait_answering(urls, pids, options.start_timeout_s, system.name)
         found = [_path(system, number, path, pids, options, out) for path in PATHS]
         peak = {service: cpu.peak_rss_mib(pid) for service, pid in pids.items()}
         return found, peak
 
 
-def _wait_ready(system: System, pids: Dict[str, int], options: Options) -> None:
-    """Every path answers 200 for n = 1: the article's services have no health endpoint."""
-
-    def ready() -> bool:
-        dead = [service for service, pid in pids.items() if not cpu.alive(pid)]
-        if dead:
-            raise LabError("%s's %s exited while starting: see its log" % (system.name, dead[0]))
-        try:
-            return all(http_check.get(_url(path, 1), 5.0)[0] == 200 for path in PATHS)
-        except (OSError, ValueError):
-            return False
-
-    if not wait_until(ready, options.start_timeout_s, 1.0):
-        raise LabError("%s did not answer every path within %d s" % (system.name, options.start_timeout_s))
-
-
 def _path(system: System, number: int, path: str, pids: Dict[str, int], options: Options, out: str) -> Measured:
     url = _url(path, options.n)
-    _ab(url, options.warmup, options.concurrency)
+    ab_output.run(url, options.warmup, options.concurrency, AB_TIMEOUT_S)
     measured_pids = [pids[AGGREGATOR], pids[SQUARE_OF[path]]]
     before = sum(cpu.process_ticks(pid) for pid in measured_pids)
-    text = _ab(url, options.requests, options.concurrency)
+    text = ab_output.run(url, options.requests, options.concurrency, AB_TIMEOUT_S)
     after = sum(cpu.process_ticks(pid) for pid in measured_pids)
     raw = os.path.join(out, "logs", "%s-%d-%s.txt" % (system.name, number, path.replace("/", "-")))
     with open(raw, "w") as handle:
@@ -253,14 +233,6 @@ def answered_2xx(report: ab_output.AbReport) -> int:
     answer of a system whose bodies vary is not."""
     broken = sum(count for kind, count in report.failed_breakdown.items() if kind != "length")
     return max(0, report.completed - report.non2xx - broken)
-
-
-def _ab(url: str, requests: int, concurrency: int) -> str:
-    command = ab_output.ab_command(url, requests, concurrency, AB_TIMEOUT_S, None)
-    done = subprocess.run(command, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise LabError("%s failed: %s" % (" ".join(command), (done.stderr or done.stdout).strip()[-300:]))
-    return done.stdout
 
 
 def _url(path: str, n: int) -> str:

@@ -4,10 +4,11 @@ import socket
 import subprocess
 import urllib.error
 import urllib.request
-from typing import Iterable, List, NamedTuple, Optional, Tuple
+from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from . import cpu
 from .catalogue import Path
+from .errors import LabError
 from .processes import wait_until
 
 
@@ -35,6 +36,30 @@ def holder(port: int) -> str:
     except (OSError, subprocess.TimeoutExpired):
         return ""
     return " Held by: %s" % out.split("users:", 1)[-1] if "users:" in out else ""
+
+
+def refuse_taken(ports: Sequence[int], why: str) -> None:
+    """Raises LabError naming the first port something already listens on, why it is needed, and who holds it."""
+    taken = [port for port in ports if port_taken(port)]
+    if taken:
+        raise LabError("port %d is in use: %s%s" % (taken[0], why, holder(taken[0])))
+
+
+def wait_answering(urls: Sequence[str], pids: Dict[str, int], timeout_s: float, who: str) -> None:
+    """Waits until every URL answers 200, for services without a health endpoint (the article's); raises LabError as
+    soon as one of the services has exited, or when the time is up."""
+
+    def ready() -> bool:
+        dead = [service for service, pid in pids.items() if not cpu.alive(pid)]
+        if dead:
+            raise LabError("%s's %s exited while starting: see its log" % (who, dead[0]))
+        try:
+            return all(get(url, 5.0)[0] == 200 for url in urls)
+        except (OSError, ValueError):
+            return False
+
+    if not wait_until(ready, timeout_s, 1.0):
+        raise LabError("%s did not answer %s within %d s" % (who, ", ".join(urls), timeout_s))
 
 
 def get(url: str, timeout_s: float) -> Tuple[int, str, str]:

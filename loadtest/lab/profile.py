@@ -28,7 +28,7 @@ from typing import Counter, Dict, List, Optional, Sequence
 from . import ab_output, cpu, http_check, layers, tools
 from .article import answered_2xx
 from .errors import LabError, ToolMissing, exit_status
-from .processes import Processes, raise_on_term, wait_until
+from .processes import Processes, raise_on_term
 
 ASYNC_PROFILER_VERSION = "4.2"
 _CENTRAL = "https://repo.maven.apache.org/maven2/tools/profiler/async-profiler/%s/async-profiler-%s.jar"
@@ -70,12 +70,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 
 def _run(paths: List[str], requests: int, warmup_s: int, out: str) -> int:
-    taken = [port for port in PORTS if http_check.port_taken(port)]
-    if taken:
-        raise LabError(
-            "port %d is in use: the profile runs the services on their own ports%s"
-            % (taken[0], http_check.holder(taken[0]))
-        )
+    http_check.refuse_taken(PORTS, "the profile runs the services on their own ports")
     java = tools.java()
     jcmd = tools.jcmd(java, "the profile attaches async-profiler with it")
     library = ensure_async_profiler()
@@ -90,11 +85,11 @@ def _run(paths: List[str], requests: int, warmup_s: int, out: str) -> int:
                 # As the lab gives it: as long as ab waits, so that nothing is shed.
                 command.append("--aggregator.deadline=120s")
             pids[service] = processes.start(command, os.path.join(out, service + ".log")).pid
-        _wait_ready(paths, pids)
+        http_check.wait_answering([_url(path, 1) for path in paths], pids, 180.0, "the services")
         for path in paths:
             print("[profile] warming up %s for %d s" % (path, warmup_s), flush=True)
             if warmup_s:
-                _ab(_url(path), 10_000_000, warmup_s)
+                ab_output.run(_url(path), 10_000_000, CONCURRENCY, 120, warmup_s)
         for path in paths:
             sections.append(_profile(path, requests, pids, jcmd, library, out))
     text = "\n".join(sections)
@@ -105,27 +100,24 @@ def _run(paths: List[str], requests: int, warmup_s: int, out: str) -> int:
     return 0
 
 
-def _wait_ready(paths: List[str], pids: Dict[str, int]) -> None:
-    def ready() -> bool:
-        dead = [service for service, pid in pids.items() if not cpu.alive(pid)]
-        if dead:
-            raise LabError("the %s service exited while starting: see its log" % dead[0])
-        try:
-            return all(http_check.get("http://127.0.0.1:8080/%s/1" % path, 5.0)[0] == 200 for path in paths)
-        except (OSError, ValueError):
-            return False
-
-    if not wait_until(ready, 180.0, 1.0):
-        raise LabError("the services did not answer within 180 s")
-
-
 def _profile(path: str, requests: int, pids: Dict[str, int], jcmd: str, library: str, out: str) -> str:
     name = path.replace("/", "-")
-    for service in PROFILED:
-        _agent(jcmd, pids[service], library, "start,event=cpu,interval=%d" % INTERVAL_NS)
-    before = {service: cpu.process_ticks(pids[service]) for service in PROFILED}
-    report = ab_output.parse_report(_ab(_url(path), requests, None))
-    after = {service: cpu.process_ticks(pids[service]) for service in PROFILED}
+    profiling = []
+    try:
+        for service in PROFILED:
+            _agent(jcmd, pids[service], library, "start,event=cpu,interval=%d" % INTERVAL_NS)
+            profiling.append(service)
+        before = {service: cpu.process_ticks(pids[service]) for service in PROFILED}
+        report = ab_output.parse_report(ab_output.run(_url(path), requests, CONCURRENCY, 120))
+        after = {service: cpu.process_ticks(pids[service]) for service in PROFILED}
+    except BaseException:
+        # A profiler left running would sample the next path too, or the services' shutdown.
+        for service in profiling:
+            try:
+                _agent(jcmd, pids[service], library, "stop")
+            except LabError:
+                pass
+        raise
     accounts = {}
     for service in PROFILED:
         collapsed = os.path.join(out, "%s-%s.collapsed" % (service, name))
@@ -188,16 +180,8 @@ def _agent(jcmd: str, pid: int, library: str, options: str) -> None:
         )
 
 
-def _ab(url: str, requests: int, seconds: Optional[float]) -> str:
-    command = ab_output.ab_command(url, requests, CONCURRENCY, 120, None, seconds)
-    done = subprocess.run(command, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise LabError("%s failed: %s" % (" ".join(command), (done.stderr or done.stdout).strip()[-300:]))
-    return done.stdout
-
-
-def _url(path: str) -> str:
-    return "http://127.0.0.1:%d/%s/%d" % (PORTS[0], path, N)
+def _url(path: str, n: int = N) -> str:
+    return "http://127.0.0.1:%d/%s/%d" % (PORTS[0], path, n)
 
 
 def ensure_async_profiler(tools_dir: str = os.path.join(LAB_DIR, ".tools")) -> str:

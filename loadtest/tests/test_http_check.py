@@ -3,9 +3,11 @@
 import http.server
 import os
 import socket
+import subprocess
 import unittest
 
 from lab import catalogue, http_check
+from lab.errors import LabError
 
 from tests import support
 
@@ -102,6 +104,29 @@ class HttpCheckTests(unittest.TestCase):
             probe.bind(("127.0.0.1", 0))
             free = probe.getsockname()[1]
         self.assertFalse(http_check.port_taken(free))
+
+    def test_a_taken_port_is_refused_with_why_it_is_needed(self):
+        with self.assertRaises(LabError) as raised:
+            http_check.refuse_taken([self.server.port], "the profile runs the services there")
+
+        self.assertTrue(
+            str(raised.exception).startswith(
+                "port %d is in use: the profile runs the services there" % self.server.port
+            )
+        )
+
+    def test_waits_until_every_url_answers_200_and_names_a_service_that_exited(self):
+        http_check.wait_answering([self.base + "/rest/unary/3"], {"aggregator": os.getpid()}, 5, "ours")
+
+        with self.assertRaises(LabError) as raised:
+            http_check.wait_answering([self.base + "/grpc/stream/3"], {"aggregator": os.getpid()}, 1, "ours")
+        self.assertEqual("ours did not answer %s/grpc/stream/3 within 1 s" % self.base, str(raised.exception))
+
+        exited = subprocess.Popen(["true"])
+        exited.wait()
+        with self.assertRaises(LabError) as raised:
+            http_check.wait_answering([self.base + "/rest/unary/3"], {"aggregator": exited.pid}, 5, "theirs")
+        self.assertEqual("theirs's aggregator exited while starting: see its log", str(raised.exception))
 
     def test_waits_for_health_and_names_a_service_that_never_comes_up(self):
         healthy = ("square-rest-service", os.getpid(), self.base + "/actuator/health")
