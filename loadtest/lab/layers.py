@@ -18,6 +18,7 @@ METER_MACHINERY = ("io/micrometer/", "io/prometheus/")
 
 # The metering layers, by the classes that call into that machinery.
 METERING = (
+    ("io/github/squarelab/square/grpc/metering", "metering: the gRPC square service's one layer"),
     ("io/micrometer/core/instrument/binder/grpc/Observation", "metering: Micrometer's gRPC observation"),
     ("io/github/squarelab/observation", "metering: Micrometer's gRPC observation"),
     (

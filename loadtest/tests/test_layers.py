@@ -59,6 +59,22 @@ class LayerTests(unittest.TestCase):
         self.assertEqual(layers.layer(observation), OBSERVATION)
         self.assertEqual(layers.layer(handler), OBSERVATION)
 
+    def test_the_square_services_one_metering_layer_is_charged_its_meters_not_the_service(self):
+        counting = stack(
+            "io/grpc/internal/ServerCallImpl$ServerStreamListenerImpl.messagesAvailable",
+            "io/github/squarelab/square/grpc/metering/MeteringInterceptor$MeteredListener.onMessage",
+            "io/github/squarelab/square/grpc/metering/MeteredCall.messageReceived",
+            "io/micrometer/core/instrument/cumulative/CumulativeCounter.increment",
+            "java/util/concurrent/atomic/DoubleAdder.add",
+        )
+        squaring = stack(
+            "io/grpc/ForwardingServerCallListener.onHalfClose",
+            "io/github/squarelab/square/grpc/SquareRpcService.findSquareUnary",
+        )
+
+        self.assertEqual(layers.layer(counting), "metering: the gRPC square service's one layer")
+        self.assertEqual(layers.layer(squaring), "ours: the service")
+
     def test_stacks_without_a_library_frame_are_the_jvms(self):
         self.assertEqual(
             layers.layer(stack("thread_native_entry", "VMThread::run", "DefNewGeneration::collect")), layers.GC

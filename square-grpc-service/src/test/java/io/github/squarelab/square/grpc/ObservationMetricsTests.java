@@ -7,11 +7,14 @@ import io.github.squarelab.observation.PrometheusScrape;
 import io.github.squarelab.proto.Input;
 import io.github.squarelab.proto.Output;
 import io.github.squarelab.proto.SquareRpcGrpc;
+import io.github.squarelab.square.grpc.metering.MeteringInterceptor;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
+import io.micrometer.core.instrument.binder.grpc.MetricCollectingServerInterceptor;
+import io.micrometer.core.instrument.binder.grpc.ObservationGrpcServerInterceptor;
 import io.micrometer.core.instrument.observation.MeterObservationHandler;
 import java.time.Duration;
 import java.util.HashMap;
@@ -30,12 +33,13 @@ import org.springframework.boot.test.web.client.TestRestTemplate;
 import org.springframework.context.ApplicationContext;
 
 /**
- * The metrics Micrometer's gRPC observation gives the service (grpc_server_seconds, _active_seconds, _received_total,
+ * The metrics Micrometer's gRPC observation gave the service (grpc_server_seconds, _active_seconds, _received_total,
  * _sent_total, _cancelled_total) and the actuator's own http_server_requests, after real calls through the packaged
  * configuration: exact counts, each message once, and the families, types and tag sets as they were with Spring
  * Boot's DefaultMeterObservationHandler (README, "Metrics"); and net.devh's own grpc_server_* metrics, which the
  * contract names (Micrometer's MetricCollecting interceptor's and the gRPC A66 ones of net.devh's stream tracer),
- * counted and pinned the same way.
+ * counted and pinned the same way. All were pinned while those three layers recorded them; the service's one metering
+ * layer (metering.MeteringInterceptor) records them now, and must give the same scrape.
  */
 @SpringBootTest(
         webEnvironment = WebEnvironment.RANDOM_PORT,
@@ -61,6 +65,16 @@ class ObservationMetricsTests {
         assertThat(context.getBeansOfType(MeterObservationHandler.class).values())
                 .singleElement()
                 .isInstanceOf(CachedMeterObservationHandler.class);
+    }
+
+    /** One metering layer (issue #28): neither of the interceptors the starters would add beside it. */
+    @Test
+    void oneMeteringLayerMetersEveryCall() {
+        assertThat(context.getBeansOfType(MeteringInterceptor.class)).hasSize(1);
+        assertThat(context.getBeansOfType(MetricCollectingServerInterceptor.class))
+                .isEmpty();
+        assertThat(context.getBeansOfType(ObservationGrpcServerInterceptor.class))
+                .isEmpty();
     }
 
     @AfterEach

@@ -49,8 +49,8 @@ class SquareGrpcIntegrationTests {
         assertThat(metrics)
                 .containsPattern("grpc_server_processing_duration_seconds_bucket\\{[^}]*method=\"findSquareUnary\"")
                 .containsPattern("grpc_server_requests_received_messages_total\\{[^}]*service=\"vinsmath.SquareRpc\"")
-                // The families net.devh adds through Micrometer's observation interceptor are part of the contract
-                // too (outside scrapers may use them), although the lab and the dashboard do not.
+                // The families Micrometer's gRPC observation gave, now recorded by the one metering layer, are part
+                // of the contract too (outside scrapers may use them), although the lab and the dashboard do not.
                 .containsPattern("grpc_server_seconds_count\\{[^}]*rpc_method=\"findSquareUnary\"")
                 .containsPattern("grpc_server_received_total\\{")
                 .containsPattern("grpc_server_sent_total\\{");
@@ -63,5 +63,14 @@ class SquareGrpcIntegrationTests {
                 .isEqualTo(HttpStatus.OK);
         assertThat(http.getForEntity("/actuator/env", String.class).getStatusCode())
                 .isEqualTo(HttpStatus.NOT_FOUND);
+    }
+
+    /** What net.devh's metric auto-configuration showed in /actuator/info, kept without it. */
+    @Test
+    void theInfoEndpointNamesTheServersServicesAndTheirMethods() {
+        assertThat(http.getForObject("/actuator/info", String.class))
+                .contains("\"grpc.server\":{\"port\":-1,\"services\":{\"grpc.health.v1.Health\":[\"Check\",\"Watch\"],"
+                        + "\"grpc.reflection.v1alpha.ServerReflection\":[\"ServerReflectionInfo\"],"
+                        + "\"vinsmath.SquareRpc\":[\"findSquareBiStream\",\"findSquareUnary\"]}}");
     }
 }
