@@ -19,8 +19,9 @@ METER_MACHINERY = ("io/micrometer/", "io/prometheus/")
 # The metering layers, by the classes that call into that machinery.
 METERING = (
     ("io/github/squarelab/square/grpc/metering", "metering: the gRPC square service's one layer"),
-    ("io/micrometer/core/instrument/binder/grpc/Observation", "metering: Micrometer's gRPC observation"),
-    ("io/github/squarelab/observation", "metering: Micrometer's gRPC observation"),
+    ("io/micrometer/core/instrument/binder/grpc/Observation", "metering: Micrometer's observations"),
+    # Our meter handler of every observation: the HTTP server's and client's, and the gRPC one where it runs.
+    ("io/github/squarelab/observation", "metering: Micrometer's observations"),
     (
         "io/micrometer/core/instrument/binder/grpc/MetricCollecting",
         "metering: Micrometer's MetricCollecting interceptor",

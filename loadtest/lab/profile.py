@@ -1,11 +1,11 @@
-"""Where each microsecond of a gRPC path goes: CPU flame graphs of the gRPC square service and the aggregator, and
-each one's CPU per call by layer (lab.layers), under the lab's default load.
+"""Where each microsecond of a path goes: CPU flame graphs of its square service (gRPC or REST) and the aggregator,
+and each one's CPU per call by layer (lab.layers), under the lab's default load.
 
     loadtest/run.sh --profile [--paths grpc/unary grpc/stream] [--requests 1000] [--warmup 10] [--out DIR]
 
 The three services run from their jars with the lab's jvm.options on their own ports (8080, 7575, 6565), each in a
 session of its own; each path is warmed up for --warmup seconds of `ab -c 100 .../<path>/1000`; then async-profiler
-(from Maven Central, `tools.profiler:async-profiler`, into loadtest/.tools) is attached to the gRPC square service
+(from Maven Central, `tools.profiler:async-profiler`, into loadtest/.tools) is attached to the path's square service
 and the aggregator with jcmd, and sampled every millisecond of CPU time while `ab -n REQUESTS -c 100` runs; their
 CPU time is read from /proc around it. Each process's share of samples in a layer, times its CPU per call, is that
 layer's CPU per call.
@@ -23,7 +23,7 @@ import platform
 import subprocess
 import urllib.request
 import zipfile
-from typing import Counter, Dict, List, Optional, Sequence
+from typing import Counter, Dict, List, Optional, Sequence, Tuple
 
 from . import ab_output, cpu, http_check, layers, tools
 from .article import answered_2xx
@@ -38,7 +38,7 @@ TICKS_PER_S = os.sysconf("SC_CLK_TCK")
 AGGREGATOR, GRPC, REST = "aggregator", "grpc-square", "rest-square"
 MODULES = {REST: "square-rest-service", GRPC: "square-grpc-service", AGGREGATOR: "aggregator-service"}
 PORTS = (8080, 7575, 6565)
-PROFILED = (GRPC, AGGREGATOR)
+PATHS = ("grpc/unary", "grpc/stream", "grpc/pingpong", "rest/unary", "rest/h2c")
 N = 1000
 CONCURRENCY = 100
 # Sampling interval: a millisecond of CPU time.
@@ -48,13 +48,13 @@ INTERVAL_NS = 1_000_000
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(
         prog="loadtest/run.sh --profile",
-        description="CPU flame graphs and CPU per call by layer of the gRPC square service and the aggregator.",
+        description="CPU flame graphs and CPU per call by layer of a path's square service and the aggregator.",
     )
     parser.add_argument(
         "--paths",
         nargs="+",
         default=["grpc/unary", "grpc/stream"],
-        choices=["grpc/unary", "grpc/stream", "grpc/pingpong"],
+        choices=PATHS,
     )
     parser.add_argument("--requests", type=int, default=1000, help="ab -n of each profiled run (default 1000)")
     parser.add_argument("--warmup", type=int, default=10, help="seconds of ab on each path before any profile")
@@ -100,16 +100,22 @@ def _run(paths: List[str], requests: int, warmup_s: int, out: str) -> int:
     return 0
 
 
+def profiled(path: str) -> Tuple[str, str]:
+    """The two processes a path's calls go through: its square service, and the aggregator."""
+    return (REST if path.startswith("rest/") else GRPC, AGGREGATOR)
+
+
 def _profile(path: str, requests: int, pids: Dict[str, int], jcmd: str, library: str, out: str) -> str:
     name = path.replace("/", "-")
+    services = profiled(path)
     profiling = []
     try:
-        for service in PROFILED:
+        for service in services:
             _agent(jcmd, pids[service], library, "start,event=cpu,interval=%d" % INTERVAL_NS)
             profiling.append(service)
-        before = {service: cpu.process_ticks(pids[service]) for service in PROFILED}
+        before = {service: cpu.process_ticks(pids[service]) for service in services}
         report = ab_output.parse_report(ab_output.run(_url(path), requests, CONCURRENCY, 120))
-        after = {service: cpu.process_ticks(pids[service]) for service in PROFILED}
+        after = {service: cpu.process_ticks(pids[service]) for service in services}
     except BaseException:
         # A profiler left running would sample the next path too, or the services' shutdown.
         for service in profiling:
@@ -119,7 +125,7 @@ def _profile(path: str, requests: int, pids: Dict[str, int], jcmd: str, library:
                 pass
         raise
     accounts = {}
-    for service in PROFILED:
+    for service in services:
         collapsed = os.path.join(out, "%s-%s.collapsed" % (service, name))
         _agent(jcmd, pids[service], library, "dump,file=" + collapsed)
         _agent(jcmd, pids[service], library, "stop,file=" + os.path.join(out, "%s-%s.html" % (service, name)))
@@ -129,37 +135,39 @@ def _profile(path: str, requests: int, pids: Dict[str, int], jcmd: str, library:
     if answered < requests:
         raise LabError("%s: %d of %d requests answered 200 while profiled" % (path, answered, requests))
     calls = answered * N
-    us_per_call = {service: (after[service] - before[service]) / TICKS_PER_S / calls * 1e6 for service in PROFILED}
+    us_per_call = {service: (after[service] - before[service]) / TICKS_PER_S / calls * 1e6 for service in services}
     return markdown(path, report.rps, us_per_call, accounts)
 
 
 def markdown(path: str, rps: float, us_per_call: Dict[str, float], accounts: Dict[str, Counter[str]]) -> str:
-    """One path's layers: each process's share of samples and CPU per call, layers under 1 % of both summed up."""
+    """One path's layers: each process's share of samples and CPU per call, layers under 1 % of both summed up; the
+    processes are those of `us_per_call`, in its order."""
+    services = list(us_per_call)
     lines = [
         "### %s: %.1f req/s while profiled; CPU per call %s"
-        % (path, rps, ", ".join("%s %.2f us" % (s, us_per_call[s]) for s in PROFILED)),
+        % (path, rps, ", ".join("%s %.2f us" % (s, us_per_call[s]) for s in services)),
         "",
-        "| layer | %s |" % " | ".join("%s share, us per call" % s for s in PROFILED),
-        "| --- | %s |" % " | ".join("---" for _ in PROFILED),
+        "| layer | %s |" % " | ".join("%s share, us per call" % s for s in services),
+        "| --- | %s |" % " | ".join("---" for _ in services),
     ]
-    totals = {s: sum(accounts[s].values()) or 1 for s in PROFILED}
+    totals = {s: sum(accounts[s].values()) or 1 for s in services}
     shares = collections.defaultdict(dict)  # type: Dict[str, Dict[str, float]]
-    for service in PROFILED:
+    for service in services:
         for name, samples in accounts[service].items():
             shares[name][service] = samples / totals[service]
-    small = {s: 0.0 for s in PROFILED}
+    small = {s: 0.0 for s in services}
     for name in sorted(shares, key=lambda n: -max(shares[n].values())):
         if max(shares[name].values()) < 0.01:
-            for s in PROFILED:
+            for s in services:
                 small[s] += shares[name].get(s, 0.0)
             continue
         lines.append(
-            "| %s | %s |" % (name, " | ".join(_cell(shares[name].get(s, 0.0), us_per_call[s]) for s in PROFILED))
+            "| %s | %s |" % (name, " | ".join(_cell(shares[name].get(s, 0.0), us_per_call[s]) for s in services))
         )
-    lines.append("| layers under 1 %% | %s |" % " | ".join(_cell(small[s], us_per_call[s]) for s in PROFILED))
+    lines.append("| layers under 1 %% | %s |" % " | ".join(_cell(small[s], us_per_call[s]) for s in services))
     lines.append(
         "| **metering, all layers** | %s |"
-        % " | ".join(_cell(layers.metering_share(accounts[s]), us_per_call[s]) for s in PROFILED)
+        % " | ".join(_cell(layers.metering_share(accounts[s]), us_per_call[s]) for s in services)
     )
     return "\n".join(lines) + "\n"
 

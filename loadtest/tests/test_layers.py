@@ -5,7 +5,7 @@ import unittest
 
 from lab import layers, profile
 
-OBSERVATION = "metering: Micrometer's gRPC observation"
+OBSERVATION = "metering: Micrometer's observations"
 TRACER = "metering: net.devh's stream tracer (gRPC A66 metrics)"
 
 
@@ -117,10 +117,23 @@ class ProfileTableTests(unittest.TestCase):
             "### grpc/unary: 62.0 req/s while profiled; CPU per call grpc-square 10.00 us, aggregator 8.00 us", table
         )
         self.assertIn("| Netty | 60.0 %, 6.00 | 50.0 %, 4.00 |", table)
-        self.assertIn("| metering: Micrometer's gRPC observation | 30.0 %, 3.00 | - |", table)
+        self.assertIn("| metering: Micrometer's observations | 30.0 %, 3.00 | - |", table)
         self.assertIn("| layers under 1 % | 0.5 %, 0.05 | - |", table)
         self.assertIn("| **metering, all layers** | 30.0 %, 3.00 | - |", table)
         self.assertNotIn("| logging |", table)
+
+    def test_a_rest_path_is_profiled_in_the_rest_square_service_and_the_aggregator(self):
+        self.assertEqual(profile.profiled("rest/h2c"), (profile.REST, profile.AGGREGATOR))
+        self.assertEqual(profile.profiled("grpc/pingpong"), (profile.GRPC, profile.AGGREGATOR))
+        accounts = {
+            profile.REST: collections.Counter({"Tomcat": 3, "Spring": 1}),
+            profile.AGGREGATOR: collections.Counter({"Tomcat": 1, "Reactor": 1}),
+        }
+
+        table = profile.markdown("rest/unary", 24.0, {profile.REST: 40.0, profile.AGGREGATOR: 30.0}, accounts)
+
+        self.assertIn("| layer | rest-square share, us per call | aggregator share, us per call |", table)
+        self.assertIn("| Tomcat | 75.0 %, 30.00 | 50.0 %, 15.00 |", table)
 
 
 if __name__ == "__main__":
