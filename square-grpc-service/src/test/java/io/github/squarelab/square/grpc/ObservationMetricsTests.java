@@ -43,7 +43,12 @@ import org.springframework.context.ApplicationContext;
  */
 @SpringBootTest(
         webEnvironment = WebEnvironment.RANDOM_PORT,
-        properties = {"grpc.server.port=-1", "grpc.server.in-process-name=square-grpc-observation"})
+        properties = {
+            "grpc.server.port=-1",
+            "grpc.server.in-process-name=square-grpc-observation",
+            // A user's own exclude, which must not bring back the metering layers the application excludes.
+            "spring.autoconfigure.exclude=org.springframework.boot.autoconfigure.gson.GsonAutoConfiguration"
+        })
 @AutoConfigureObservability
 class ObservationMetricsTests {
 

@@ -67,7 +67,9 @@ public final class GrpcServerMeters {
      * UNIMPLEMENTED and metered as net.devh meters it, looked up at that call and not kept: a client can make up names.
      */
     A66Meters a66(String fullMethodName) {
-        MethodMeters meters = known(fullMethodName);
+        // No resolving here: the transport asks on its event loop, before the call exists. The interceptor's
+        // method() resolves again after a meter was removed, and the calls after it get the new meters.
+        MethodMeters meters = methods.get(fullMethodName);
         if (meters == null) {
             meters = late.get(fullMethodName);
         }

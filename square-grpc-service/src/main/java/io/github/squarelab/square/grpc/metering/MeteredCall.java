@@ -126,31 +126,39 @@ final class MeteredCall extends ServerStreamTracer {
         error = thrown;
     }
 
-    /** The call is over and its status sent. */
-    void completed() {
-        long nanos = meters.now() - callStart;
+    /**
+     * The call is over and its status sent, before the service hears of it: MetricCollecting timed the processing
+     * then.
+     */
+    void completing() {
         Status.Code code = closedWith;
-        method.collecting.ended(code != null ? code : Status.Code.UNKNOWN, nanos);
+        method.collecting.ended(code != null ? code : Status.Code.UNKNOWN, meters.now() - callStart);
+    }
+
+    /** After the service heard the call is over: the observation stopped then. */
+    void completed() {
         if (method.observed != null) {
-            method.observed.ended(code, error, nanos, active);
+            method.observed.ended(closedWith, error, meters.now() - callStart, active);
         }
     }
 
-    /** The client cancelled, or the deadline passed, or the connection broke. */
-    void cancelled() {
-        long nanos = meters.now() - callStart;
-        method.collecting.ended(Status.Code.CANCELLED, nanos);
+    /** The client cancelled, or the deadline passed, or the connection broke; before the service hears of it. */
+    void cancelling() {
+        method.collecting.ended(Status.Code.CANCELLED, meters.now() - callStart);
         if (method.observed != null) {
-            Status.Code code = closedWith;
-            method.observed.cancelled(code);
-            method.observed.ended(code, error, nanos, active);
+            method.observed.cancelled();
         }
+    }
+
+    /** After the service heard of the cancel. */
+    void cancelled() {
+        completed();
     }
 
     /** The service threw while the call started: no listener, so nothing else will end it. */
     void failedToStart(Throwable thrown) {
         if (method.observed != null) {
-            method.observed.ended(null, thrown, meters.now() - callStart, active);
+            method.observed.ended(closedWith, thrown, meters.now() - callStart, active);
         }
     }
 }

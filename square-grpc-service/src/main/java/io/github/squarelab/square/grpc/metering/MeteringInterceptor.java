@@ -31,9 +31,10 @@ public final class MeteringInterceptor implements ServerInterceptor {
         ServerCall.Listener<Q> listener;
         try {
             listener = next.startCall(new MeteredServerCall<>(call, metered), headers);
-        } catch (RuntimeException | Error e) {
-            metered.failedToStart(e);
-            throw e;
+        } catch (Throwable thrown) {
+            // Any throwable, an Error too: the call's active sample must stop, and the error tag says what ended it.
+            metered.failedToStart(thrown);
+            throw thrown;
         }
         return new MeteredListener<>(listener, metered);
     }
@@ -77,11 +78,12 @@ public final class MeteringInterceptor implements ServerInterceptor {
 
         @Override
         public void onComplete() {
+            metered.completing();
             try {
                 super.onComplete();
-            } catch (RuntimeException | Error e) {
-                metered.failed(e);
-                throw e;
+            } catch (Throwable thrown) {
+                metered.failed(thrown);
+                throw thrown;
             } finally {
                 metered.completed();
             }
@@ -89,11 +91,12 @@ public final class MeteringInterceptor implements ServerInterceptor {
 
         @Override
         public void onCancel() {
+            metered.cancelling();
             try {
                 super.onCancel();
-            } catch (RuntimeException | Error e) {
-                metered.failed(e);
-                throw e;
+            } catch (Throwable thrown) {
+                metered.failed(thrown);
+                throw thrown;
             } finally {
                 metered.cancelled();
             }

@@ -64,13 +64,12 @@ final class ObservedMeters {
         sent.get().increment();
     }
 
-    /** Tagged as the observation is when the client cancels: UNKNOWN, or the status the call was closed with. */
-    void cancelled(Status.Code closedWith) {
-        if (closedWith == null) {
-            cancelled.get().increment();
-        } else {
-            event("cancelled", status(closedWith.name())).increment();
-        }
+    /**
+     * Tagged as the call started, UNKNOWN, even after the service closed it: an observation's events carry the key
+     * values it had when it started; only its stop reads them again.
+     */
+    void cancelled() {
+        cancelled.get().increment();
     }
 
     /** The call's time, under the status it was closed with (UNKNOWN if never) and the type of its error, if any. */

@@ -64,12 +64,21 @@ class GrpcServerMeteringTests {
         }
     }
 
-    /** Inside the metering interceptor: records which metered call the service's context carries. */
+    /** Set to make the next call's start throw, inside the metering interceptor. */
+    private volatile Error startFailure;
+
+    /**
+     * Inside the metering interceptor: records which metered call the service's context carries, and throws
+     * {@link #startFailure} if set.
+     */
     private final ServerInterceptor contextReader = new ServerInterceptor() {
         @Override
         public <Q, A> ServerCall.Listener<Q> interceptCall(
                 ServerCall<Q, A> call, Metadata headers, ServerCallHandler<Q, A> next) {
             seenByTheService.add(MeteredCall.CURRENT.get());
+            if (startFailure != null) {
+                throw startFailure;
+            }
             return next.startCall(call, headers);
         }
     };
@@ -148,6 +157,26 @@ class GrpcServerMeteringTests {
         assertThat(registry.find("grpc.server.sent").counter()).isNull();
         assertThat(registry.get("grpc.server.active").longTaskTimer().activeTasks())
                 .isZero();
+    }
+
+    /** Micrometer's observation left such a call active for good; the layer ends it, tagged with what was thrown. */
+    @Test
+    void aCallWhoseStartThrowsAnErrorIsTimedWithThatErrorAndNoLongerActive() throws Exception {
+        start(true, true);
+        startFailure = new AssertionError("the start fails");
+
+        assertThatThrownBy(() -> square(6)).isInstanceOfSatisfying(StatusRuntimeException.class, e -> assertThat(
+                        e.getStatus().getCode())
+                .isEqualTo(Status.Code.UNKNOWN));
+
+        assertThat(registry.get("grpc.server")
+                        .tags("grpc.status_code", "UNKNOWN", "error", "AssertionError")
+                        .timer()
+                        .count())
+                .isEqualTo(1);
+        assertThat(registry.get("grpc.server.active").longTaskTimer().activeTasks())
+                .isZero();
+        assertThat(registry.find("grpc.server.received").meters()).isEmpty();
     }
 
     @Test
