@@ -76,12 +76,23 @@ class CachedMeterObservationAutoConfigurationTests {
     }
 
     @Test
+    void springBoot4sNameForTheLongTaskTimerSwitchTurnsTheActiveMetersOffToo() {
+        boot.withPropertyValues("management.metrics.observations.ignored-meters=long-task-timer")
+                .run(context -> {
+                    MeterRegistry registry = context.getBean(MeterRegistry.class);
+                    Observation.start("lab.call", context.getBean(ObservationRegistry.class))
+                            .stop();
+
+                    assertThat(registry.find("lab.call.active").meters()).isEmpty();
+                    assertThat(registry.get("lab.call").timer().count()).isEqualTo(1);
+                });
+    }
+
+    @Test
     void aServicesOwnMeterHandlerIsKept() {
         boot.withUserConfiguration(OwnHandler.class).run(context -> {
             assertThat(context).hasSingleBean(MeterObservationHandler.class);
-            assertThat(context)
-                    .getBean(MeterObservationHandler.class)
-                    .isInstanceOf(DefaultMeterObservationHandler.class);
+            assertThat(context).getBean(MeterObservationHandler.class).isInstanceOf(OwnMeterHandler.class);
         });
     }
 
@@ -97,8 +108,11 @@ class CachedMeterObservationAutoConfigurationTests {
     static class OwnHandler {
 
         @Bean
-        DefaultMeterObservationHandler ownHandler(MeterRegistry registry) {
-            return new DefaultMeterObservationHandler(registry);
+        OwnMeterHandler ownHandler() {
+            return new OwnMeterHandler();
         }
     }
+
+    /** A service's own meter handler (Boot's own default one is not a service's: Boot 4.1 always declares it). */
+    static final class OwnMeterHandler implements MeterObservationHandler<Observation.Context> {}
 }

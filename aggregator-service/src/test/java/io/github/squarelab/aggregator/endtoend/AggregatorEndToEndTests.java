@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.protobuf.DynamicMessage;
+import io.github.squarelab.aggregator.TestMetricsExport;
 import io.github.squarelab.payload.ProtoPayloads;
 import io.github.squarelab.payload.Shape;
 import io.github.squarelab.proto.Input;
@@ -36,7 +37,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.springframework.boot.test.autoconfigure.actuate.observability.AutoConfigureObservability;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -49,7 +49,7 @@ import org.springframework.test.context.DynamicPropertySource;
  * stops, crashes, hangs or comes back.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
-@AutoConfigureObservability
+@TestMetricsExport
 class AggregatorEndToEndTests {
 
     /** Long enough that a busy machine never mistakes slowness for a hang; 503s must come in well under it. */

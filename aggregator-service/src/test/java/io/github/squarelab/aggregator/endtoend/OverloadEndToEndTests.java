@@ -35,6 +35,11 @@ class OverloadEndToEndTests {
     private static final int CLIENTS = 200;
     private static final int N = 20_000;
     private static final Duration LOAD = Duration.ofSeconds(8);
+    /**
+     * Room for the first burst of a payload dearer than the path's last: it is admitted at the rate the path last
+     * measured, and on a 2-core CI runner at a third of its speed `rest/unary` with `collection` once outlived 60 s.
+     */
+    private static final Duration DEADLINE = Duration.ofSeconds(120);
 
     private static ServiceProcess rest;
     private static ServiceProcess grpc;
@@ -54,7 +59,7 @@ class OverloadEndToEndTests {
                         ServiceProcess.LAB_JVM_OPTIONS,
                         "--aggregator.rest.base-url=" + rest.baseUrl(),
                         "--aggregator.grpc.target=" + grpc.grpcTarget(),
-                        "--aggregator.deadline=60s")
+                        "--aggregator.deadline=" + DEADLINE.toSeconds() + "s")
                 .start();
     }
 
@@ -122,7 +127,7 @@ class OverloadEndToEndTests {
             }
         });
         clients.shutdown();
-        assertThat(clients.awaitTermination(LOAD.toSeconds() + 90, TimeUnit.SECONDS))
+        assertThat(clients.awaitTermination(LOAD.plus(DEADLINE).toSeconds() + 30, TimeUnit.SECONDS))
                 .isTrue();
 
         assertThat(unexpected).as("answers other than the squares or a shed").isEmpty();

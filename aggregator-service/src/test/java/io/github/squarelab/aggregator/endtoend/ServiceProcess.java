@@ -14,7 +14,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -28,6 +30,7 @@ final class ServiceProcess implements AutoCloseable {
     static final List<String> LAB_JVM_OPTIONS =
             List.of("-XX:+UseSerialGC", "-Xms128m", "-Xmx128m", "-Xss512k", "-XX:+ExitOnOutOfMemoryError");
 
+    private static final Set<Integer> HANDED_OUT_PORTS = ConcurrentHashMap.newKeySet();
     private static final Duration STARTUP = Duration.ofSeconds(90);
     private static final HttpClient HTTP =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
@@ -122,15 +125,12 @@ final class ServiceProcess implements AutoCloseable {
         return service;
     }
 
-    /** The gRPC square service serving TLS on its gRPC port, as the arguments given say (grpc.server.security.*). */
+    /** The gRPC square service serving TLS on its gRPC port, as the arguments given say ({@link TlsArguments}). */
     static ServiceProcess grpcTls(String replica, String... tlsArguments) throws IOException {
         int grpcPort = freePort();
         int actuatorPort = freePort();
-        List<String> arguments = new ArrayList<>(List.of(
-                "--grpc.server.port=" + grpcPort,
-                "--grpc.server.address=127.0.0.1",
-                "--server.port=" + actuatorPort,
-                "--server.address=127.0.0.1"));
+        List<String> arguments = new ArrayList<>(SpringGeneration.current().grpcServer(grpcPort));
+        arguments.addAll(List.of("--server.port=" + actuatorPort, "--server.address=127.0.0.1"));
         arguments.addAll(List.of(tlsArguments));
         return new ServiceProcess("square-grpc-service", replica, arguments, actuatorPort, grpcPort);
     }
@@ -143,16 +143,9 @@ final class ServiceProcess implements AutoCloseable {
     static ServiceProcess grpc(String replica) throws IOException {
         int grpcPort = freePort();
         int actuatorPort = freePort();
-        return new ServiceProcess(
-                "square-grpc-service",
-                replica,
-                List.of(
-                        "--grpc.server.port=" + grpcPort,
-                        "--grpc.server.address=127.0.0.1",
-                        "--server.port=" + actuatorPort,
-                        "--server.address=127.0.0.1"),
-                actuatorPort,
-                grpcPort);
+        List<String> arguments = new ArrayList<>(SpringGeneration.current().grpcServer(grpcPort));
+        arguments.addAll(List.of("--server.port=" + actuatorPort, "--server.address=127.0.0.1"));
+        return new ServiceProcess("square-grpc-service", replica, arguments, actuatorPort, grpcPort);
     }
 
     /** Starts the process, if it is not running, and waits until its health is UP. */
@@ -345,9 +338,18 @@ final class ServiceProcess implements AutoCloseable {
         return ProcessHandle.current().info().command().orElse("java");
     }
 
+    /**
+     * A port no process of this JVM's tests was given yet: the kernel may hand a released port out again, and two
+     * services started together on one port once let the second's readiness check see the first answer (CI, 5
+     * aggregators of BadCertificatesEndToEndTests).
+     */
     private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
+        while (true) {
+            try (ServerSocket socket = new ServerSocket(0)) {
+                if (HANDED_OUT_PORTS.add(socket.getLocalPort())) {
+                    return socket.getLocalPort();
+                }
+            }
         }
     }
 }

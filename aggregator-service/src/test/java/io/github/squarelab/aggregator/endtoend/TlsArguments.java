@@ -22,18 +22,12 @@ final class TlsArguments {
         return arguments;
     }
 
-    /** The gRPC square service serving this certificate; with a client authority, requiring a client's it signed. */
+    /**
+     * The gRPC square service serving this certificate; with a client authority, requiring a client's it signed: as
+     * this run's Spring generation names its settings.
+     */
     static List<String> grpcServer(TestCertificates certificate, TestCertificates clientAuthority) {
-        List<String> arguments = new ArrayList<>(List.of(
-                "--grpc.server.security.enabled=true",
-                "--grpc.server.security.certificate-chain=file:" + certificate.certificate(),
-                "--grpc.server.security.private-key=file:" + certificate.privateKey()));
-        if (clientAuthority != null) {
-            arguments.addAll(List.of(
-                    "--grpc.server.security.client-auth=REQUIRE",
-                    "--grpc.server.security.trust-cert-collection=file:" + clientAuthority.certificate()));
-        }
-        return arguments;
+        return SpringGeneration.current().grpcTls(certificate, clientAuthority);
     }
 
     /** The aggregator's bundle square-client: trusting this authority, and presenting the client's, if given. */

@@ -35,6 +35,7 @@ import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
@@ -48,10 +49,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 class TlsEndToEndTests {
 
-    /** Netty's own switch off OpenSSL, and grpc-netty-shaded's under its shaded name. */
-    private static final String NO_OPENSSL = "-Dio.netty.handler.ssl.noOpenSsl=true";
-
-    private static final String NO_SHADED_OPENSSL = "-Dio.grpc.netty.shaded.io.netty.handler.ssl.noOpenSsl=true";
+    /** Netty's own switch off OpenSSL. */
+    private static final String NO_OPENSSL = SpringGeneration.NO_OPENSSL;
 
     private static final String[] PATHS = {"rest/unary", "rest/h2c", "grpc/unary", "grpc/pingpong", "grpc/stream"};
 
@@ -131,7 +130,9 @@ class TlsEndToEndTests {
     }
 
     /** TLS with every side on the JDK's SSLEngine: Netty's own switch (the lab's TLS_PROVIDER=jdk) in each service. */
+    /** Tagged: a Spring generation whose other tests show its TLS provider may leave this mode out (boot4/). */
     @Nested
+    @Tag("jdk-engine")
     @TestInstance(TestInstance.Lifecycle.PER_CLASS)
     class OverTlsOnTheJdk extends Mode {
 
@@ -167,7 +168,7 @@ class TlsEndToEndTests {
                     name(), TlsArguments.grpcServer(server, clients).toArray(String[]::new));
             if (onTheJdk) {
                 rest.withJvmOption(NO_OPENSSL);
-                grpc.withJvmOption(NO_SHADED_OPENSSL);
+                grpc.withJvmOption(SpringGeneration.current().grpcNoOpenSsl());
             }
             ServiceProcess.startAll(rest, grpc);
             aggregator = aggregator(name());

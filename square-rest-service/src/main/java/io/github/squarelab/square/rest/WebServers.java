@@ -1,14 +1,12 @@
 package io.github.squarelab.square.rest;
 
-import io.github.squarelab.payload.H2cStreams;
-import org.eclipse.jetty.http2.server.AbstractHTTP2ServerConnectionFactory;
-import org.eclipse.jetty.server.Connector;
-import org.eclipse.jetty.server.SslConnectionFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication.Type;
 import org.springframework.boot.autoconfigure.reactor.netty.ReactorNettyConfigurations;
+import org.springframework.boot.web.context.WebServerApplicationContext;
+import org.springframework.boot.web.context.WebServerInitializedEvent;
 import org.springframework.boot.web.embedded.jetty.JettyServerCustomizer;
 import org.springframework.boot.web.embedded.jetty.JettyServletWebServerFactory;
 import org.springframework.boot.web.embedded.netty.NettyReactiveWebServerFactory;
@@ -19,14 +17,17 @@ import org.springframework.boot.web.server.WebServerFactoryCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.context.event.EventListener;
 import org.springframework.core.Ordered;
+import org.springframework.core.env.Environment;
 import org.springframework.http.client.ReactorResourceFactory;
-import reactor.netty.http.Http2SettingsSpec;
 
 /**
- * The server factory for square.server=jetty or netty, defined as Boot's own auto-configuration would: Boot picks
- * Tomcat whenever Tomcat is on the classpath (for reactive applications too), and backs off when a factory is
- * defined. Tomcat (the default) needs nothing here. Each server gets {@link Http2Streams}' HTTP/2 limits.
+ * Spring Boot 3.5's wiring of the REST square service's web servers (boot4/square-rest-service has 4.1's, whose server
+ * factories live in other packages): the server factory for square.server=jetty or netty, defined as Boot's own
+ * auto-configuration would (Boot picks Tomcat whenever Tomcat is on the classpath, for reactive applications too, and
+ * backs off when a factory is defined); each server's {@link Http2Limits} and one-line TLS refusals; what
+ * /actuator/info and the start-up line say of the server.
  */
 @Configuration(proxyBeanMethods = false)
 class WebServers {
@@ -44,40 +45,24 @@ class WebServers {
             return factory;
         }
 
-        /** Boot adds the HTTP/2 connection factory (server.http2.enabled: h2c, or h2 by ALPN with TLS); its limits. */
         @Bean
         JettyServerCustomizer jettyHttp2Streams() {
-            return server -> {
-                for (Connector connector : server.getConnectors()) {
-                    for (var factory : connector.getConnectionFactories()) {
-                        if (factory instanceof AbstractHTTP2ServerConnectionFactory http2) {
-                            http2.setMaxConcurrentStreams(H2cStreams.PER_REPLICA);
-                            http2.setInitialStreamRecvWindow(Http2Streams.STREAM_WINDOW_BYTES);
-                        }
-                    }
-                }
-            };
+            return Http2Limits::onJetty;
         }
 
-        /** Boot adds the SSL connection factory with server.ssl: each refused handshake in one line. */
         @Bean
         JettyServerCustomizer jettyTlsRefusalLog() {
-            return server -> {
-                for (Connector connector : server.getConnectors()) {
-                    for (var factory : connector.getConnectionFactories()) {
-                        if (factory instanceof SslConnectionFactory ssl) {
-                            ssl.addBean(new TlsRefusalLog.OnJetty());
-                        }
-                    }
-                }
-            };
+            return Http2Limits::tlsRefusalLogOnJetty;
         }
     }
 
-    /** Tomcat is Boot's own (square.server=tomcat): only its refused handshakes are logged here, in one line. */
+    /** Tomcat is Boot's own (square.server=tomcat): its HTTP/2 limits, and its refused handshakes in one line. */
     @Bean
-    WebServerFactoryCustomizer<TomcatServletWebServerFactory> tomcatTlsRefusalLog() {
-        return factory -> TlsRefusalLog.OnTomcat.install();
+    WebServerFactoryCustomizer<TomcatServletWebServerFactory> tomcatHttp2AndTlsRefusalLog() {
+        return factory -> {
+            factory.addConnectorCustomizers(Http2Limits::onTomcat);
+            TlsRefusalLog.OnTomcat.install();
+        };
     }
 
     /** As Boot's ReactiveWebServerFactoryConfiguration.EmbeddedNetty. */
@@ -99,40 +84,42 @@ class WebServers {
             return factory;
         }
 
+        /** Last of the factory's customizers ({@link Http2Limits#onNetty}). */
         @Bean
         NettyHttp2Streams nettyHttp2Streams() {
             return new NettyHttp2Streams();
         }
 
         @Bean
-        TlsRefusalLog.OnNetty tlsRefusalLog() {
-            return new TlsRefusalLog.OnNetty();
+        NettyServerCustomizer tlsRefusalLog() {
+            return TlsRefusalLog.OnNetty::apply;
         }
     }
 
-    /**
-     * Last of the factory's customizers: Reactor Netty replaces the HTTP/2 settings as a whole, and Boot's own customizer
-     * sets them too (the header list size, from server.max-http-request-header-size), which is kept.
-     */
     static class NettyHttp2Streams implements WebServerFactoryCustomizer<NettyReactiveWebServerFactory>, Ordered {
 
         @Override
         public void customize(NettyReactiveWebServerFactory factory) {
-            factory.addServerCustomizers(server -> {
-                Http2SettingsSpec before = server.configuration().http2SettingsSpec();
-                return server.http2Settings(settings -> {
-                    if (before != null && before.maxHeaderListSize() != null) {
-                        settings.maxHeaderListSize(before.maxHeaderListSize());
-                    }
-                    settings.maxConcurrentStreams(H2cStreams.PER_REPLICA)
-                            .initialWindowSize(Http2Streams.STREAM_WINDOW_BYTES);
-                });
-            });
+            factory.addServerCustomizers(Http2Limits::onNetty);
         }
 
         @Override
         public int getOrder() {
             return Ordered.LOWEST_PRECEDENCE;
         }
+    }
+
+    @Bean
+    ServerInfo serverInfo(WebServerApplicationContext context, Environment environment) {
+        return new ServerInfo(context::getWebServer, environment);
+    }
+
+    @EventListener
+    void onWebServerStarted(WebServerInitializedEvent event) {
+        StartupLog.listening(
+                event.getApplicationContext().getEnvironment(),
+                event.getApplicationContext().getServerNamespace(),
+                event.getWebServer(),
+                event.getWebServer().getPort());
     }
 }

@@ -1,7 +1,9 @@
 package io.github.squarelab.square.rest;
 
+import org.springframework.boot.test.autoconfigure.actuate.observability.AutoConfigureObservability;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = "square.server=netty")
-class NettyObservationMetricsTests extends ObservationMetricsTests {}
+@AutoConfigureObservability
+class NettyObservationMetricsTests extends ObservationMetricsContract {}
