@@ -21,6 +21,8 @@ public final class TransportFloor {
         usage:
           java -jar transport-floor.jar server grpc|http [--host 127.0.0.1] [--port 0] [SERVER_TLS]
           java -jar transport-floor.jar client TRANSPORT --target HOST:PORT LOAD --warmup S --duration S [CLIENT_TLS]
+          java -jar transport-floor.jar session   (one client run a line on stdin, as a JSON array of the words
+                                                   after "client"; its JSON object a line on stdout; until EOF)
             TRANSPORT      LOAD
             rest_unary     --connections N
             rest_h2c       --connections N --streams N
@@ -50,7 +52,11 @@ public final class TransportFloor {
             if (args.size() >= 2 && args.get(0).equals("client")) {
                 return measure(clientSettings(args.get(1), Arguments.parse(args.subList(2, args.size()))));
             }
-            throw new IllegalArgumentException("expected 'server' or 'client' and what to run");
+            if (args.equals(List.of("session"))) {
+                new FloorSession(System.in, System.out, System.err).serve();
+                return 0;
+            }
+            throw new IllegalArgumentException("expected 'server' or 'client' and what to run, or 'session'");
         } catch (IllegalArgumentException e) {
             System.err.println("transport-floor: " + e.getMessage());
             System.err.print(USAGE);
