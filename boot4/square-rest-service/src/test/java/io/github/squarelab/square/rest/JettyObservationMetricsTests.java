@@ -1,0 +1,9 @@
+package io.github.squarelab.square.rest;
+
+import org.springframework.boot.micrometer.metrics.test.autoconfigure.AutoConfigureMetrics;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+
+@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = "square.server=jetty")
+@AutoConfigureMetrics
+class JettyObservationMetricsTests extends ObservationMetricsContract {}
