@@ -15,13 +15,15 @@ lab() {
 case ${1:-} in
   -h | --help)
     cat <<'EOF_USAGE'
-Usage: loadtest/run.sh              measure every path, write the results folder
-       loadtest/run.sh --report DIR  (re)write DIR/summary.md and DIR/report.html from DIR/results.json
-       loadtest/run.sh --faults [OPTIONS]  network faults under load (Toxiproxy); --faults --help: its options
-       loadtest/run.sh --clients [OPTIONS] many clients on each path (ab up to 5,000); --clients --help: its options
-       loadtest/run.sh --article DIR [OPTIONS]  the article's own code (built in DIR) and ours, side by side
-       loadtest/run.sh --profile [OPTIONS]  CPU flame graphs and CPU per call by layer of the gRPC paths
-       loadtest/run.sh --help        this text
+Usage: loadtest/run.sh                  measure every path, write the results folder (the knobs below)
+       loadtest/run.sh --report DIR     (re)write DIR/summary.md and DIR/report.html from DIR/results.json
+       loadtest/run.sh --<experiment> [OPTIONS]   one of the experiments below; --<experiment> --help: its options
+       loadtest/run.sh --help           this text
+       loadtest/slow-machine.sh PERCENT loadtest/run.sh ...   any of these on PERCENT of one core
+EOF_USAGE
+    python=$("$LAB_DIR/python-env.sh")
+    PYTHONPATH="$LAB_DIR" "$python" -m lab commands
+    cat <<'EOF_USAGE'
 
 Example sweep: CONCURRENCY="1 8 64" N="10 100" REQUESTS=200 loadtest/run.sh
 
@@ -30,10 +32,7 @@ EOF_USAGE
   --report)
     [[ -n ${2:-} ]] || { echo "usage: loadtest/run.sh --report DIR" >&2; exit 2; }
     lab report "$2" ;;
-  --faults) lab faults "${@:2}" ;;
-  --clients) lab clients "${@:2}" ;;
-  --article) lab article "${@:2}" ;;
-  --profile) lab profile "${@:2}" ;;
   "") lab run ;;
+  --*) lab "${1#--}" "${@:2}" ;;
   *) echo "unknown argument '$1'; see loadtest/run.sh --help" >&2; exit 2 ;;
 esac

@@ -1,46 +1,41 @@
 """The lab's commands, called by loadtest/run.sh.
 
-python3 -m lab run          the whole lab, with the knobs of the environment (lab.run)
-python3 -m lab report DIR   (re)writes DIR/summary.md and DIR/report.html from DIR/results.json
-python3 -m lab check DIR    checks DIR/results.json as CI does (--round-trips: also on a slow network)
-python3 -m lab knobs        lists the knobs and their defaults (--markdown: as loadtest/README.md's table)
-python3 -m lab faults ...   network faults under load (lab.faults; --help lists its options)
-python3 -m lab clients ...  many clients on each path, measured (lab.many_clients; --help lists its options)
-python3 -m lab article DIR  the article's own code and ours side by side, alternating (lab.article; --help)
-python3 -m lab profile ...  CPU flame graphs and CPU per call by layer of the gRPC paths (lab.profile; --help)
+python3 -m lab run              the whole lab, with the knobs of the environment (lab.experiments.run)
+python3 -m lab report DIR       (re)writes DIR/summary.md and DIR/report.html from DIR/results.json
+python3 -m lab check DIR        checks DIR/results.json as CI does (--round-trips: also on a slow network)
+python3 -m lab knobs            lists the knobs and their defaults (--markdown: as loadtest/README.md's table)
+python3 -m lab commands         lists the experiments below, one line each
+python3 -m lab <experiment> ... faults, clients, overload, design, article, profile (lab.experiments.COMMANDS);
+                                --help lists each one's options
 """
 
 import argparse
 import os
+import re
 import sys
 
-from . import article, check_results, faults, many_clients, profile, report, results, run, settings
-from .errors import LabError, exit_status
+from .core import settings
+from .core.errors import LabError, exit_status
+from .experiments import COMMANDS, run
+from .host import tools
+from .results import check_results, report, results
 
 
 def main(argv=None) -> int:
     given = sys.argv[1:] if argv is None else argv
-    if given[:1] == ["faults"]:
+    if given[:1] and given[0] in COMMANDS:
         # Its own options, which argparse's subcommands would not pass on whole.
-        return faults.main(given[1:])
-    if given[:1] == ["clients"]:
-        return many_clients.main(given[1:])
-    if given[:1] == ["article"]:
-        return article.main(given[1:])
-    if given[:1] == ["profile"]:
-        return profile.main(given[1:])
+        return COMMANDS[given[0]].main(given[1:])
     parser = argparse.ArgumentParser(prog="python3 -m lab")
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("run")
+    commands.add_parser("commands", help="the experiments, one line each")
     commands.add_parser("knobs").add_argument(
         "--markdown", action="store_true", help="as the table in loadtest/README.md"
     )
-    # Listed for --help only: main hands "faults" and "clients" and their options to their modules before argparse
-    # sees them.
-    commands.add_parser("faults", help="network faults under load; python3 -m lab faults --help")
-    commands.add_parser("clients", help="many clients on each path, measured; python3 -m lab clients --help")
-    commands.add_parser("article", help="the article's code and ours side by side; python3 -m lab article --help")
-    commands.add_parser("profile", help="flame graphs and CPU per call by layer; python3 -m lab profile --help")
+    # Listed for --help only: main hands an experiment and its options to it before argparse sees them.
+    for name, experiment in COMMANDS.items():
+        commands.add_parser(name, help="%s; python3 -m lab %s --help" % (experiment.about, name))
     for name in ("report", "check"):
         commands.add_parser(name).add_argument("results_dir")
     commands.choices["check"].add_argument(
@@ -55,6 +50,14 @@ def main(argv=None) -> int:
 def _command(args: argparse.Namespace) -> int:
     if args.command == "run":
         return run.main()
+    if args.command == "commands":
+        print(
+            "\n".join(
+                "       loadtest/run.sh --%-9s %s" % (name, re.split("[:;]", e.about)[0])
+                for name, e in COMMANDS.items()
+            )
+        )
+        return 0
     if args.command == "knobs":
         print(settings.markdown() if args.markdown else settings.usage())
         return 0
@@ -64,7 +67,8 @@ def _command(args: argparse.Namespace) -> int:
         raise LabError("%s has no results.json to report on" % args.results_dir)
     # Both from results.json alone, so that an older run's folder reads with today's verdict and charts.
     print("[lab] summary: %s" % report.write_summary(args.results_dir, results.read_json(args.results_dir)))
-    print("[lab] report: %s" % report.write(args.results_dir, fetch=True))
+    tools.ensure_scripts(fetch=True)
+    print("[lab] report: %s" % report.write(args.results_dir))
     return 0
 
 

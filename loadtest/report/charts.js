@@ -1,4 +1,4 @@
-// Draws report.html's charts from the results.json and the charts' part of the view (lab/view.py) inlined in it; the
+// Draws report.html's charts from the results.json and the charts' part of the view (lab/results/view.py) inlined in it; the
 // text and tables are in the page already (report/template.html). Plain browser JavaScript plus Chart.js and its
 // annotation plugin; no build step.
 (function () {
@@ -81,7 +81,7 @@
   let drawn = 0;
   const draw = (id, config) => { const chart = new Chart(document.getElementById(id), config); drawn += 1; return chart; };
 
-  // The page's swatches and cards, rendered by lab/report.py, take their path's colour from here, as the charts do.
+  // The page's swatches and cards, rendered by lab/results/report.py, take their path's colour from here, as the charts do.
   function paint() {
     document.querySelectorAll('.swatch[data-path]').forEach((node) => { node.style.background = colourOf(node.dataset.path); });
     document.querySelectorAll('.card[data-path]').forEach((node) => { node.style.setProperty('--accent', colourOf(node.dataset.path)); });
@@ -169,7 +169,7 @@
   }
 
   // The services' own view: one downstream call's (or stream message's) mean time as the aggregator's client sees it
-  // and inside the square service, per run (lab/view.py: call_time). A time that is only an upper bound (the stream's
+  // and inside the square service, per run (lab/results/view.py: call_time). A time that is only an upper bound (the stream's
   // time over its messages) is hatched. Drawn only when the runs have server-side figures (older results do not).
   function callTimeChart() {
     const times = view.call_time;

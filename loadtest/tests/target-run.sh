@@ -87,7 +87,7 @@ lab() {
   shift
   env "$@" TARGET=http://127.0.0.1:$AGGREGATOR_PORT PATHS="rest/unary grpc/unary" N=20 CONCURRENCY=4 REPEATS=1 \
     WARMUP_SECONDS=1 LAB_SKIP_BUILD=1 RESULTS_DIR="$results/$name" bash "$LAB_DIR/run.sh"
-  (cd "$LAB_DIR" && .venv/bin/python -m lab.check_results "$results/$name")
+  (cd "$LAB_DIR" && .venv/bin/python -m lab check "$results/$name")
 }
 
 # Each service's own counters, read right around each window.

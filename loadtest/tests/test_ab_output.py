@@ -2,8 +2,8 @@
 
 import unittest
 
-from lab import ab_output
-from lab.errors import AbOutputError
+from lab.core.errors import AbOutputError
+from lab.load import ab_output
 
 from tests.support import fixture
 

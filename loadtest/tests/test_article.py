@@ -3,8 +3,9 @@ The run itself needs the article's code, which the project does not hold (docs/p
 
 import unittest
 
-from lab import article
-from lab.errors import LabError
+from lab.core.errors import LabError
+from lab.experiments import article
+from lab.results import results
 
 
 def measured(system, number, path, rps, p99_ms, cpu_us):
@@ -27,7 +28,9 @@ class SideBySideTests(unittest.TestCase):
             ]
         peaks = {"article": {article.GRPC: [325.4, 383.0]}, "ours": {article.GRPC: [300.0, 310.6]}}
 
-        table = article.markdown(rows, peaks, article.Options()).splitlines()
+        table = (
+            results.markdown(article.tables(rows, peaks)[0]) + results.markdown(article.tables(rows, peaks)[1])
+        ).splitlines()
 
         self.assertIn("| rest/unary | 20.0 | 40.0 | 2.00x | 9.20 s | 4.10 s | 101.0 us | 49.0 us |", table)
         self.assertIn("| grpc/stream | 100.0 | 350.0 | 3.50x | 9.20 s | 4.10 s | 101.0 us | 49.0 us |", table)
@@ -37,7 +40,7 @@ class SideBySideTests(unittest.TestCase):
         breakdown = {"connect": 0, "receive": 2, "length": 40, "exceptions": 1}
         report = article.ab_output.AbReport(100, 1000, 43, breakdown, 37, 10.0, 100.0, 1000.0, 10.0, 14437)
 
-        self.assertEqual(article.answered_2xx(report), 1000 - 37 - 3)
+        self.assertEqual(article.ab_output.answered_2xx(report), 1000 - 37 - 3)
 
     def test_our_aggregator_waits_as_long_as_ab_so_that_it_sheds_nothing_the_article_would_answer(self):
         self.assertEqual(

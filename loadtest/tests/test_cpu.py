@@ -7,7 +7,8 @@ The snapshots: square-rest-service's /proc/<pid>/stat and the machine's /proc/st
 import os
 import unittest
 
-from lab import ab_output, cpu
+from lab.host import cpu
+from lab.load import ab_output
 
 from tests.support import fixture
 

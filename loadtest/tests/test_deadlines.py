@@ -4,9 +4,10 @@ import os
 import tempfile
 import unittest
 
-from lab import catalogue, deadlines
-from lab.errors import LabError
-from lab.settings import Settings
+from lab.core import catalogue
+from lab.core.errors import LabError
+from lab.core.settings import Settings
+from lab.stage import deadlines
 
 
 def on(profile, **env):
@@ -67,7 +68,7 @@ class DeadlineTests(unittest.TestCase):
         self.assertTrue(
             os.path.samefile(
                 deadlines.AGGREGATOR_YML,
-                os.path.join(repo, "aggregator-service", "src", "main", "resources", "application.yml"),
+                os.path.join(repo, "aggregator-core", "src", "main", "resources", "application.yml"),
             )
         )
 

@@ -2,14 +2,21 @@ import contextlib
 import http.server
 import io
 import json
+import os
+import tempfile
 import threading
 import time
 import unittest
 
-from lab import catalogue, fault_figures, fault_load, faults, server_metrics
-from lab.errors import LabError
-from lab.fault_figures import Limits, Phase
-from lab.fault_load import Answer
+from lab.core import catalogue, metrics
+from lab.core.errors import LabError
+from lab.experiments import fault_figures, faults
+from lab.experiments.fault_figures import Limits, Phase
+from lab.load import client as fault_load
+from lab.load.client import Answer
+from lab.results import results
+
+from tests.support import FIXTURES
 
 PROBLEM = "application/problem+json"
 EXPECTED = catalogue.ALL["grpc/unary"].expected_body(3).encode()
@@ -152,7 +159,7 @@ class RowsTest(unittest.TestCase):
 
     def test_the_table_has_a_row_per_phase_and_path(self):
         phases, answers = steady_then_fault()
-        text = fault_figures.table(fault_figures.rows(phases, ["rest/unary"], answers, LIMITS))
+        text = results.markdown(fault_figures.table(fault_figures.rows(phases, ["rest/unary"], answers, LIMITS)))
         self.assertEqual(
             "| fault | path | 200 exact | 503 | 504 | other | wrong body | longest (s) | open at clear | "
             "goodput before (/s) | during (/s) | back to 90 % after (s) |\n"
@@ -276,12 +283,12 @@ class CommandTest(unittest.TestCase):
             with self.subTest(argv=argv):
                 err = io.StringIO()
                 with self.assertRaises(SystemExit), contextlib.redirect_stderr(err):
-                    faults.parse(argv)
+                    faults.Faults.parse(argv)
                 self.assertIn(reason, err.getvalue())
-        self.assertEqual(catalogue.DEFAULT.split(), faults.parse([]).path_names)
+        self.assertEqual(catalogue.DEFAULT.split(), faults.Faults.parse([]).path_names)
 
     def test_the_work_gauges_add_up_and_leave_out_the_budget_maximum(self):
-        page = server_metrics.parse(
+        page = metrics.parse(
             "# TYPE aggregator_admission_squares gauge\naggregator_admission_squares 40.0\n"
             "# TYPE aggregator_admission_max_squares gauge\naggregator_admission_max_squares 131072.0\n"
             "# TYPE aggregator_downstream_inflight gauge\n"
@@ -295,7 +302,7 @@ class CommandTest(unittest.TestCase):
             faults.work_gauges(page[:2])
 
     def test_an_idle_aggregator_holds_no_work_whatever_its_rates_and_waits_say(self):
-        idle = server_metrics.parse(
+        idle = metrics.parse(
             "aggregator_admission_squares 0.0\n"
             "aggregator_admission_requests 0.0\n"
             'aggregator_admission_deadline_squares{transport="rest_unary"} 0.0\n'
@@ -317,14 +324,14 @@ class CommandTest(unittest.TestCase):
         self.assertFalse(any(gauges.values()))
 
     def test_a_request_admitted_and_not_answered_is_work_held(self):
-        page = server_metrics.parse(
+        page = metrics.parse(
             "aggregator_admission_squares 0.0\naggregator_admission_requests 2.0\n"
             'aggregator_downstream_inflight{transport="rest_unary"} 0.0\n'
         )
         self.assertEqual(2.0, faults.work_gauges(page)["aggregator_admission_requests"])
 
     def test_rates_and_waits_alone_are_not_admission_gauges_of_work(self):
-        page = server_metrics.parse(
+        page = metrics.parse(
             'aggregator_admission_deadline_rate{transport="rest_unary"} NaN\n'
             'aggregator_admission_deadline_max_wait_seconds{transport="rest_unary"} 15.0\n'
             'aggregator_downstream_inflight{transport="rest_unary"} 0.0\n'
@@ -335,3 +342,26 @@ class CommandTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class FaultDocumentTests(unittest.TestCase):
+    def test_faults_json_and_faults_md_come_from_the_record_with_each_promise_said(self):
+        with open(os.path.join(FIXTURES, "results", "faults-ci-run.json")) as handle:
+            record = json.load(handle)
+        record["after"]["gauges"]["values"]["aggregator_admission_squares"] = 3.0
+        with tempfile.TemporaryDirectory() as folder, contextlib.redirect_stdout(
+            io.StringIO()
+        ), contextlib.redirect_stderr(io.StringIO()) as errors:
+            status = faults.Faults(faults.Faults.parse([])).write(folder, record)
+            with open(os.path.join(folder, "faults.md")) as handle:
+                text = handle.read()
+            kept = json.load(open(os.path.join(folder, "faults.json")))
+
+        self.assertEqual(1, status)
+        self.assertTrue(text.startswith("# Network faults under load\n\n2 clients on each of rest/unary, rest/h2c"))
+        self.assertIn("| steady | rest/unary | 60 | 0 | 0 | 0 | 0 | 0.05 | - | 10.0 | - | - |", text)
+        self.assertIn(
+            "- nothing leaks: FAILED\n  - after the load stopped, aggregator_admission_squares stayed at 3.0", text
+        )
+        self.assertEqual((False, False), (kept["passed"], kept["checks"]["nothing_leaks"]["passed"]))
+        self.assertIn("the faults run broke a promise", errors.getvalue())

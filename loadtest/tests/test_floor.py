@@ -11,11 +11,14 @@ import textwrap
 import time
 import unittest
 
-from lab import check_results, floor, tls
-from lab.errors import FloorError, SettingsError
-from lab.floor import Window
-from lab.processes import Processes
-from lab.settings import Settings
+from lab.core import windows
+from lab.core.errors import FloorError, SettingsError
+from lab.core.settings import Settings
+from lab.host.processes import Processes
+from lab.measure import floor
+from lab.measure.floor import Window
+from lab.results import check_results, floors
+from lab.stage import tls
 
 from tests.support import AGGREGATOR_DEFAULTS, FIXTURES, FLOOR_C5_N50, LAB_JAVA_OPTS, sample_results, sample_with_floor
 
@@ -44,7 +47,7 @@ class AggregatorSettingsTests(unittest.TestCase):
             }
         }
 
-        self.assertEqual(floor.aggregator_settings(info), DEFAULTS)
+        self.assertEqual(windows.aggregator_settings(info), DEFAULTS)
 
     def test_the_http2_connections_when_the_aggregator_has_them(self):
         info = {
@@ -58,7 +61,7 @@ class AggregatorSettingsTests(unittest.TestCase):
         }
 
         self.assertEqual(
-            floor.aggregator_settings(info),
+            windows.aggregator_settings(info),
             {
                 "in_flight": 8,
                 "rest_max_connections": 64,
@@ -70,22 +73,22 @@ class AggregatorSettingsTests(unittest.TestCase):
 
     def test_an_info_document_without_them_is_an_error_that_shows_it(self):
         with self.assertRaisesRegex(FloorError, "no aggregator in-flight.*from before.*'app'"):
-            floor.aggregator_settings({"app": {}})
+            windows.aggregator_settings({"app": {}})
 
     def test_results_without_them_have_no_plan(self):
         with self.assertRaisesRegex(FloorError, "settings.aggregator"):
-            floor.plan({"paths": ["grpc/unary"], "n": [10], "concurrency": [1]})
+            windows.plan({"paths": ["grpc/unary"], "n": [10], "concurrency": [1]})
         # The baseline alone needs none.
-        self.assertEqual(floor.plan({"paths": ["rest/square"], "n": [10], "concurrency": [1]}), ([], {}))
+        self.assertEqual(windows.plan({"paths": ["rest/square"], "n": [10], "concurrency": [1]}), ([], {}))
 
 
 class WindowTests(unittest.TestCase):
     def test_the_default_load(self):
         # ab -c 100 against /path/1000: 100 requests x 8 calls in flight, the pool's 64 connections, 100 streams.
-        self.assertEqual(floor.window_for("grpc/unary", 1000, 100, DEFAULTS), Window("grpc_unary", in_flight=800))
-        self.assertEqual(floor.window_for("rest/unary", 1000, 100, DEFAULTS), Window("rest_unary", connections=64))
+        self.assertEqual(windows.window_for("grpc/unary", 1000, 100, DEFAULTS), Window("grpc_unary", in_flight=800))
+        self.assertEqual(windows.window_for("rest/unary", 1000, 100, DEFAULTS), Window("rest_unary", connections=64))
         self.assertEqual(
-            floor.window_for("grpc/stream", 1000, 100, DEFAULTS),
+            windows.window_for("grpc/stream", 1000, 100, DEFAULTS),
             Window("grpc_stream", streams=100, messages_per_stream=1000),
         )
 
@@ -93,63 +96,63 @@ class WindowTests(unittest.TestCase):
         h2c = dict(DEFAULTS, rest_h2c_connections=4, rest_h2c_max_streams=200)
 
         # 800 calls in flight, multiplexed on the aggregator's 4 HTTP/2 connections of up to 200 streams.
-        self.assertEqual(floor.window_for("rest/h2c", 1000, 100, h2c), Window("rest_h2c", connections=4, streams=800))
+        self.assertEqual(windows.window_for("rest/h2c", 1000, 100, h2c), Window("rest_h2c", connections=4, streams=800))
         # 2048 calls wanted, 800 on the connections, the rest waiting in the aggregator's pool.
-        self.assertEqual(floor.window_for("rest/h2c", 1000, 256, h2c), Window("rest_h2c", connections=4, streams=800))
+        self.assertEqual(windows.window_for("rest/h2c", 1000, 256, h2c), Window("rest_h2c", connections=4, streams=800))
         self.assertEqual(
-            floor.window_for("rest/h2c", 1000, 100, dict(h2c, rest_replicas=3)),
+            windows.window_for("rest/h2c", 1000, 100, dict(h2c, rest_replicas=3)),
             Window("rest_h2c", connections=12, streams=800),
         )
-        self.assertEqual(floor.window_for("rest/h2c", 1, 1, h2c), Window("rest_h2c", connections=1, streams=1))
+        self.assertEqual(windows.window_for("rest/h2c", 1, 1, h2c), Window("rest_h2c", connections=1, streams=1))
         # One stream per request, n messages on it, one at a time.
         self.assertEqual(
-            floor.window_for("grpc/pingpong", 1000, 100, h2c),
+            windows.window_for("grpc/pingpong", 1000, 100, h2c),
             Window("grpc_pingpong", streams=100, messages_per_stream=1000),
         )
         with self.assertRaisesRegex(FloorError, "no rest-h2c-connections"):
-            floor.window_for("rest/h2c", 1000, 100, DEFAULTS)
+            windows.window_for("rest/h2c", 1000, 100, DEFAULTS)
 
     def test_other_aggregator_settings_change_the_unary_windows_only(self):
         options = {"in_flight": 32, "rest_max_connections": 128, "rest_replicas": 1}
 
-        self.assertEqual(floor.window_for("grpc/unary", 1000, 100, options).in_flight, 3200)
-        self.assertEqual(floor.window_for("rest/unary", 1000, 100, options).connections, 128)
+        self.assertEqual(windows.window_for("grpc/unary", 1000, 100, options).in_flight, 3200)
+        self.assertEqual(windows.window_for("rest/unary", 1000, 100, options).connections, 128)
         self.assertEqual(
-            floor.window_for("grpc/stream", 1000, 100, options),
+            windows.window_for("grpc/stream", 1000, 100, options),
             Window("grpc_stream", streams=100, messages_per_stream=1000),
         )
 
     def test_each_rest_replica_has_a_pool_of_its_own(self):
         options = {"in_flight": 8, "rest_max_connections": 64, "rest_replicas": 2}
 
-        self.assertEqual(floor.window_for("rest/unary", 1000, 100, options).connections, 128)
-        self.assertEqual(floor.window_for("rest/unary", 1000, 10, options).connections, 80)
-        self.assertEqual(floor.window_for("grpc/unary", 1000, 100, options).in_flight, 800)
+        self.assertEqual(windows.window_for("rest/unary", 1000, 100, options).connections, 128)
+        self.assertEqual(windows.window_for("rest/unary", 1000, 10, options).connections, 80)
+        self.assertEqual(windows.window_for("grpc/unary", 1000, 100, options).in_flight, 800)
 
     def test_the_articles_sequential_loop_has_one_call_per_request(self):
         options = {"in_flight": 1, "rest_max_connections": 64, "rest_replicas": 1}
 
-        self.assertEqual(floor.window_for("grpc/unary", 1000, 100, options).in_flight, 100)
-        self.assertEqual(floor.window_for("rest/unary", 1000, 100, options).connections, 64)
+        self.assertEqual(windows.window_for("grpc/unary", 1000, 100, options).in_flight, 100)
+        self.assertEqual(windows.window_for("rest/unary", 1000, 100, options).connections, 64)
 
     def test_a_request_never_has_more_calls_in_flight_than_its_n(self):
         # n=5 is below the default in-flight of 8: 5 calls per request, not 8.
-        self.assertEqual(floor.window_for("grpc/unary", 5, 8, DEFAULTS).in_flight, 40)
-        self.assertEqual(floor.window_for("rest/unary", 5, 20, DEFAULTS).connections, 64)
-        self.assertEqual(floor.window_for("rest/unary", 5, 1, DEFAULTS).connections, 5)
-        self.assertEqual(floor.window_for("rest/unary", 1000, 1, DEFAULTS).connections, 8)
+        self.assertEqual(windows.window_for("grpc/unary", 5, 8, DEFAULTS).in_flight, 40)
+        self.assertEqual(windows.window_for("rest/unary", 5, 20, DEFAULTS).connections, 64)
+        self.assertEqual(windows.window_for("rest/unary", 5, 1, DEFAULTS).connections, 5)
+        self.assertEqual(windows.window_for("rest/unary", 1000, 1, DEFAULTS).connections, 8)
 
     def test_the_baseline_and_n_zero_have_no_floor(self):
-        self.assertIsNone(floor.window_for("rest/square", 1000, 100, DEFAULTS))
-        self.assertIsNone(floor.window_for("grpc/stream", 0, 100, DEFAULTS))
+        self.assertIsNone(windows.window_for("rest/square", 1000, 100, DEFAULTS))
+        self.assertIsNone(windows.window_for("grpc/stream", 0, 100, DEFAULTS))
 
     def test_a_sweep_runs_each_distinct_window_once_in_the_order_of_the_paths(self):
-        windows, by_combination = floor.plan(
+        planned, by_combination = windows.plan(
             settings("rest/unary grpc/unary grpc/stream rest/square", n=(5, 100), concurrency=(1, 16))
         )
 
         self.assertEqual(
-            [w.slug() for w in windows],
+            [w.slug() for w in planned],
             [
                 "rest_unary_c5",
                 "rest_unary_c64",
@@ -202,9 +205,14 @@ class WindowTests(unittest.TestCase):
 
 
 class KnobTests(unittest.TestCase):
-    def test_the_floor_is_on_by_default_for_ten_seconds_after_seven_of_warm_up(self):
+    def test_the_floor_is_on_by_default_for_ten_seconds_after_ten_of_warm_up_in_the_paths_parts(self):
         defaults = Settings.from_env({})
-        self.assertEqual((defaults.floor, defaults.floor_warmup_s, defaults.floor_duration_s), (True, 7.0, 8.0))
+        self.assertEqual((defaults.floor, defaults.floor_warmup_s, defaults.floor_duration_s), (True, 10.0, 10.0))
+        self.assertEqual((4, 4), (defaults.parts, defaults.floor_parts))
+        # A count of requests measures each path's repeat in one stretch; the floor still takes turns.
+        self.assertEqual(
+            (1, 4), (Settings.from_env({"REQUESTS": "100"}).parts, Settings.from_env({"REQUESTS": "100"}).floor_parts)
+        )
         self.assertEqual(Settings.from_env({"FLOOR_WARMUP": "0"}).floor_warmup_s, 0.0)
         self.assertFalse(Settings.from_env({"FLOOR": "0"}).floor)
         self.assertEqual(Settings.from_env({"FLOOR_DURATION": "2", "WARMUP_SECONDS": "0.5"}).warmup_s, 0.5)
@@ -219,8 +227,9 @@ class KnobTests(unittest.TestCase):
                 Settings.from_env(env)
 
 
-# A stand-in for java, run as `fake-java -jar JAR server KIND ...` or `... client TRANSPORT --target ...`: the
-# server prints its port and burns CPU until stopped; the client marks its window and prints the fixture's result.
+# A stand-in for java, run as `fake-java -jar JAR server KIND ...` or `... session`: the server prints its port and
+# burns CPU until stopped; the session reads one JSON array of a run's words a line and answers each with `client`,
+# a bash body that may read the run's words in $run.
 FAKE_JAVA = r"""#!/usr/bin/env bash
 while [[ $1 != -jar ]]; do shift; done
 shift 2
@@ -231,7 +240,10 @@ if [[ $role == server ]]; then
   echo "listening on 127.0.0.1:4242"
   while :; do :; done
 fi
+while IFS= read -r run; do
+  echo "$run" >> "$(dirname "$0")/calls.txt"
 %s
+done
 """
 GOOD_CLIENT = r"""
 echo "floor: warming up" >&2
@@ -239,11 +251,13 @@ sleep 0.3
 echo "floor: measuring" >&2
 sleep 0.5
 echo "floor: measured" >&2
-cat "%s"
+tr -d '\n' < "%s"; echo
 """
 
 
-class RunTests(unittest.TestCase):
+class SessionTests(unittest.TestCase):
+    """The floor's JVMs kept across the parts that take turns (lab.measure.floor.Session), with a fake java."""
+
     def setUp(self):
         self.folder = tempfile.mkdtemp(prefix="lab-floor-test-")
         self.window = Window("grpc_unary", in_flight=40)
@@ -258,19 +272,16 @@ class RunTests(unittest.TestCase):
         os.chmod(path, os.stat(path).st_mode | stat.S_IEXEC)
         return floor.Jvm("floor.jar", path, LAB_JAVA_OPTS)
 
-    def run_window(self, client_body):
+    def parts(self, client_body, count=1, duration_s=2.0):
+        """count parts of the window on one session; the records of run_part. The session stops its JVMs itself."""
         with Processes() as processes:
-            record = floor.run_window(
-                self.window,
-                os.path.join(self.folder, "floor", self.window.slug()),
-                self.jvm(client_body),
-                1.0,
-                2.0,
-                processes,
-            )
-            # Before the registry's own clean-up: the run stops its server itself, whatever became of the client.
-            self.assertFalse(self.server_alive(), "the floor's server outlived its run")
-            return record
+            session = floor.Session(os.path.join(self.folder, "floor"), self.jvm(client_body), processes)
+            try:
+                records = [floor.run_part(session, self.window, duration_s) for _ in range(count)]
+            finally:
+                session.close()
+            self.assertFalse(self.server_alive(), "the floor's server outlived its session")
+            return records
 
     def server_alive(self):
         try:
@@ -285,45 +296,58 @@ class RunTests(unittest.TestCase):
         with open(os.path.join(self.folder, "calls.txt")) as handle:
             return handle.read().splitlines()
 
-    def test_a_run_keeps_the_clients_result_and_the_servers_cpu_over_the_measured_window(self):
+    def test_parts_run_on_one_server_and_one_client_each_with_the_servers_cpu_over_its_window(self):
         fixture = os.path.join(FLOOR_C5_N50, "grpc_unary_i40", "client.json")
 
-        record = self.run_window(GOOD_CLIENT % fixture)
+        records = self.parts(GOOD_CLIENT % fixture, count=2)
 
-        self.assertNotIn("error", record)
-        self.assertEqual(
-            self.calls(),
-            [
-                "server grpc --host 127.0.0.1 --port 0",
-                "client grpc_unary --target 127.0.0.1:4242 --in-flight 40 --warmup 1 --duration 2",
-            ],
-        )
+        run = '["grpc_unary", "--target", "127.0.0.1:4242", "--in-flight", "40", "--warmup", "0.5", "--duration", "2"]'
+        self.assertEqual(self.calls(), ["server grpc --host 127.0.0.1 --port 0", "session", run, run])
         with open(fixture) as handle:
             expected = json.load(handle)
-        self.assertEqual(record["calls_per_second"], expected["calls_per_second"])
-        self.assertEqual(record["settings"], expected["settings"])
-        # The fake server spins through the 0.5 s between the marks: its CPU is read from /proc, not copied.
-        self.assertNotEqual(record["server_cpu_seconds"], expected["server_cpu_seconds"])
-        self.assertGreater(record["server_cpu_seconds"], 0)
-        self.assertLess(record["server_cpu_seconds"], 1.5)
-        self.assertEqual(
-            record["floor_settings"],
-            {"warmup_s": 1.0, "duration_s": 2.0, "java_opts": LAB_JAVA_OPTS, "processors": os.cpu_count()},
-        )
-        self.assertEqual(record["folder"], "floor/grpc_unary_i40")
-        with open(os.path.join(self.folder, "floor", "grpc_unary_i40", "client.log")) as handle:
-            self.assertEqual(handle.read(), "floor: warming up\nfloor: measuring\nfloor: measured\n")
+        for record in records:
+            self.assertNotIn("error", record)
+            self.assertEqual(record["calls_per_second"], expected["calls_per_second"])
+            self.assertEqual(record["settings"], expected["settings"])
+            # The fake server spins through the 0.5 s between the marks: its CPU is read from /proc, not copied.
+            self.assertNotEqual(record["server_cpu_seconds"], expected["server_cpu_seconds"])
+            self.assertGreater(record["server_cpu_seconds"], 0)
+            self.assertLess(record["server_cpu_seconds"], 1.5)
+            self.assertEqual(record["folder"], "floor")
+        with open(os.path.join(self.folder, "floor", "client.log")) as handle:
+            self.assertEqual(handle.read(), "floor: warming up\nfloor: measuring\nfloor: measured\n" * 2)
+        self.assertTrue(os.path.exists(os.path.join(self.folder, "floor", "server-grpc.log")))
 
-    def test_a_failed_client_is_an_error_naming_the_first_error_in_its_output(self):
+    def test_a_run_that_fails_is_an_error_and_the_next_runs_on_the_same_client(self):
+        fixture = os.path.join(FLOOR_C5_N50, "grpc_unary_i40", "client.json")
+        first_fails = (
+            r"""
+if [[ ! -e "$(dirname "$0")/failed" ]]; then
+  touch "$(dirname "$0")/failed"
+  echo "floor: FAILED: no answer within 30000 ms of starting" >&2
+  echo '{"error": "no answer within 30000 ms of starting"}'
+  continue
+fi
+"""
+            + GOOD_CLIENT % fixture
+        )
+
+        failed, good = self.parts(first_fails, count=2)
+
+        self.assertEqual(failed["error"], "the grpc_unary client failed: no answer within 30000 ms of starting")
+        self.assertNotIn("error", good)
+        self.assertEqual(1, self.calls().count("session"))
+
+    def test_a_client_that_exits_is_an_error_naming_the_first_error_in_its_output(self):
         oom = os.path.join(FIXTURES, "floor", "grpc-stream-s100-oom.txt")
 
-        record = self.run_window('cat "%s" >&2; exit 1' % oom)
+        (record,) = self.parts('cat "%s" >&2; exit 1' % oom)
 
         # The client's own verdict comes first; without one, the first error named.
         self.assertEqual(
             record["error"],
-            "the grpc_unary client failed (exit status 1): floor: FAILED: no answer "
-            "within 30000 ms of starting (floor/grpc_unary_i40/client.log)",
+            "the floor's client exited (exit code 1): floor: FAILED: no answer within 30000 ms of starting "
+            "(floor/client.log)",
         )
         without_verdict = os.path.join(self.folder, "oom.txt")
         with open(oom) as source, open(without_verdict, "w") as target:
@@ -336,31 +360,30 @@ class RunTests(unittest.TestCase):
         )
 
     def test_a_result_for_another_window_is_an_error(self):
-        record = self.run_window(GOOD_CLIENT % os.path.join(FLOOR_C5_N50, "grpc_stream_s5_m50", "client.json"))
+        (record,) = self.parts(GOOD_CLIENT % os.path.join(FLOOR_C5_N50, "grpc_stream_s5_m50", "client.json"))
 
         self.assertEqual(record["error"], "the floor ran with in_flight=None, the aggregator's window is 40")
 
     def test_a_client_that_never_marks_its_window_is_an_error(self):
-        record = self.run_window('echo "{}"')
+        (record,) = self.parts('echo "{}"')
 
         self.assertEqual(record["error"], "the grpc_unary client did not mark its measured window")
 
-    def test_a_hung_client_is_stopped_at_its_limit_and_the_server_with_it(self):
+    def test_a_hung_client_is_stopped_at_its_limit(self):
         original = floor.CLIENT_ALLOWANCE_S
         floor.CLIENT_ALLOWANCE_S = 1.0
         try:
             started = time.monotonic()
-            record = self.run_window("sleep 600")
+            (record,) = self.parts("sleep 600")
         finally:
             floor.CLIENT_ALLOWANCE_S = original
 
-        # 1 s of warm-up + 2 s measured + the 1 s allowance, then TERM.
+        # 0.5 s of ramp + 2 s measured + the 1 s allowance, then TERM.
         self.assertLess(time.monotonic() - started, 15)
         self.assertEqual(
             record["error"],
-            "the grpc_unary client had not finished after 4 s (its warm-up, its "
-            "measured window and 1 s more) and was stopped; its log: "
-            "floor/grpc_unary_i40/client.log",
+            "the floor's client had not finished a grpc_unary run after 4 s (its warm-up, its measured window and "
+            "1 s more) and was stopped; its log: floor/client.log",
         )
 
     def test_a_server_that_exits_before_listening_is_an_error(self):
@@ -369,16 +392,53 @@ class RunTests(unittest.TestCase):
             handle.write("#!/usr/bin/env bash\necho 'no port for you' >&2\nexit 3\n")
         os.chmod(path, 0o755)
         with Processes() as processes:
-            record = floor.run_window(
-                self.window,
-                os.path.join(self.folder, "floor", "x"),
-                floor.Jvm("floor.jar", path, ""),
-                1.0,
-                2.0,
-                processes,
-            )
+            session = floor.Session(os.path.join(self.folder, "floor"), floor.Jvm("floor.jar", path, ""), processes)
+            record = floor.run_part(session, self.window, 2.0)
+            session.close()
 
         self.assertEqual(record["error"], "the floor's server exited before listening: no port for you")
+
+    def test_the_warm_up_follows_the_paths_rule_and_says_when_the_jit_was_not_watched(self):
+        fixture = os.path.join(FLOOR_C5_N50, "grpc_unary_i40", "client.json")
+        said = []
+        with Processes() as processes:
+            session = floor.Session(os.path.join(self.folder, "floor"), self.jvm(GOOD_CLIENT % fixture), processes)
+            try:
+                record = floor.warm(session, self.window, 1.0, said.append)
+            finally:
+                session.close()
+
+        # A fake java keeps no performance counters: one stretch of the warm-up, the JIT not watched.
+        self.assertIsNone(record["jit_settled"])
+        self.assertEqual(1, sum('"--duration", "1"' in call for call in self.calls()))
+        self.assertRegex(said[-1], r"^  warm after \d+s, the JIT not watched$")
+
+
+class AddUpTests(unittest.TestCase):
+    def test_a_repeats_parts_are_one_record(self):
+        with open(os.path.join(FLOOR_C5_N50, "grpc_unary_i40", "client.json")) as handle:
+            part = json.load(handle)
+        part["machine_cpu"] = {"machine_percent": 150.0, "steal_percent": 0.0, "other_percent": 10.0}
+        other = dict(
+            part,
+            calls=part["calls"] * 3,
+            seconds=2.0,
+            latency_us=dict(part["latency_us"], p50=1000.0, max=999999.0),
+            machine_cpu={"machine_percent": 190.0, "steal_percent": 2.0, "other_percent": 30.0},
+        )
+
+        whole = floor.add_up([part, other])
+
+        self.assertEqual(4 * part["calls"], whole["calls"])
+        self.assertEqual(4.02, whole["seconds"])
+        self.assertEqual(round(4 * part["calls"] / 4.02, 3), whole["calls_per_second"])
+        self.assertEqual(round((part["latency_us"]["p50"] + 3 * 1000.0) / 4, 3), whole["latency_us"]["p50"])
+        self.assertEqual(999999.0, whole["latency_us"]["max"])
+        self.assertEqual(2 * part["client_cpu_seconds"], whole["client_cpu_seconds"])
+        self.assertEqual(round((150 * 2.02 + 190 * 2.0) / 4.02, 1), whole["machine_cpu"]["machine_percent"])
+        self.assertEqual(2, whole["parts"])
+        failed = {"transport": "grpc_unary", "error": "the grpc_unary client failed"}
+        self.assertIs(failed, floor.add_up([part, failed]))
 
 
 class AttachTests(unittest.TestCase):
@@ -392,10 +452,10 @@ class AttachTests(unittest.TestCase):
                 "transport": "grpc_unary",
                 "window": {"in_flight": 40},
                 "goal": 0.6,
-                "floor_calls_per_second": 1781.121,
+                "floor_calls_per_second": 35622.42,
                 # 676.51 req/s x 50 calls.
                 "path_calls_per_second": 33825.5,
-                "fraction": round(33825.5 / 1781.121, 4),
+                "fraction": round(33825.5 / 35622.42, 4),
                 "met": True,
                 # The aggregator's and the square service's µs per call, together.
                 "path_cpu_us_per_call": round(
@@ -403,8 +463,8 @@ class AttachTests(unittest.TestCase):
                     + grpc_unary["cpu"]["square-grpc-service"]["us_per_call"],
                     2,
                 ),
-                # (client 1.17 s + server 0.86 s) / 3597 calls.
-                "floor_cpu_us_per_call": 564.36,
+                # (client 1.17 s + server 0.86 s) / (20 x 3597 calls).
+                "floor_cpu_us_per_call": 28.22,
                 "floor_load_average_1m": 4.57,
             },
         )
@@ -414,9 +474,9 @@ class AttachTests(unittest.TestCase):
     def test_below_the_goal_is_not_met(self):
         data = sample_with_floor()
         run = data["runs"][0]
-        run["rps"] = 0.5 * 6828.561 / 50
+        run["rps"] = 0.5 * 136571.22 / 50
 
-        floor.attach(data, data["floor"]["runs"])
+        floors.attach(data, data["floor"]["runs"])
 
         self.assertEqual((run["floor"]["fraction"], run["floor"]["met"]), (0.5, False))
 
@@ -430,7 +490,7 @@ class AttachTests(unittest.TestCase):
             "error": "the grpc_stream client failed (exit status 1)",
         }
 
-        floor.attach(data, records)
+        floors.attach(data, records)
 
         self.assertEqual(data["runs"][2]["floor"]["error"], "no floor: the grpc_stream client failed (exit status 1)")
         self.assertIsNone(data["runs"][2]["floor"]["met"])
@@ -446,7 +506,7 @@ class AttachTests(unittest.TestCase):
         data["runs"].append(dict(data["runs"][0], path="rest/square"))
         data["settings"]["paths"].append("rest/square")
 
-        floor.attach(data, [])
+        floors.attach(data, [])
 
         self.assertEqual(["floor" in run for run in data["runs"]], [True, False, True, False])
 
@@ -455,19 +515,19 @@ class TlsFloorTests(unittest.TestCase):
     """Under TLS each mode has its own floor: the same windows over TLS, each TLS stack compared with its mode's."""
 
     def test_each_tls_mode_plans_the_same_windows_over_tls(self):
-        planned = dict(settings("rest/unary grpc/stream rest/square", n=(50,), concurrency=(5,)), tls=["off", "mtls"])
+        asked = dict(settings("rest/unary grpc/stream rest/square", n=(50,), concurrency=(5,)), tls=["off", "mtls"])
 
-        windows, by_combination = floor.plan(planned)
+        planned, by_combination = windows.plan(asked)
 
         self.assertEqual(
-            [w.slug() for w in windows],
+            [w.slug() for w in planned],
             ["rest_unary_c40", "grpc_stream_s5_m50", "rest_unary_c40_mtls", "grpc_stream_s5_m50_mtls"],
         )
-        self.assertEqual(windows[2].describe(), "40 connections · mTLS")
-        self.assertEqual(windows[2].as_dict(), {"connections": 40, "tls": "mtls"})
-        self.assertEqual(Window.from_record("rest_unary", windows[2].as_dict()), windows[2])
-        self.assertEqual(by_combination[("rest/unary", 50, 5, "mtls")], windows[2])
-        self.assertEqual(by_combination[("rest/unary", 50, 5, None)], windows[0])
+        self.assertEqual(planned[2].describe(), "40 connections · mTLS")
+        self.assertEqual(planned[2].as_dict(), {"connections": 40, "tls": "mtls"})
+        self.assertEqual(Window.from_record("rest_unary", planned[2].as_dict()), planned[2])
+        self.assertEqual(by_combination[("rest/unary", 50, 5, "mtls")], planned[2])
+        self.assertEqual(by_combination[("rest/unary", 50, 5, None)], planned[0])
         self.assertNotIn(("rest/square", 50, 5, "mtls"), by_combination)
 
     def test_a_tls_stacks_run_is_compared_with_its_modes_floor(self):
@@ -482,15 +542,15 @@ class TlsFloorTests(unittest.TestCase):
         encrypted_floor = dict(
             plaintext_floor,
             window=dict(plaintext_floor["window"], tls="mtls"),
-            calls_per_second=plaintext_floor["calls_per_second"] / 4,
+            calls_per_second=plaintext_floor["calls_per_second"] / 3,
         )
 
-        floor.attach(data, data["floor"]["runs"] + [encrypted_floor])
+        floors.attach(data, data["floor"]["runs"] + [encrypted_floor])
 
         self.assertEqual(plaintext_run["floor"]["window"], plaintext_floor["window"])
         self.assertEqual(encrypted_run["floor"]["window"], dict(plaintext_floor["window"], tls="mtls"))
-        # Half the plaintext path's rate against a quarter of the plaintext floor's: twice the fraction.
-        self.assertAlmostEqual(encrypted_run["floor"]["fraction"], 2 * plaintext_run["floor"]["fraction"], places=3)
+        # Half the plaintext path's rate against a third of the plaintext floor's: 1.5 times the fraction.
+        self.assertAlmostEqual(encrypted_run["floor"]["fraction"], 1.5 * plaintext_run["floor"]["fraction"], places=3)
 
     def test_results_from_before_the_floor_ran_under_tls_check_as_they_were_made(self):
         data = sample_with_floor()

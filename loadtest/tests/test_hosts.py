@@ -7,10 +7,11 @@ import sys
 import unittest
 from unittest import mock
 
-from lab import hosts, services, traffic
-from lab.catalogue import SQUARE_GRPC, SQUARE_REST
-from lab.errors import LabError
-from lab.settings import Settings
+from lab.core.catalogue import SQUARE_GRPC, SQUARE_REST
+from lab.core.errors import LabError
+from lab.core.settings import Settings
+from lab.host import hosts, traffic
+from lab.stage import services
 
 
 def namespaces():

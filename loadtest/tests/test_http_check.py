@@ -6,8 +6,9 @@ import socket
 import subprocess
 import unittest
 
-from lab import catalogue, http_check
-from lab.errors import LabError
+from lab.core import catalogue
+from lab.core.errors import LabError
+from lab.load import http_check
 
 from tests import support
 

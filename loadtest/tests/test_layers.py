@@ -1,9 +1,14 @@
-"""Charging a CPU profile's samples to layers (lab.layers), and the profile's table (lab.profile.markdown)."""
+"""Charging a CPU profile's samples to layers (lab.layers), and the profile's table
+(lab.experiments.profile.markdown)."""
 
 import collections
 import unittest
 
-from lab import layers, profile
+from lab.core.catalogue import AGGREGATOR, SQUARE_REST
+from lab.core.catalogue import SQUARE_GRPC as GRPC
+from lab.experiments import profile
+from lab.measure import layers
+from lab.results import report
 
 OBSERVATION = "metering: Micrometer's observations"
 TRACER = "metering: net.devh's stream tracer (gRPC A66 metrics)"
@@ -105,35 +110,53 @@ class LayerTests(unittest.TestCase):
 
 
 class ProfileTableTests(unittest.TestCase):
+    def render(self, rows):
+        record = {
+            "settings": {"requests": 1000, "concurrency": 100, "n": 1000, "warmup_s": 10, "java_opts": "-Xmx128m"},
+            "rows": rows,
+        }
+        return report.fill("profile.md.j2", record=record, layers_table=profile.layers_table)
+
     def test_each_layer_is_its_share_of_samples_times_the_processes_cpu_per_call(self):
-        accounts = {
-            profile.GRPC: collections.Counter({"Netty": 120, OBSERVATION: 60, "logging": 1, "grpc-java": 19}),
-            profile.AGGREGATOR: collections.Counter({"Netty": 50, "Reactor": 50}),
+        row = {
+            "path": "grpc/unary",
+            "rps": 61.96,
+            "us_per_call": {GRPC: 10.0, AGGREGATOR: 8.0},
+            "samples": {
+                GRPC: {"Netty": 120, OBSERVATION: 60, "logging": 1, "grpc-java": 19},
+                AGGREGATOR: {"Netty": 50, "Reactor": 50},
+            },
         }
 
-        table = profile.markdown("grpc/unary", 61.96, {profile.GRPC: 10.0, profile.AGGREGATOR: 8.0}, accounts)
+        text = self.render([row])
 
         self.assertIn(
-            "### grpc/unary: 62.0 req/s while profiled; CPU per call grpc-square 10.00 us, aggregator 8.00 us", table
+            "### grpc/unary: 62.0 req/s while profiled; CPU per call square-grpc-service 10.00 us, "
+            "aggregator-service 8.00 us",
+            text,
         )
-        self.assertIn("| Netty | 60.0 %, 6.00 | 50.0 %, 4.00 |", table)
-        self.assertIn("| metering: Micrometer's observations | 30.0 %, 3.00 | - |", table)
-        self.assertIn("| layers under 1 % | 0.5 %, 0.05 | - |", table)
-        self.assertIn("| **metering, all layers** | 30.0 %, 3.00 | - |", table)
-        self.assertNotIn("| logging |", table)
+        self.assertIn("| Netty | 60.0 %, 6.00 | 50.0 %, 4.00 |", text)
+        self.assertIn("| metering: Micrometer's observations | 30.0 %, 3.00 | - |", text)
+        self.assertIn("| layers under 1 % | 0.5 %, 0.05 | - |", text)
+        self.assertIn("| **metering, all layers** | 30.0 %, 3.00 | - |", text)
+        self.assertNotIn("| logging |", text)
 
     def test_a_rest_path_is_profiled_in_the_rest_square_service_and_the_aggregator(self):
-        self.assertEqual(profile.profiled("rest/h2c"), (profile.REST, profile.AGGREGATOR))
-        self.assertEqual(profile.profiled("grpc/pingpong"), (profile.GRPC, profile.AGGREGATOR))
-        accounts = {
-            profile.REST: collections.Counter({"Tomcat": 3, "Spring": 1}),
-            profile.AGGREGATOR: collections.Counter({"Tomcat": 1, "Reactor": 1}),
+        self.assertEqual(profile.profiled("rest/h2c"), (SQUARE_REST, AGGREGATOR))
+        self.assertEqual(profile.profiled("grpc/pingpong"), (GRPC, AGGREGATOR))
+        row = {
+            "path": "rest/unary",
+            "rps": 24.0,
+            "us_per_call": {SQUARE_REST: 40.0, AGGREGATOR: 30.0},
+            "samples": {SQUARE_REST: {"Tomcat": 3, "Spring": 1}, AGGREGATOR: {"Tomcat": 1, "Reactor": 1}},
         }
 
-        table = profile.markdown("rest/unary", 24.0, {profile.REST: 40.0, profile.AGGREGATOR: 30.0}, accounts)
+        text = self.render([row])
 
-        self.assertIn("| layer | rest-square share, us per call | aggregator share, us per call |", table)
-        self.assertIn("| Tomcat | 75.0 %, 30.00 | 50.0 %, 15.00 |", table)
+        self.assertIn(
+            "| layer | square-rest-service share, us per call | aggregator-service share, us per call |", text
+        )
+        self.assertIn("| Tomcat | 75.0 %, 30.00 | 50.0 %, 15.00 |", text)
 
 
 if __name__ == "__main__":

@@ -5,16 +5,21 @@ open-files limit and the command's options."""
 import contextlib
 import http.server
 import io
+import json
+import os
 import subprocess
+import tempfile
 import threading
 import time
 import unittest
 
-from lab import catalogue, clients_figures, health_probe, many_clients, server_metrics
-from lab.clients_figures import Counts, Limits, Run
-from lab.health_probe import Check
+from lab.core import catalogue, metrics
+from lab.experiments import clients_figures, many_clients
+from lab.experiments.clients_figures import Counts, Limits, Run
+from lab.load import health_probe
+from lab.load.health_probe import Check
 
-from tests.support import fixture
+from tests.support import FIXTURES, fixture
 
 REST_UNARY = catalogue.ALL["rest/unary"]
 LIMITS = Limits(goodput_share=0.7, health_limit_ms=1000)
@@ -50,7 +55,7 @@ def metrics_page(ok, shed, other=None, elsewhere=None, admission_shed=0.0):
         'aggregator_admission_shed_total{application="aggregator-service",transport="grpc_unary"} %s'
         % float(10 * admission_shed + 7),
     ]
-    return server_metrics.parse("\n".join(lines) + "\n")
+    return metrics.parse("\n".join(lines) + "\n")
 
 
 class CountsTest(unittest.TestCase):
@@ -67,7 +72,7 @@ class CountsTest(unittest.TestCase):
         self.assertEqual(Counts({"200": 300.0, "500": 1.0}, {}, 0.0), after.minus(before))
 
     def test_the_work_held_counts_squares_requests_and_calls_not_maxima_rates_or_waits(self):
-        idle = server_metrics.parse(
+        idle = metrics.parse(
             'aggregator_admission_squares{transport="all"} 0.0\n'
             "aggregator_admission_max_squares 131072.0\n"
             "aggregator_admission_requests 0.0\n"
@@ -77,7 +82,7 @@ class CountsTest(unittest.TestCase):
             'aggregator_downstream_inflight{transport="rest_unary"} 0.0\n'
         )
         self.assertEqual(0, clients_figures.work_held(idle))
-        busy = server_metrics.parse(
+        busy = metrics.parse(
             'aggregator_admission_deadline_squares{transport="rest_unary"} 12.0\n'
             "aggregator_admission_requests 3.0\n"
             'aggregator_downstream_inflight{transport="rest_unary"} 8.0\n'
@@ -486,3 +491,19 @@ class OptionsTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ClientsDocumentTests(unittest.TestCase):
+    def test_clients_json_and_clients_md_come_from_the_record_with_each_check_said(self):
+        with open(os.path.join(FIXTURES, "results", "clients-ci-run.json")) as handle:
+            record = json.load(handle)
+        with tempfile.TemporaryDirectory() as folder, contextlib.redirect_stdout(io.StringIO()):
+            status = many_clients.Clients(many_clients.parse([])).write(folder, record)
+            with open(os.path.join(folder, "clients.md")) as handle:
+                text = handle.read()
+
+        self.assertEqual(0, status)
+        self.assertTrue(text.startswith("# Many clients\n\nab (`ab "), text[:80])
+        self.assertIn("| path | n | clients | goodput/s | shed/s |", text)
+        self.assertIn("*goodput/s*: the aggregator's 200 answers on the path", text)
+        self.assertTrue(text.endswith("- only 200 or 503: passed\n- goodput holds: passed\n"), text[-200:])

@@ -6,9 +6,12 @@ import tempfile
 import threading
 import unittest
 
-from lab import load_generator, mix, view
-from lab.errors import SettingsError
-from lab.settings import Settings
+from lab.core.errors import SettingsError
+from lab.core.settings import Settings
+from lab.load import load_generator
+from lab.measure import mix
+from lab.results import mix as mix_figures
+from lab.results import view
 
 BODY = b'[{"1":1},{"2":4}]'
 PROBLEM = b'{"type":"about:blank","title":"Service Unavailable","status":503,"detail":"shed"}'
@@ -199,7 +202,7 @@ class MixFiguresTests(unittest.TestCase):
         }
 
     def test_the_table_puts_each_path_beside_itself_alone(self):
-        table = mix.table(self.data(), view.fmt)["table"]
+        table = mix_figures.table(self.data(), view.fmt)["table"]
 
         self.assertEqual(
             table["heads"],
@@ -248,12 +251,12 @@ class MixFiguresTests(unittest.TestCase):
 
     def test_a_complete_mix_has_no_problem_and_a_missing_path_is_named(self):
         data = self.data()
-        self.assertEqual(mix.problems(data), [])
+        self.assertEqual(mix_figures.problems(data), [])
 
         data["mix"]["runs"][0]["paths"].pop()
-        self.assertEqual(mix.problems(data), ["mix n=2000 6: grpc/stream: missing"])
+        self.assertEqual(mix_figures.problems(data), ["mix n=2000 6: grpc/stream: missing"])
         self.assertEqual(
-            mix.problems({"settings": {"mix": ["grpc/unary", "grpc/stream"]}}),
+            mix_figures.problems({"settings": {"mix": ["grpc/unary", "grpc/stream"]}}),
             ["MIX is grpc/unary grpc/stream but results.json has no mix"],
         )
 

@@ -8,8 +8,11 @@ import threading
 import time
 import unittest
 
-from lab import check_results, open_loop, report, results, tools, view
-from lab.errors import VegetaOutputError
+from lab.core import records
+from lab.core.errors import VegetaOutputError
+from lab.host import tools
+from lab.load import open_loop
+from lab.results import check_results, report, view
 
 from tests import support
 
@@ -290,7 +293,7 @@ class OpenLoopResultsTests(unittest.TestCase):
         self.assertEqual(check_results.problems(data), [])
         shed = data["runs"][1]
         self.assertEqual((shed["rate"], shed["sent"], shed["ok"], shed["errors"]), (40, 160, 120, {"shed_503": 40}))
-        self.assertEqual(results.problems(shed), [])
+        self.assertEqual(records.problems(shed), [])
 
     def test_the_check_wants_the_whole_schedule_sent_and_every_counted_answer_checked(self):
         data = support.sample_open_results()

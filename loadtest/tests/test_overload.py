@@ -2,7 +2,8 @@ import http.server
 import threading
 import unittest
 
-from lab import overload, server_metrics
+from lab.core import metrics
+from lab.experiments import overload
 
 from tests import support
 
@@ -20,7 +21,7 @@ def _aggregator_page(le_counts, count, uri="/grpc/stream/{n}"):
         "http_server_requests_seconds_count{%s} %d" % (labels, count),
         "http_server_requests_seconds_sum{%s} %f" % (labels, count * 0.002),
     ]
-    return server_metrics.parse("\n".join(lines) + "\n")
+    return metrics.parse("\n".join(lines) + "\n")
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):
@@ -37,13 +38,19 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             _Handler.count += 1
             count = _Handler.count
         if count % 3 == 0:
-            return self._answer(503, b'{"status":503}', retry_after="1")
+            return self._answer(
+                503,
+                b'{"title":"Service Unavailable","status":503,"detail":"busy"}',
+                retry_after="1",
+                content_type="application/problem+json",
+            )
         if count % 10 == 1:
             return self._answer(200, b'[{"1":2}]')
         return self._answer(200, overload.expected_body(3))
 
-    def _answer(self, status, body, retry_after=None):
+    def _answer(self, status, body, retry_after=None, content_type="application/json"):
         self.send_response(status)
+        self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
         if retry_after:
             self.send_header("Retry-After", retry_after)

@@ -9,10 +9,11 @@ import tempfile
 import unittest
 
 from lab import __main__ as lab_main
-from lab import ab_output, catalogue
-from lab import settings as knobs
-from lab.errors import SettingsError
-from lab.settings import JVM_OPTIONS_FILE, Settings, service_jvm_options
+from lab.core import catalogue
+from lab.core import settings as knobs
+from lab.core.errors import SettingsError
+from lab.core.settings import JVM_OPTIONS_FILE, Settings, service_jvm_options
+from lab.load import ab_output
 
 
 class PathTests(unittest.TestCase):
@@ -252,6 +253,7 @@ class KnobTableTests(unittest.TestCase):
                 "rest_client",
                 "mix",
                 "java_homes",
+                "spring",
                 "virtual_threads",
                 "load",
                 "duration_s",
@@ -267,6 +269,7 @@ class KnobTableTests(unittest.TestCase):
                 "target",
                 "target_actuators",
                 "target_prometheus",
+                "parts",
             ],
         )
         # An open loop records its rates, and neither a number of requests nor clients.
@@ -294,7 +297,7 @@ if __name__ == "__main__":
 
 class DurationTests(unittest.TestCase):
     def test_a_run_by_time_asks_ab_for_whole_rounds_that_last_about_duration(self):
-        from lab.load_generator import requests_for
+        from lab.load.load_generator import requests_for
 
         # 45 a second for 20 s at 100 clients: 900 requests, 9 rounds of 100.
         self.assertEqual(requests_for(45.0, 100, 20), 900)

@@ -4,10 +4,10 @@ import os
 import subprocess
 import unittest
 
-from lab import placement
-from lab.errors import SettingsError
-from lab.processes import Processes
-from lab.settings import Settings
+from lab.core.errors import SettingsError
+from lab.core.settings import Settings
+from lab.host import placement
+from lab.host.processes import Processes
 
 
 class PlanTest(unittest.TestCase):

@@ -8,9 +8,10 @@ import tempfile
 import time
 import unittest
 
-from lab import bench
-from lab.errors import LabError, ServiceExited
-from lab.processes import Processes, Watched, check_alive, exit_text, java_command, wait_until
+from lab.core.errors import LabError, ServiceExited
+from lab.host.processes import Processes, Watched, check_alive, exit_text, java_command, wait_until
+from lab.measure import bench
+from lab.stage.services import Service
 
 
 class ServiceAliveTests(unittest.TestCase):
@@ -70,7 +71,7 @@ class ServiceAliveTests(unittest.TestCase):
         alive = self.start("square-grpc-service", "import time; time.sleep(60)")
         dead = self.start("square-grpc-service-2", "raise SystemExit(1)")
         dead.child.wait(timeout=30)
-        service = bench.Service("square-grpc-service", [alive.child.pid, dead.child.pid], None, watched=[alive, dead])
+        service = Service("square-grpc-service", [alive.child.pid, dead.child.pid], None, watched=[alive, dead])
 
         with self.assertRaises(ServiceExited) as caught:
             bench.ensure_alive(

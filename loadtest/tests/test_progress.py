@@ -1,8 +1,8 @@
 import time
 import unittest
 
-from lab import progress
-from lab.settings import Settings
+from lab.core.settings import Settings
+from lab.measure import progress
 
 
 class FakeClock:
@@ -50,9 +50,13 @@ class PlanTests(unittest.TestCase):
         steps = progress.plan(settings(REQUESTS="1000"), ["netty"], ["rest/unary", "grpc/unary"])
         measures = [step for step in steps if step.kind == "measure"]
         self.assertTrue(all(step.expected_s is None for step in measures))
+        # The floor: each window warmed up, then 2 repeats of 4 parts of 10 s / 4 each.
+        warm_ups = [step for step in steps if step.kind == "floor-warm-up"]
+        self.assertEqual([10 * 1.5 + 3.0] * 2, [step.expected_s for step in warm_ups])
         floors = [step for step in steps if step.kind == "floor"]
-        self.assertEqual(len(floors), 4)
-        self.assertEqual(floors[0].expected_s, 7 + 8 + 1.5)
+        self.assertEqual(len(floors), 2 * 2 * 4)
+        self.assertEqual(floors[0].expected_s, 10 / 4 + 1.0)
+        self.assertEqual("the floor: grpc/unary, round 1 of 2, part 1 of 4", floors[1].label)
 
 
 class ProgressTests(unittest.TestCase):
@@ -95,6 +99,24 @@ class ProgressTests(unittest.TestCase):
         self.assertEqual(
             tracker.line(), "[lab] 50 % done, about 2 min 20 s left (2 min 20 s elapsed): a, round 2, 0s of about 40s"
         )
+
+    def test_the_estimate_follows_the_rounds_a_slow_path_takes_and_drops_the_parts_it_skips(self):
+        clock = FakeClock()
+        plan = [
+            progress.Step(("measure", "a", repeat, part), "a %d.%d" % (repeat, part), ("a",), 7.0)
+            for repeat in (1, 2)
+            for part in (1, 2)
+        ]
+        tracker = progress.Progress(plan, clock=clock)
+        tracker.begin(("measure", "a", 1, 1))
+        clock.now += 22
+        # Its round took 20 s: each repeat is one part of about 22 s, its second parts are skipped.
+        for repeat in (1, 2):
+            tracker.expect(("measure", "a", repeat, 1), 22.0)
+            tracker.expect(("measure", "a", repeat, 2), 0.0)
+        tracker.skip(("measure", "a", 1, 2))
+        self.assertIn("about 22 s left (22 s elapsed)", tracker.line())
+        self.assertEqual("during a 1.1, after 22 s", tracker.where())
 
     def test_a_step_outside_the_plan_is_added_where_the_run_is(self):
         clock = FakeClock()

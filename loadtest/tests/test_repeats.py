@@ -5,9 +5,11 @@ import copy
 import json
 import unittest
 
-from lab import bench, catalogue, check_results, repeats, report, view
-from lab.errors import SettingsError
-from lab.settings import Settings
+from lab.core import catalogue, repeats
+from lab.core.errors import SettingsError
+from lab.core.settings import Settings
+from lab.measure import bench
+from lab.results import check_results, report, results, verdict, view
 
 from tests.support import fixture, report_texts, sample_results
 
@@ -29,7 +31,7 @@ class InterleavedTests(unittest.TestCase):
     def test_every_warm_up_comes_first_then_each_round_measures_every_item_once(self):
         calls = []
 
-        def measure(repeat, index, item, earlier):
+        def measure(repeat, index, item, earlier, part=1):
             calls.append(("measure", repeat, index, item))
             return {"rps": repeat * 10 + index}
 
@@ -59,13 +61,13 @@ class InterleavedTests(unittest.TestCase):
         self.assertEqual({"a": [{"rps": 11}, {"rps": 21}], "b": [{"rps": 12}, {"rps": 22}]}, measured)
 
     def test_without_a_warm_up_the_rounds_start_at_once(self):
-        measured = repeats.interleaved([("x", 1)], 3, lambda repeat, index, item, earlier: {"repeat": repeat})
+        measured = repeats.interleaved([("x", 1)], 3, lambda repeat, index, item, earlier, part: {"repeat": repeat})
         self.assertEqual({("x", 1): [{"repeat": 1}, {"repeat": 2}, {"repeat": 3}]}, measured)
 
     def test_in_parts_the_parts_of_every_repeat_take_turns_and_each_repeat_is_added_up_from_its_own(self):
         calls = []
 
-        def measure(repeat, index, item, earlier):
+        def measure(repeat, index, item, earlier, part=1):
             calls.append((item, repeat, len(earlier) + 1))
             return {"part": "%s%d.%d" % (item, repeat, len(earlier) + 1)}
 
@@ -104,7 +106,7 @@ class InterleavedTests(unittest.TestCase):
         )
 
     def test_a_part_measured_as_none_is_left_out_of_its_repeat(self):
-        def measure(repeat, index, item, earlier):
+        def measure(repeat, index, item, earlier, part=1):
             # Repeat 2's first part filled it: its later part is not measured.
             return None if repeat == 2 and earlier else {"part": "%d.%d" % (repeat, len(earlier) + 1)}
 
@@ -367,7 +369,7 @@ if __name__ == "__main__":
 
 
 class AddUpTests(unittest.TestCase):
-    """A repeat measured in parts (lab.bench.add_up): one record as if its parts had been one run."""
+    """A repeat measured in parts (lab.measure.bench.add_up): one record as if its parts had been one run."""
 
     def part(self, completed, seconds, cpu_s, rss, square_us, curve_shift):
         run = copy.deepcopy(json.loads(fixture("results/default-run.json"))["runs"][0])
@@ -413,6 +415,55 @@ class AddUpTests(unittest.TestCase):
         good = self.part(300, 7.5, {"machine": 15.0}, 300.0, 70.0, 0.0)
         failed = {"path": "rest/unary", "error": "ab exited with code 1"}
         self.assertIs(failed, bench.add_up(catalogue.ALL["rest/unary"], 1000, [good, failed]))
+
+
+class OnePartTests(unittest.TestCase):
+    """A path whose one round of requests outlasts a part fills its repeat in one part: an ordinary record, which
+    goes through the schema, the check, the verdict and the report like any other."""
+
+    def test_a_repeat_of_one_part_is_complete_beside_repeats_of_four(self):
+        rest = catalogue.ALL["rest/unary"]
+        make = AddUpTests().part
+        slow = make(100, 12.0, {"aggregator-service": 6.0, "machine": 15.0}, 300.0, 70.0, 0.0)
+        one = bench.add_up(rest, 1000, [slow])
+        self.assertEqual((1, 1), (one["parts"], one["rounds"]))
+        four = bench.add_up(
+            rest, 1000, [make(100, 5.0, {"aggregator-service": 2.5, "machine": 6.0}, 300.0, 70.0, 0.0)] * 4
+        )
+        self.assertEqual((4, 4), (four["parts"], four["rounds"]))
+
+        data = json.loads(fixture("results/default-run.json"))
+        data["settings"]["parts"] = 4
+        run = repeats.combine([one, four, four], bench.repeat_summary)
+        data["runs"][0] = dict(run, stack=data["runs"][0].get("stack"))
+        data["runs"][0].pop("floor", None)
+
+        self.assertEqual([], results.violations(data))
+        self.assertEqual(4, data["runs"][0]["parts"])
+        self.assertEqual([1, 4, 4], [repeat["parts"] for repeat in data["runs"][0]["repeats"]])
+        self.assertEqual([1, 4, 4], [repeat["rounds"] for repeat in data["runs"][0]["repeats"]])
+        self.assertNotIn(
+            "parts", " ".join(problem for problem in check_results.problems(data) if "rest/unary" in problem)
+        )
+        self.assertTrue(verdict.sentences(data))
+        less = view.view(data)["alerts"]["less_certain"]
+        self.assertEqual("rest/unary", less[0][0])
+        self.assertIn("its repeats took 1/4/4 part(s) of 1/4/4 round(s)", less[0][1])
+        self.assertIn("its repeats took 1/4/4 part(s)", report.summary_markdown(data))
+        table = view.runs_table(data["runs"])
+        column = table["heads"].index("each repeat: parts × rounds")
+        self.assertEqual("1 × 1, 4 × 4, 4 × 4", table["rows"][0]["cells"][column])
+        self.assertIn("its repeats took 1/4/4 part(s)", report.render(data, "", ""))
+
+    def test_the_parts_still_to_come_follow_the_round_time(self):
+        # Rounds of 20 s against parts of 5 s: the first part takes the repeat, the others are skipped.
+        self.assertEqual([20.0, 0.0, 0.0, 0.0], bench.part_plan(20.0, 4, 20.0))
+        # Rounds of 12 s: part 1 takes one, part 2 is filled already, part 3 (15 - 12 = 3 s) takes one more.
+        self.assertEqual([12.0, 0.0, 12.0, 0.0], bench.part_plan(20.0, 4, 12.0))
+        # Rounds of 7 s: a round each for parts 1 to 3 (5, 3 and 1 s to fill), none for part 4.
+        self.assertEqual([7.0, 7.0, 7.0, 0.0], bench.part_plan(20.0, 4, 7.0))
+        # Rounds of a few milliseconds fill each part to within a round.
+        self.assertEqual([5.0, 5.0, 5.0, 5.0], bench.part_plan(20.0, 4, 0.005))
 
 
 class PartsTextTests(unittest.TestCase):

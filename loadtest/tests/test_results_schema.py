@@ -1,5 +1,6 @@
-"""results.json's schema (lab/results.schema.json): a real default run's file holds to it, every key it or the lab's
-test results carry is described, and a wrong type or a missing key is named by its path, by the writer and the check.
+"""results.json's schema (lab/results/results.schema.json): a real default run's file holds to it, every key it or the
+lab's test results carry is described, and a wrong type or a missing key is named by its path, by the writer and the
+check.
 """
 
 import ast
@@ -11,8 +12,8 @@ import tempfile
 import unittest
 
 import jsonschema
-from lab import check_results, results
-from lab.errors import ResultsError
+from lab.core.errors import ResultsError
+from lab.results import check_results, results
 
 from tests.support import FIXTURES, sample_conditions, sample_open_results, sample_results, sample_with_floor
 
@@ -71,7 +72,7 @@ def soak_and_mix():
 
 
 def warmed():
-    """sample_results() with each run's warm-up as lab.run records it (load_generator.WarmUp.record)."""
+    """sample_results() with each run's warm-up as lab.run records it (warmup.WarmUp.record)."""
     data = sample_results()
     for run in data["runs"]:
         run["warm_up"] = {"seconds": 12.0, "jit_settled": run["path"] != "rest/unary" or None}
@@ -211,16 +212,30 @@ class SchemaTests(unittest.TestCase):
             results.write_json(folder, data)
             self.assertEqual([3.2, 3.4, 4.1], results.read_json(folder)["runs"][0]["load_average_before"])
 
-    def test_the_writer_refuses_a_document_that_breaks_the_schema_and_keeps_the_file_as_it_was(self):
+    def test_the_writer_keeps_a_document_that_breaks_the_schema_and_says_so_first(self):
+        # Minutes of measuring are never lost to a bookkeeping error: the file is written, the breach said first.
         with tempfile.TemporaryDirectory() as folder:
-            results.write_json(folder, default_run())
             broken = default_run()
             broken["runs"][0]["cpu"]["aggregator-service"]["seconds"] = None
-            with self.assertRaises(ResultsError) as raised:
-                results.write_json(folder, broken)
-            self.assertIn("runs[0].cpu.aggregator-service.seconds: null is not of type number", str(raised.exception))
-            self.assertEqual(results.read_json(folder), default_run())
+            found = results.write_json(folder, broken)
+            self.assertEqual(found, ["runs[0].cpu.aggregator-service.seconds: null is not of type number"])
+            kept = results.read_json(folder)
+            self.assertEqual(kept["runs"], broken["runs"])
+            self.assertEqual(
+                results.failures(kept),
+                [
+                    "%s (results.json):\n  runs[0].cpu.aggregator-service.seconds: null is not of type number"
+                    % results.SCHEMA_BREACH
+                ],
+            )
             self.assertFalse(os.path.exists(os.path.join(folder, "results.json.part")))
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as errors:
+                self.assertEqual(check_results.main([folder]), 1)
+            self.assertIn("[check] FAIL: schema: runs[0].cpu.aggregator-service.seconds", errors.getvalue())
+            # Mended and written again, the breach is no longer said.
+            broken["runs"][0]["cpu"]["aggregator-service"]["seconds"] = 1.5
+            self.assertEqual(results.write_json(folder, broken), [])
+            self.assertEqual(results.failures(results.read_json(folder)), [])
 
     def test_the_check_fails_a_file_that_breaks_the_schema_naming_each_key(self):
         with tempfile.TemporaryDirectory() as folder:
@@ -272,13 +287,16 @@ class SchemaTests(unittest.TestCase):
         with open(FAULTS_RUN) as handle:
             record = json.load(handle)
         with tempfile.TemporaryDirectory() as folder:
-            written = results.write_json(folder, record, name="faults.json")
-            self.assertEqual(written, os.path.join(folder, "faults.json"))
-            with open(written) as handle:
+            self.assertEqual(results.write_json(folder, record, name="faults.json"), [])
+            with open(os.path.join(folder, "faults.json")) as handle:
                 self.assertEqual(json.load(handle), record)
             record["after"]["heap"]["used_bytes"] = "a lot"
-            with self.assertRaisesRegex(ResultsError, 'after.heap.used_bytes: "a lot" is not of type integer'):
-                results.write_json(folder, record, name="faults.json")
+            self.assertEqual(
+                results.write_json(folder, record, name="faults.json"),
+                ['after.heap.used_bytes: "a lot" is not of type integer'],
+            )
+            with open(os.path.join(folder, "faults.json")) as handle:
+                self.assertIn(results.SCHEMA_BREACH, json.load(handle)["failures"][0]["what"])
 
 
 if __name__ == "__main__":

@@ -5,10 +5,13 @@ import http.server
 import time
 import unittest
 
-from lab import bench, catalogue, check_results, server_metrics
-from lab.catalogue import AGGREGATOR, SQUARE_GRPC, SQUARE_REST
-from lab.errors import MetricsError
-from lab.server_metrics import Sample, parse, total
+from lab.core import catalogue, metrics
+from lab.core.catalogue import AGGREGATOR, SQUARE_GRPC, SQUARE_REST
+from lab.core.errors import MetricsError
+from lab.core.metrics import Sample, parse, total
+from lab.measure import bench, server_metrics
+from lab.results import check_results
+from lab.stage.services import Service
 
 from tests import support
 from tests.support import sample_results
@@ -153,7 +156,7 @@ class DeltaTests(unittest.TestCase):
     """Each path once first (1 request x n=25), then ab -n 20 on it at n=25: the deltas are of the 20 requests."""
 
     def test_rest_unary_deltas(self):
-        side = server_metrics.server_side(
+        side = metrics.server_side(
             catalogue.ALL["rest/unary"],
             {
                 AGGREGATOR: parse(page(AGGREGATOR, 1, 0.25, calls=25, call_seconds=1.0, of="rest_unary")),
@@ -183,7 +186,7 @@ class DeltaTests(unittest.TestCase):
         def compiled(ms: float) -> str:
             return 'jvm_compilation_time_ms_total{compiler="HotSpot 64-Bit Tiered Compilers"} %.1f\n' % ms
 
-        side = server_metrics.server_side(
+        side = metrics.server_side(
             catalogue.ALL["rest/unary"],
             {
                 AGGREGATOR: parse(
@@ -202,7 +205,7 @@ class DeltaTests(unittest.TestCase):
         self.assertEqual({AGGREGATOR: 420.5, SQUARE_REST: 0.0}, side["jit_compile_ms"])
 
     def test_rest_calls_with_a_payload_shape_post_to_the_same_uri_and_count_alike(self):
-        side = server_metrics.server_side(
+        side = metrics.server_side(
             catalogue.ALL["rest/unary"],
             {
                 AGGREGATOR: parse(page(AGGREGATOR, 1, 0.25, calls=25, call_seconds=1.0, of="rest_unary")),
@@ -217,7 +220,7 @@ class DeltaTests(unittest.TestCase):
         self.assertEqual((side["square_calls"], side["square_us_per_call"]), (500, 6000.0))
 
     def test_grpc_unary_deltas(self):
-        side = server_metrics.server_side(
+        side = metrics.server_side(
             catalogue.ALL["grpc/unary"],
             {
                 AGGREGATOR: parse(page(AGGREGATOR, 1, 0.2, calls=25, call_seconds=2.5, of="grpc_unary")),
@@ -243,7 +246,7 @@ class DeltaTests(unittest.TestCase):
         )
 
     def test_grpc_stream_deltas_name_the_server_time_an_upper_bound(self):
-        side = server_metrics.server_side(
+        side = metrics.server_side(
             catalogue.ALL["grpc/stream"],
             {name: parse(text) for name, text in _stream_pages(before=True).items()},
             {name: parse(text) for name, text in _stream_pages(before=False).items()},
@@ -266,13 +269,13 @@ class DeltaTests(unittest.TestCase):
         )
 
     def test_the_pipelined_streams_time_per_message_is_its_requests_time_over_its_messages_on_both_sides(self):
-        side = server_metrics.server_side(
+        side = metrics.server_side(
             catalogue.ALL["grpc/stream"],
             {name: parse(text) for name, text in _stream_pages(before=True).items()},
             {name: parse(text) for name, text in _stream_pages(before=False).items()},
         )
 
-        times = server_metrics.call_times(side, "grpc_stream", 25)
+        times = metrics.call_times(side, "grpc_stream", 25)
 
         # 30 ms a request over its 25 messages, not a message's 20 ms send to answer spent mostly behind the others;
         # the server's 0.3 s of whole streams over its 500 messages. Both upper bounds.
@@ -282,13 +285,13 @@ class DeltaTests(unittest.TestCase):
         side = {"aggregator_ms_per_request": 100.0, "client_us_per_call": 120000.0, "square_us_per_call": 40000.0}
 
         self.assertEqual(
-            server_metrics.call_times(side, "grpc_unary", 25),
+            metrics.call_times(side, "grpc_unary", 25),
             {"client_us": 120000.0, "client_bound": False, "server_us": 40000.0, "server_bound": False},
         )
 
     def test_the_baseline_has_no_aggregator_figures(self):
         # ab -n 30 straight at square-rest-service's square endpoint.
-        side = server_metrics.server_side(
+        side = metrics.server_side(
             catalogue.ALL["rest/square"],
             {SQUARE_REST: parse(page(SQUARE_REST, 525, 3.15))},
             {SQUARE_REST: parse(page(SQUARE_REST, 555, 3.21))},
@@ -389,7 +392,7 @@ class ScrapeOverHttpTests(unittest.TestCase):
     def test_after_a_warm_up_the_measured_run_waits_until_the_aggregator_holds_no_request(self):
         busy = '# TYPE aggregator_admission_squares gauge\naggregator_admission_squares{application="a"} 3000.0\n'
         _Pages.served = {"/agg/actuator/prometheus": [busy, busy, busy.replace("3000.0", "0.0")]}
-        service = bench.Service(AGGREGATOR, [1], self.base, [self.base + "/agg/actuator/prometheus"])
+        service = Service(AGGREGATOR, [1], self.base, [self.base + "/agg/actuator/prometheus"])
         pauses, said = [], []
 
         bench._await_idle(catalogue.ALL["grpc/unary"], [service], 10, said.append, sleep=pauses.append)

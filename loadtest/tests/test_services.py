@@ -1,12 +1,20 @@
 """Where the lab puts each service: ports, replicas, the aggregator's arguments, and ports already taken."""
 
+import contextlib
+import io
 import socket
+import tempfile
 import unittest
 
-from lab import deadlines, run, services
-from lab.catalogue import AGGREGATOR, SQUARE_GRPC, SQUARE_REST
-from lab.errors import LabError
-from lab.settings import Settings
+from lab.core.catalogue import AGGREGATOR, SQUARE_GRPC, SQUARE_REST
+from lab.core.errors import LabError, ServiceExited
+from lab.core.settings import Settings
+from lab.experiments import run
+from lab.measure import progress
+from lab.results import report, results
+from lab.stage import deadlines, services
+
+from tests.support import sample_results
 
 ALL = [SQUARE_REST, SQUARE_GRPC, AGGREGATOR]
 
@@ -121,7 +129,7 @@ class PortTests(unittest.TestCase):
             instances = services.layout(settings, [SQUARE_REST])
 
             with self.assertRaises(LabError) as raised:
-                run.check_ports(instances, settings)
+                services.check_ports(instances, settings)
 
         message = str(raised.exception)
         self.assertIn("port %d (SQUARE_REST_PORT+1) is already in use on 127.0.0.1." % port, message)
@@ -147,8 +155,8 @@ class PortTests(unittest.TestCase):
             instances = services.layout(settings, [SQUARE_REST, AGGREGATOR])
 
             with self.assertRaises(LabError) as raised:
-                run.check_ports(instances, settings)
-            run.check_ports(instances, Settings.from_env(env))
+                services.check_ports(instances, settings)
+            services.check_ports(instances, Settings.from_env(env))
 
         self.assertIn("port %d (PROXY_PORT) is already in use on 127.0.0.1." % port, str(raised.exception))
 
@@ -161,3 +169,42 @@ def _free_port() -> int:
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class StoppedTests(unittest.TestCase):
+    """A run stopped before its end keeps what it measured and says why first (lab.experiments.run.stopped)."""
+
+    def test_a_signal_ctrl_c_or_the_lab_s_own_error_is_said_in_words_with_its_exit_status(self):
+        self.assertEqual((143, "the lab was stopped by SIGTERM"), run.stop_reason(SystemExit(143)))
+        self.assertEqual((129, "the lab was stopped by SIGHUP"), run.stop_reason(SystemExit(129)))
+        self.assertEqual((130, "the lab was stopped with Ctrl-C (SIGINT)"), run.stop_reason(KeyboardInterrupt()))
+        self.assertEqual(
+            (1, "the lab stopped: square-grpc-service exited"),
+            run.stop_reason(ServiceExited("square-grpc-service exited")),
+        )
+
+    def test_the_failure_is_kept_in_results_json_and_said_first(self):
+        with tempfile.TemporaryDirectory() as folder:
+            results.write_json(folder, sample_results())
+            clock = iter([0.0, 0.0, 75.0]).__next__
+            tracker = progress.Progress([progress.Step(("measure", "a"), "measuring a")], clock=clock)
+            tracker.begin(("measure", "a"))
+            with contextlib.redirect_stderr(io.StringIO()) as said:
+                self.assertEqual(143, run.stopped(folder, SystemExit(143), tracker))
+            what = (
+                "the lab was stopped by SIGTERM during measuring a, after 1 min 15 s; what it measured before is "
+                "kept, and nothing after it ran"
+            )
+            self.assertEqual("[lab] ERROR: %s\n" % what, said.getvalue())
+            kept = results.read_json(folder)
+            self.assertEqual([what], results.failures(kept))
+            self.assertEqual(sample_results()["runs"], kept["runs"])
+            self.assertTrue(
+                report.summary_markdown(kept).startswith(
+                    "# REST vs gRPC load-test results\n\n**This run did not finish as it should:**\n\n- " + what
+                )
+            )
+
+    def test_with_nothing_measured_yet_the_error_is_raised_as_it_is(self):
+        with tempfile.TemporaryDirectory() as folder, self.assertRaises(KeyboardInterrupt):
+            run.stopped(folder, KeyboardInterrupt(), progress.Progress([]))

@@ -2,8 +2,10 @@
 
 import unittest
 
-from lab import open_loop, soak
-from lab.settings import Settings
+from lab.core.settings import Settings
+from lab.load import open_loop
+from lab.measure import soak
+from lab.results import soak as soak_figures
 
 from tests import support
 
@@ -56,7 +58,7 @@ class FlatnessTests(unittest.TestCase):
             "heap_after_gc_mib": {"aggregator-service": [30, 31, 34, 36, 39, 41]},
         }
 
-        rows = soak.flatness(series)
+        rows = soak_figures.flatness(series)
 
         self.assertEqual(
             rows,
@@ -92,7 +94,7 @@ class FlatnessTests(unittest.TestCase):
         )
 
     def test_two_minutes_compare_the_second_with_the_first_and_one_minute_has_no_verdict(self):
-        rows = soak.flatness({"p99_ms": [10.0, 11.5]}) + soak.flatness({"p99_ms": [10.0, None]})
+        rows = soak_figures.flatness({"p99_ms": [10.0, 11.5]}) + soak_figures.flatness({"p99_ms": [10.0, None]})
 
         self.assertEqual([(row["change_percent"], row["flat"]) for row in rows], [(15.0, False), (None, None)])
 
@@ -111,7 +113,7 @@ class SoakCheckTests(unittest.TestCase):
         return {"duration_s": 120.0, "sent": 1200, "ok": 1199, "per_minute": per_minute}
 
     def test_a_complete_soak_has_no_problem(self):
-        self.assertEqual(soak.problems(self.run_record()), [])
+        self.assertEqual(soak_figures.problems(self.run_record()), [])
 
     def test_a_minute_without_a_reading_is_named_with_why(self):
         record = self.run_record(
@@ -120,7 +122,7 @@ class SoakCheckTests(unittest.TestCase):
         )
 
         self.assertEqual(
-            soak.problems(record),
+            soak_figures.problems(record),
             [
                 "minutes without a figure: heap after GC (MiB) of aggregator-service (aggregator-service: no heap "
                 "after GC: jcmd 42 GC.run exited with code 1)"
@@ -130,7 +132,7 @@ class SoakCheckTests(unittest.TestCase):
     def test_minutes_that_do_not_match_the_duration(self):
         record = self.run_record(sent=[600], ok=[600], p99_ms=[12.0])
 
-        self.assertIn("1 minutes in the per-minute series, DURATION has 2", soak.problems(record))
+        self.assertIn("1 minutes in the per-minute series, DURATION has 2", soak_figures.problems(record))
 
 
 if __name__ == "__main__":

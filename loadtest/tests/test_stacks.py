@@ -7,9 +7,12 @@ import shutil
 import tempfile
 import unittest
 
-from lab import bench, check_results, report, results, stacks, view
-from lab.errors import SettingsError
-from lab.settings import Settings
+from lab.core import records
+from lab.core.errors import SettingsError
+from lab.core.settings import Settings
+from lab.measure import bench
+from lab.results import check_results, report, verdict, view
+from lab.stage import stacks
 
 from tests.support import report_texts, sample_results
 
@@ -158,6 +161,64 @@ class ResolveTests(unittest.TestCase):
         )
         self.assertEqual(stacks.Jdk("", "java", "1.8.0_402").major, 8)
 
+    def test_each_spring_generation_measures_every_path_on_its_own_services(self):
+        settings = Settings.from_env(
+            {"SPRING": "3.5 4.1", "REST_SERVER": "netty tomcat", "PATHS": "rest/unary grpc/unary"}
+        )
+
+        found = stacks.resolve(settings, JAVA)
+
+        self.assertEqual(
+            [(stack.spring, stack.rest_server, stack.paths) for stack in found],
+            [
+                ("3.5", "netty", ("rest/unary", "grpc/unary")),
+                ("3.5", "tomcat", ("rest/unary",)),
+                ("4.1", "netty", ("rest/unary", "grpc/unary")),
+                ("4.1", "tomcat", ("rest/unary",)),
+            ],
+        )
+        self.assertEqual(found[0].label, "netty · reactor-netty client · JDK %d" % found[0].jdk.major)
+        self.assertEqual(found[2].label, found[0].label + " · Boot 4.1")
+        self.assertEqual(
+            (found[0].module("aggregator-service"), found[2].module("aggregator-service")),
+            ("aggregator-service", "boot4/aggregator-service"),
+        )
+        self.assertEqual(found[2].as_dict()["spring"], "4.1")
+
+    def test_a_spring_generation_that_does_not_exist_names_the_knob_and_the_generations(self):
+        with self.assertRaisesRegex(
+            SettingsError, "unknown Spring generation '3.4' in SPRING; known Spring generations: 3.5 4.1"
+        ):
+            Settings.from_env({"SPRING": "3.4"})
+
+    def test_boot_41_services_get_the_grpc_servers_settings_in_spring_grpcs_words(self):
+        jdk = stacks.Jdk("", "java", "17.0.9")
+        arguments = [
+            "--grpc.server.port=6565",
+            "--grpc.server.address=127.0.0.1",
+            "--grpc.server.security.enabled=true",
+            "--grpc.server.security.certificate-chain=file:/tmp/tls/server.crt",
+            "--grpc.server.security.private-key=file:/tmp/tls/server.key",
+            "--grpc.server.security.client-auth=REQUIRE",
+            "--grpc.server.security.trust-cert-collection=file:/tmp/tls/ca.crt",
+            "--server.port=7575",
+        ]
+
+        self.assertEqual(stacks.Stack("netty", "jetty", jdk, False, ()).adapted(arguments), arguments)
+        self.assertEqual(
+            stacks.Stack("netty", "jetty", jdk, False, (), spring="4.1").adapted(arguments),
+            [
+                "--spring.grpc.server.port=6565",
+                "--spring.grpc.server.address=127.0.0.1",
+                "--spring.grpc.server.ssl.bundle=grpc",
+                "--spring.ssl.bundle.pem.grpc.keystore.certificate=/tmp/tls/server.crt",
+                "--spring.ssl.bundle.pem.grpc.keystore.private-key=/tmp/tls/server.key",
+                "--spring.grpc.server.ssl.client-auth=require",
+                "--spring.ssl.bundle.pem.grpc.truststore.certificate=/tmp/tls/ca.crt",
+                "--server.port=7575",
+            ],
+        )
+
     def test_a_stack_other_than_the_first_names_its_raw_files_and_logs(self):
         jdk = stacks.Jdk("", "java", "25.0.1")
         stack = stacks.Stack("jetty", "reactor-netty", jdk, True, ())
@@ -201,10 +262,10 @@ class StackResultsTests(unittest.TestCase):
     def test_a_run_is_told_apart_by_its_stack(self):
         data = two_stacks()
 
-        self.assertEqual(len({results.key(run) for run in data["runs"]}), len(data["runs"]))
-        self.assertEqual(results.run_name(data["runs"][-1]), "rest/unary n=1000 c=100 on jetty · JDK 17")
-        self.assertEqual(results.listed(data["settings"], "stack"), ["tomcat · JDK 17", "jetty · JDK 17"])
-        self.assertEqual(results.listed(sample_results()["settings"], "stack"), [""])
+        self.assertEqual(len({records.key(run) for run in data["runs"]}), len(data["runs"]))
+        self.assertEqual(records.run_name(data["runs"][-1]), "rest/unary n=1000 c=100 on jetty · JDK 17")
+        self.assertEqual(records.listed(data["settings"], "stack"), ["tomcat · JDK 17", "jetty · JDK 17"])
+        self.assertEqual(records.listed(sample_results()["settings"], "stack"), [""])
 
     def test_the_side_by_side_table_compares_each_stack_with_the_first_on_the_same_path(self):
         data = two_stacks()
@@ -251,6 +312,19 @@ class StackResultsTests(unittest.TestCase):
             ["stack tomcat · JDK 17", "stack jetty · JDK 17"],
         )
         self.assertEqual(len(shown["cards"]), 3)
+
+    def test_the_verdict_compares_two_spring_generations_path_by_path_by_their_names(self):
+        data = two_stacks()
+        boot35, boot41 = data["settings"]["stacks"]
+        boot35.update(label="tomcat · JDK 17", spring="3.5")
+        boot41.update(label="tomcat · JDK 17 · Boot 4.1", rest_server="tomcat", spring="4.1")
+        data["runs"][-1]["stack"] = boot41["label"]
+
+        self.assertIn(
+            "rest/unary on Boot 4.1 serves 1.50 times rest/unary on Boot 3.5's requests a second for 80 % of its CPU"
+            " per call.",
+            verdict.sentences(data),
+        )
 
 
 if __name__ == "__main__":

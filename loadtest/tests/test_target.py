@@ -3,10 +3,13 @@ on real services started on other ports than the lab's, is the Maven build's tar
 
 import unittest
 
-from lab import bench, check_results, server_metrics, target
-from lab.catalogue import AGGREGATOR, SQUARE_GRPC, SQUARE_REST
-from lab.errors import LabError, SettingsError
-from lab.settings import Settings
+from lab.core import metrics
+from lab.core.catalogue import AGGREGATOR, SQUARE_GRPC, SQUARE_REST
+from lab.core.errors import LabError, SettingsError
+from lab.core.settings import Settings
+from lab.measure import bench
+from lab.results import check_results
+from lab.stage import target
 
 
 class ActuatorsTests(unittest.TestCase):
@@ -165,9 +168,7 @@ class PrometheusWindowTests(unittest.TestCase):
             prometheus.actuators([AGGREGATOR], wait_s=0.0)
 
     def test_a_memory_gauge_the_service_could_not_read_counts_as_none(self):
-        samples = server_metrics.parse(
-            "process_memory_resident_bytes NaN\nprocess_memory_resident_peak_bytes 1048576.0\n"
-        )
+        samples = metrics.parse("process_memory_resident_bytes NaN\nprocess_memory_resident_peak_bytes 1048576.0\n")
 
         self.assertEqual(
             (target._bytes(samples, target.RESIDENT), target._bytes(samples, target.RESIDENT_PEAK)), (0.0, 1048576.0)

@@ -7,8 +7,12 @@ import tempfile
 import time
 import unittest
 
-from lab import ab_output, bench, catalogue, load_generator, many_clients, server_metrics
-from lab.settings import Settings
+from lab.core import catalogue, warmup
+from lab.core.settings import Settings
+from lab.experiments import many_clients
+from lab.load import ab_output, load_generator
+from lab.measure import bench, server_metrics
+from lab.stage.services import Service
 
 from tests import support
 
@@ -159,7 +163,7 @@ class _Compiling(_Slow):
 
 @unittest.skipUnless(shutil.which("ab"), "needs ApacheBench (apache2-utils)")
 class JitSettledWarmUpTest(unittest.TestCase):
-    def warm(self, compiling_s: float) -> load_generator.WarmUp:
+    def warm(self, compiling_s: float) -> warmup.WarmUp:
         _Compiling.started, _Compiling.compiling_s = time.monotonic(), compiling_s
         server = support.LoopbackServer(_Compiling)
         self.addCleanup(server.close)
@@ -182,7 +186,7 @@ class JitSettledWarmUpTest(unittest.TestCase):
     def test_a_jit_that_never_settles_stops_the_warm_up_at_jit_wait_times_warmup_seconds(self):
         warm = self.warm(compiling_s=60.0)
         self.assertFalse(warm.jit_settled)
-        self.assertAlmostEqual(load_generator.JIT_WAIT * 1.0, warm.seconds, delta=0.5)
+        self.assertAlmostEqual(warmup.JIT_WAIT * 1.0, warm.seconds, delta=0.5)
         self.assertEqual({"seconds": round(warm.seconds, 1), "jit_settled": False}, warm.record())
 
 
@@ -197,8 +201,8 @@ class ManyClientsWarmUpTest(unittest.TestCase):
         page = [server.base + "/actuator/prometheus"]
         # The test's own process stands in for the services' processes; the page is their metrics.
         started = [
-            bench.Service(catalogue.AGGREGATOR, [os.getpid()], server.base, page),
-            bench.Service(catalogue.SQUARE_REST, [os.getpid()], server.base, page),
+            Service(catalogue.AGGREGATOR, [os.getpid()], server.base, page),
+            Service(catalogue.SQUARE_REST, [os.getpid()], server.base, page),
         ]
         results_dir = tempfile.mkdtemp()
         os.makedirs(os.path.join(results_dir, "raw"))
@@ -241,8 +245,8 @@ class BenchAroundTheGeneratorTest(unittest.TestCase):
         settings = Settings.from_env({"DURATION": "1", "WARMUP_SECONDS": "1", "CONCURRENCY": "2", "N": "2"})
         # The lab's own process stands in for the services' processes: its CPU and RSS are real and readable.
         services = [
-            bench.Service(catalogue.AGGREGATOR, [os.getpid()], server.base),
-            bench.Service("square-rest-service", [os.getpid()], server.base),
+            Service(catalogue.AGGREGATOR, [os.getpid()], server.base),
+            Service("square-rest-service", [os.getpid()], server.base),
         ]
         raw = tempfile.mkdtemp()
         path, said = catalogue.ALL["rest/unary"], []

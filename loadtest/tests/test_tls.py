@@ -10,10 +10,11 @@ import stat
 import threading
 import unittest
 
-from lab import check_results, report, services, stacks, tls, view
-from lab.catalogue import AGGREGATOR, SQUARE_GRPC, SQUARE_REST
-from lab.errors import SettingsError
-from lab.settings import Settings
+from lab.core.catalogue import AGGREGATOR, SQUARE_GRPC, SQUARE_REST
+from lab.core.errors import SettingsError
+from lab.core.settings import Settings
+from lab.results import check_results, report, view
+from lab.stage import services, stacks, tls
 
 from tests.support import sample_results
 
@@ -47,7 +48,8 @@ class TlsSettingsTests(unittest.TestCase):
         self.assertEqual(tls.jvm_options("on", "jdk", SQUARE_REST), ["-Dio.netty.handler.ssl.noOpenSsl=true"])
         # grpc-netty-shaded's Netty reads its switch under the shaded name.
         self.assertEqual(
-            tls.jvm_options("on", "jdk", SQUARE_GRPC), ["-Dio.grpc.netty.shaded.io.netty.handler.ssl.noOpenSsl=true"]
+            tls.jvm_options("on", "jdk", SQUARE_GRPC),
+            ["-Dio.grpc.netty.shaded.io.netty.handler.ssl.noOpenSsl=true", "-Dio.netty.handler.ssl.noOpenSsl=true"],
         )
         self.assertEqual(tls.jvm_options("on", "openssl", SQUARE_GRPC), [])
         self.assertEqual(tls.jvm_options("off", "jdk", AGGREGATOR), [])

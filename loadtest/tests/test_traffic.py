@@ -11,7 +11,10 @@ import socket
 import time
 import unittest
 
-from lab import bench, catalogue, cpu, traffic
+from lab.core import catalogue
+from lab.host import cpu, traffic
+from lab.measure import bench
+from lab.stage.services import Service
 
 from tests.support import fixture
 
@@ -106,8 +109,8 @@ class RunRecordTests(unittest.TestCase):
 
     def wire(self, path_name):
         services = [
-            bench.Service("square-rest-service", [1], None, serving_ports=[REST_PORT]),
-            bench.Service("square-grpc-service", [2], None, serving_ports=[GRPC_PORT]),
+            Service("square-rest-service", [1], None, serving_ports=[REST_PORT]),
+            Service("square-grpc-service", [2], None, serving_ports=[GRPC_PORT]),
         ]
         return bench._Wire(catalogue.ALL[path_name], services)
 

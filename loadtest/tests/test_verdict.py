@@ -2,7 +2,7 @@
 
 import unittest
 
-from lab import report, verdict
+from lab.results import report, verdict
 
 from tests.support import sample_results
 
