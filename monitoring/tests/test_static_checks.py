@@ -452,9 +452,8 @@ class ServiceJvmOptionsTests(unittest.TestCase):
         self.assertIn("<optimizedLaunch>false</optimizedLaunch>", pom)
 
     def test_the_lab(self):
-        self.assertRegex(
-            (REPO / "loadtest" / "lab" / "settings.py").read_text(), r'\(\s*"JAVA_OPTS",\s*service_jvm_options\(\)'
-        )
+        settings = (REPO / "loadtest" / "lab" / "core" / "settings.py").read_text()
+        self.assertRegex(settings, r'\(\s*"JAVA_OPTS",\s*service_jvm_options\(\)')
 
     def test_the_readmes_java_commands(self):
         commands = re.findall(r"java (?:\S+ )*-jar \S+", (REPO / "README.md").read_text())
