@@ -24,6 +24,6 @@ class AdmissionConfiguration {
 
     @Bean
     DeadlineAdmission deadlineAdmission(AggregatorProperties properties, MeterRegistry registry) {
-        return DeadlineAdmission.from(properties, System::nanoTime, registry);
+        return DeadlineAdmission.from(properties, DeadlineAdmission.Clocks.system(), registry);
     }
 }

@@ -15,9 +15,13 @@ class DeadlineAdmissionTests {
 
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final AtomicLong clock = new AtomicLong(123 * SECOND);
-    /** Judged from its first measured second on, so that each test sets the rate it needs in one window. */
-    private final DeadlineAdmission admission = new DeadlineAdmission(
-            Duration.ofSeconds(10), "half of the deadline", Duration.ZERO, Duration.ofSeconds(1), clock::get, registry);
+    /** The time the JIT has compiled: still, unless a test moves it. */
+    private final AtomicLong jit = new AtomicLong(7 * SECOND);
+    /**
+     * Judged from its first measured second on, so that each test sets the rate it needs in one window; its deadline is
+     * its longest wait, so a rate is never scaled up for more requests.
+     */
+    private final DeadlineAdmission admission = admission(Duration.ofSeconds(10), DeadlineAdmission.WarmUp.NONE);
 
     private final DeadlineAdmission.Lane unary = admission.lane("grpc_unary");
 
@@ -81,7 +85,7 @@ class DeadlineAdmissionTests {
     void theFirstSecondWithAnswersAfterAStallRestoresTheRateWhole() {
         measure(unary, 1000, 1);
         DeadlineAdmission.Lane.Ticket stalled = unary.admit(2000);
-        clock.addAndGet(SECOND);
+        stallFor(2);
         assertThatThrownBy(() -> unary.admit(1)).isInstanceOf(OverloadedException.class);
         assertThat(unary.rate()).isZero();
 
@@ -173,13 +177,9 @@ class DeadlineAdmissionTests {
 
     @Test
     void aPathIsJudgedOnlyOnceItHasWorkedForTheWarmUp() {
-        DeadlineAdmission warming = new DeadlineAdmission(
+        DeadlineAdmission warming = admission(
                 Duration.ofSeconds(10),
-                "half of the deadline",
-                DeadlineAdmission.WARM_UP,
-                Duration.ofSeconds(1),
-                clock::get,
-                new SimpleMeterRegistry());
+                new DeadlineAdmission.WarmUp(Duration.ofSeconds(5), 0, Double.MAX_VALUE, Duration.ZERO));
         DeadlineAdmission.Lane rest = warming.lane("rest_unary");
         for (int second = 1; second < 5; second++) {
             measure(rest, 300, 1);
@@ -196,6 +196,122 @@ class DeadlineAdmissionTests {
         assertThatThrownBy(() -> rest.admit(1))
                 .isInstanceOf(OverloadedException.class)
                 .hasMessageStartingWith("the aggregator is busy: rest/unary would take about 335.7 s");
+    }
+
+    @Test
+    void aPathIsJudgedOnlyOnceItHasAnsweredTheWarmUpsSquares() {
+        DeadlineAdmission warming = admission(
+                Duration.ofSeconds(10),
+                new DeadlineAdmission.WarmUp(Duration.ZERO, 20_000, Double.MAX_VALUE, Duration.ofDays(1)));
+        DeadlineAdmission.Lane rest = warming.lane("rest_unary");
+        measure(rest, 19_999, 10);
+        rest.admit(1000);
+        for (int request = 0; request < 100; request++) {
+            rest.admit(1000);
+        }
+        measure(rest, 1, 1);
+
+        assertThatThrownBy(() -> rest.admit(1))
+                .isInstanceOf(OverloadedException.class)
+                .hasMessageStartingWith("the aggregator is busy: rest/unary would take about 50.5 s");
+    }
+
+    @Test
+    void aPathIsNotJudgedWhileTheJitCompilesMoreThanItsShareAndOnceWarmItStaysSo() {
+        DeadlineAdmission warming = admission(
+                Duration.ofSeconds(10), new DeadlineAdmission.WarmUp(Duration.ZERO, 0, 0.1, Duration.ofDays(1)));
+        DeadlineAdmission.Lane rest = warming.lane("rest_unary");
+        jit.addAndGet(SECOND / 5);
+        measure(rest, 100, 1);
+        DeadlineAdmission.Lane.Ticket first = rest.admit(1000);
+        rest.admit(1000);
+        assertThat(shed("rest_unary"))
+                .as("a second in which the JIT compiled 20 %% of it")
+                .isZero();
+
+        jit.addAndGet(SECOND / 10);
+        measure(rest, 100, 1);
+        assertThatThrownBy(() -> rest.admit(1))
+                .as("a second in which it compiled 10 %% of it: 2000 squares at 100 a second")
+                .isInstanceOf(OverloadedException.class);
+
+        jit.addAndGet(SECOND);
+        answerAll(first, 100);
+        clock.addAndGet(SECOND);
+        first.close();
+        assertThatThrownBy(() -> rest.admit(1))
+                .as("warm once, warm: 1001 squares at 100 a second")
+                .isInstanceOf(OverloadedException.class);
+    }
+
+    @Test
+    void aPathWhoseJitNeverSettlesIsJudgedAfterTheLongestWarmUp() {
+        DeadlineAdmission warming = admission(
+                Duration.ofSeconds(10),
+                new DeadlineAdmission.WarmUp(Duration.ofSeconds(1), 1_000_000, 0.1, Duration.ofSeconds(3)));
+        DeadlineAdmission.Lane rest = warming.lane("rest_unary");
+        for (int second = 0; second < 2; second++) {
+            jit.addAndGet(SECOND);
+            measure(rest, 100, 1);
+        }
+        rest.admit(1000);
+        rest.admit(1000);
+
+        jit.addAndGet(SECOND);
+        measure(rest, 100, 1);
+
+        assertThatThrownBy(() -> rest.admit(1))
+                .as("3 s busy: 2001 squares at 100 a second")
+                .isInstanceOf(OverloadedException.class);
+    }
+
+    @Test
+    void aRateMeasuredWithFewerRequestsOpenIsScaledUpAtMostToTheRestOfTheDeadline() {
+        DeadlineAdmission halfTheDeadline = admission(Duration.ofSeconds(20), DeadlineAdmission.WarmUp.NONE);
+        DeadlineAdmission.Lane rest = halfTheDeadline.lane("rest_unary");
+        measure(rest, 1000, 1);
+
+        rest.admit(10_000);
+        rest.admit(10_000);
+
+        assertThatThrownBy(() -> rest.admit(1))
+                .isInstanceOf(OverloadedException.class)
+                .hasMessage("the aggregator is busy: rest/unary would take about 10.0 s for 1 more squares at its"
+                        + " recent 2000 squares/s, more than 10000 ms (half of the deadline); retry later");
+        assertThat(rest.rate()).as("as measured, with one request open").isEqualTo(1000);
+    }
+
+    @Test
+    void aRateMeasuredWithAsManyRequestsOpenIsNotScaledUp() {
+        DeadlineAdmission halfTheDeadline = admission(Duration.ofSeconds(20), DeadlineAdmission.WarmUp.NONE);
+        DeadlineAdmission.Lane rest = halfTheDeadline.lane("rest_unary");
+        DeadlineAdmission.Lane.Ticket first = rest.admit(1000);
+        DeadlineAdmission.Lane.Ticket second = rest.admit(1000);
+        answerAll(first, 1000);
+        answerAll(second, 1000);
+        clock.addAndGet(SECOND);
+        first.close();
+        second.close();
+
+        rest.admit(10_000);
+
+        assertThatThrownBy(() -> rest.admit(10_001))
+                .isInstanceOf(OverloadedException.class)
+                .hasMessageContaining("would take about 10.0 s for 10001 more squares at its recent 2000 squares/s");
+    }
+
+    @Test
+    void aDeadlineShorterThanTheLongestWaitIsRefused() {
+        assertThatThrownBy(() -> new DeadlineAdmission(
+                        Duration.ofSeconds(10),
+                        Duration.ofSeconds(5),
+                        "half of the deadline",
+                        DeadlineAdmission.WarmUp.NONE,
+                        Duration.ofSeconds(1),
+                        new DeadlineAdmission.Clocks(clock::get, jit::get),
+                        registry))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("the deadline PT5S must be at least the longest expected wait PT10S");
     }
 
     @Test
@@ -232,13 +348,30 @@ class DeadlineAdmissionTests {
     }
 
     @Test
-    void aSecondWithoutAnswersStopsAllButTheRequestsAlreadyIn() {
+    void twoSecondsWithoutAnswersStopAllButTheRequestsAlreadyIn() {
         measure(unary, 1000, 1);
         unary.admit(10);
-        clock.addAndGet(SECOND);
+        stallFor(2);
 
         assertThatThrownBy(() -> unary.admit(1)).isInstanceOf(OverloadedException.class);
         assertThat(unary.rate()).isZero();
+    }
+
+    @Test
+    void oneSlowSecondDoesNotShedWhatTheSecondBeforeItAnswersInTime() {
+        measure(unary, 1000, 1);
+        measure(unary, 100, 1);
+
+        unary.admit(5000);
+        unary.admit(5000);
+
+        assertThat(shed("grpc_unary"))
+                .as("10,000 squares in 10 s at 1000 a second")
+                .isZero();
+        assertThat(unary.rate()).as("the latest second's").isEqualTo(100);
+        assertThatThrownBy(() -> unary.admit(1))
+                .isInstanceOf(OverloadedException.class)
+                .hasMessageContaining("at its recent 1000 squares/s");
     }
 
     @Test
@@ -247,6 +380,30 @@ class DeadlineAdmissionTests {
                         .gauge()
                         .value())
                 .isEqualTo(10);
+    }
+
+    /**
+     * Seconds of busy time without an answer, each its own window: all but the last end with a request of no squares,
+     * which a stalled path still admits while the second before it was a good one; the next admission ends the last.
+     */
+    private void stallFor(int seconds) {
+        for (int second = 1; second < seconds; second++) {
+            clock.addAndGet(SECOND);
+            unary.admit(0).close();
+        }
+        clock.addAndGet(SECOND);
+    }
+
+    /** Admission with a longest wait of 10 s, on the test's clocks and registry. */
+    private DeadlineAdmission admission(Duration deadline, DeadlineAdmission.WarmUp warmUp) {
+        return new DeadlineAdmission(
+                Duration.ofSeconds(10),
+                deadline,
+                "half of the deadline",
+                warmUp,
+                Duration.ofSeconds(1),
+                new DeadlineAdmission.Clocks(clock::get, jit::get),
+                registry);
     }
 
     /** One request of n squares, all answered over the given seconds of busy time: a window of its own. */

@@ -391,6 +391,16 @@ class FanoutControllerTests {
         get("/" + path + "/1000").andExpect(status().isOk());
     }
 
+    /** One request of n squares on the lane, all answered over the given busy time. */
+    private static void answerOneRequest(DeadlineAdmission.Lane lane, int n, Duration busy) {
+        DeadlineAdmission.Lane.Ticket ticket = lane.admit(n);
+        for (int i = 0; i < n; i++) {
+            ticket.answered();
+        }
+        CLOCK.addAndGet(busy.toNanos());
+        ticket.close();
+    }
+
     /** The path's measured rate stays with the context, which later tests must not inherit. */
     @Test
     @DirtiesContext
@@ -400,14 +410,12 @@ class FanoutControllerTests {
                 .counter()
                 .count();
         DeadlineAdmission.Lane lane = deadlineAdmission.lane("grpc_unary");
-        // 1000 squares a second over the path's warm-up, after which its rate judges it.
-        long warmUpSeconds = DeadlineAdmission.WARM_UP.toSeconds();
-        DeadlineAdmission.Lane.Ticket measured = lane.admit((int) (1000 * warmUpSeconds));
-        for (int i = 0; i < 1000 * warmUpSeconds; i++) {
-            measured.answered();
-        }
-        CLOCK.addAndGet(DeadlineAdmission.WARM_UP.toNanos());
-        measured.close();
+        // The path's warm-up, after which its rate judges it: then two seconds of 500 squares with one request open,
+        // which a second request open doubles.
+        DeadlineAdmission.WarmUp warmUp = DeadlineAdmission.WarmUp.DEFAULT;
+        answerOneRequest(lane, (int) warmUp.squares(), warmUp.busy());
+        answerOneRequest(lane, 500, Duration.ofSeconds(1));
+        answerOneRequest(lane, 500, Duration.ofSeconds(1));
         DeadlineAdmission.Lane.Ticket held = lane.admit(950);
         try {
             get("/grpc/unary/101")
@@ -614,7 +622,7 @@ class FanoutControllerTests {
 
         @Bean
         DeadlineAdmission deadlineAdmission(AggregatorProperties properties, MeterRegistry registry) {
-            return DeadlineAdmission.from(properties, CLOCK::get, registry);
+            return DeadlineAdmission.from(properties, new DeadlineAdmission.Clocks(CLOCK::get, () -> 0), registry);
         }
     }
 }
