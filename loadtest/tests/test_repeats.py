@@ -272,6 +272,24 @@ class RepeatedResultsTests(unittest.TestCase):
 
         self.assertIn("rest/unary n=1000 c=100: 3 repeats, REPEATS=5", check_results.problems(data))
 
+    def test_the_alert_counts_runs_not_their_reasons(self):
+        data = self.results()
+        data["settings"]["parts"] = 4
+        steady = data["runs"][0]
+        steady["warm_up"] = {"seconds": 12.0, "jit_settled": False}
+        for repeat in steady["repeats"]:
+            repeat.update(parts=1, rounds=1)
+        for run in data["runs"][1:]:
+            for repeat in run["repeats"]:
+                repeat.update(parts=4, rounds=4)
+
+        alerts = report_texts(data, '<div class="alert">')
+
+        less_certain = [alert for alert in alerts if "less certain" in alert]
+        self.assertEqual(1, len(less_certain))
+        self.assertTrue(less_certain[0].startswith("1 run(s) less certain than the others: rest/unary (each repeat"))
+        self.assertIn("rest/unary (its warm-up ended with a service's JIT compiler still busy)", less_certain[0])
+
     def test_the_view_gives_the_range_and_flags_a_spread_above_ten_percent(self):
         data = self.results()
         page = view.view(data)
