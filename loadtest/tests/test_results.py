@@ -265,6 +265,46 @@ class FloorCheckTests(unittest.TestCase):
         self.assertIn("a floor that failed: the path made more calls/s", page)
         self.assertIn(said, report.summary_markdown(data))
 
+    def test_a_path_above_its_floors_median_within_the_noise_of_both_is_at_its_floor_at_100_percent(self):
+        data = sample_with_floor()
+        run = data["runs"][1]
+        floor_run = next(record for record in data["floor"]["runs"] if record["transport"] == "grpc_unary")
+        floor_run["repeats"] = [{"calls_per_second": cps} for cps in (34_000.0, 35_622.42, 36_500.0)]
+        run["repeats"] = [{"rps": rps} for rps in (700.0, 720.0, 740.0)]
+        run["rps"] = 720.0
+        floors.attach(data, data["floor"]["runs"])
+
+        record = run["floor"]
+        self.assertEqual((True, 1.0, True), (record["at_floor"], record["fraction"], record["met"]))
+        self.assertNotIn("above_floor", record)
+        said = (
+            "at its floor: grpc/unary made 36,000 downstream calls/s against its floor's 35,622 (40 calls in flight), "
+            "1.1 % more, but its slowest repeat (35,000) made no more than the floor's fastest (36,500): within the "
+            "noise of both, so 100 %"
+        )
+        self.assertEqual(said, record["at_floor_why"])
+        # The sample's repeats are bare figures, which the check names; of the floor's chain it finds nothing.
+        self.assertEqual(
+            [], [found for found in check_results.problems(data) if "fraction" in found or "floor:" in found]
+        )
+        self.assertEqual([], results.violations(data))
+        page = report.render(data, "", "")
+        self.assertIn("100.0 % (at its floor, within the noise)", page)
+        self.assertIn(said, page)
+        self.assertIn("- grpc/unary: " + said, report.summary_markdown(data))
+
+    def test_a_path_above_its_floor_beyond_the_noise_of_both_is_still_a_floor_that_failed(self):
+        data = sample_with_floor()
+        run = data["runs"][1]
+        floor_run = next(record for record in data["floor"]["runs"] if record["transport"] == "grpc_unary")
+        floor_run["repeats"] = [{"calls_per_second": cps} for cps in (34_000.0, 35_622.42, 36_500.0)]
+        run["repeats"] = [{"rps": rps} for rps in (740.0, 760.0, 780.0)]
+        run["rps"] = 760.0
+        floors.attach(data, data["floor"]["runs"])
+
+        self.assertEqual((True, None), (run["floor"]["above_floor"], run["floor"]["met"]))
+        self.assertNotIn("at_floor", run["floor"])
+
     def test_a_path_below_the_goal_is_a_finding_not_a_failure(self):
         data = sample_with_floor()
         data["runs"][0]["rps"] = 0.1 * 6828.561 / 50

@@ -308,7 +308,7 @@ def card(run: Dict, goal: int, shown: Optional[List[str]] = None) -> Dict:
         elif "error" in record:
             rows.append([name, "no floor", "below-goal"])
         else:
-            rows.append([name, pct(record["fraction"])] + ([] if record["met"] else ["below-goal"]))
+            rows.append([name, fraction_text(record)] + ([] if record["met"] else ["below-goal"]))
     return {
         "path": run["path"],
         "what": " · ".join(["%d squares per request" % run["n"]] + conditions_of(run, shown or [])),
@@ -348,12 +348,13 @@ def floor_view(data: Dict, labels: List[str]) -> Optional[Dict]:
         else:
             bar.update(
                 value=record["fraction"] * 100,
-                text=pct(record["fraction"]),
+                text=fraction_text(record),
                 tooltips=[
                     "path: %s calls/s = %s of the floor"
                     % (fmt(record["path_calls_per_second"], 0), pct(record["fraction"])),
                     "floor (%s): %s calls/s" % (floor_name(record), fmt(record["floor_calls_per_second"], 0)),
-                ],
+                ]
+                + ([record["at_floor_why"]] if record.get("at_floor") else []),
             )
         bars.append(bar)
     return {
@@ -376,7 +377,17 @@ def floor_view(data: Dict, labels: List[str]) -> Optional[Dict]:
         "goal": goal,
         "goal_label": "goal %d %%" % goal,
         "bars": bars,
+        "at_floor": [
+            (label, run["floor"]["at_floor_why"])
+            for label, run in zip(labels, data["runs"])
+            if (run.get("floor") or {}).get("at_floor")
+        ],
     }
+
+
+def fraction_text(record: Dict) -> str:
+    """A path's fraction of its floor; 100 % said as at its floor when it was above the floor within the noise."""
+    return pct(record["fraction"]) + (" (at its floor, within the noise)" if record.get("at_floor") else "")
 
 
 def key_heads(runs: List[Dict], shown: List[str]) -> List[str]:
@@ -847,7 +858,7 @@ def floor_table(data: Dict) -> Optional[Dict]:
             fmt(record["path_calls_per_second"], 0),
             name,
             fmt(record["floor_calls_per_second"], 0),
-            mark(pct(record["fraction"])),
+            mark(fraction_text(record)),
             mark("met" if met else "not met"),
             fmt(record.get("path_cpu_us_per_call"), 1),
             fmt(record.get("floor_cpu_us_per_call"), 1),
