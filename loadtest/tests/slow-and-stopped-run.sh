@@ -39,6 +39,8 @@ assert all(isinstance(count, int) for count in parts), parts
 assert all(repeat.get("rounds", 0) >= 1 for repeat in rest["repeats"]), rest["repeats"]
 summary = open(os.path.join(folder, "summary.md")).read()
 report = open(os.path.join(folder, "report.html")).read()
+assert data["environment"]["cpu_quota_cores"] == 1.0, data["environment"].get("cpu_quota_cores")
+assert "limited to 1 core by a CPU quota" in summary and "limited to 1 core by a CPU quota" in report, "no word of the quota"
 if min(parts) < data["settings"]["parts"]:
     assert "part(s) of" in summary and "part(s) of" in report, "no word of the parts a round outlasted"
 print("slow run: rest/unary's repeats in %s part(s) of %s round(s)" % (parts, [r["rounds"] for r in rest["repeats"]]))

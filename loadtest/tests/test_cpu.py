@@ -5,10 +5,15 @@ The snapshots: square-rest-service's /proc/<pid>/stat and the machine's /proc/st
 """
 
 import os
+import shutil
+import subprocess
+import sys
+import tempfile
 import unittest
 
-from lab.host import cpu
+from lab.host import cpu, environment
 from lab.load import ab_output
+from lab.results import report
 
 from tests.support import fixture
 
@@ -106,3 +111,64 @@ class LiveProcTests(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class CpuQuotaTests(unittest.TestCase):
+    """environment.cpu_quota_cores: the CPU quota the lab ran under, read from cgroup files laid out as the kernel
+    mounts them, and from a real cgroup that loadtest/slow-machine.sh makes."""
+
+    def layout(self, files):
+        root = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, root)
+        for path, text in files.items():
+            os.makedirs(os.path.dirname(os.path.join(root, path)), exist_ok=True)
+            with open(os.path.join(root, path), "w") as handle:
+                handle.write(text)
+        return root
+
+    def test_cgroup_v2_takes_the_tightest_cpu_max_on_the_way_up_and_max_is_no_quota(self):
+        root = self.layout(
+            {
+                "cgroup": "0::/pods/lab\n",
+                "fs/cpu.max": "max 100000\n",
+                "fs/pods/cpu.max": "150000 100000\n",
+                "fs/pods/lab/cpu.max": "max 100000\n",
+            }
+        )
+        self.assertEqual(1.5, environment.cpu_quota_cores(os.path.join(root, "cgroup"), os.path.join(root, "fs")))
+
+    def test_cgroup_v1_reads_its_cpu_controllers_quota_over_its_period_and_minus_one_is_none(self):
+        root = self.layout(
+            {
+                "cgroup": "4:memory:/x\n3:cpu,cpuacct:/lab-slow\n0::/\n",
+                "fs/cpu,cpuacct/cpu.cfs_quota_us": "-1\n",
+                "fs/cpu,cpuacct/cpu.cfs_period_us": "100000\n",
+                "fs/cpu,cpuacct/lab-slow/cpu.cfs_quota_us": "50000\n",
+                "fs/cpu,cpuacct/lab-slow/cpu.cfs_period_us": "100000\n",
+            }
+        )
+        self.assertEqual(0.5, environment.cpu_quota_cores(os.path.join(root, "cgroup"), os.path.join(root, "fs")))
+        unlimited = self.layout(
+            {
+                "cgroup": "1:cpu:/\n",
+                "fs/cpu/cpu.cfs_quota_us": "-1\n",
+                "fs/cpu/cpu.cfs_period_us": "100000\n",
+            }
+        )
+        self.assertIsNone(environment.cpu_quota_cores(os.path.join(unlimited, "cgroup"), os.path.join(unlimited, "fs")))
+        self.assertIsNone(environment.cpu_quota_cores(os.path.join(unlimited, "none"), unlimited))
+
+    @unittest.skipUnless(os.geteuid() == 0, "a cgroup of its own needs root")
+    def test_a_process_under_slow_machine_sh_reads_its_quota_and_the_summary_says_it(self):
+        lab = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        code = "from lab.host import environment; print(environment.cpu_quota_cores())"
+        done = subprocess.run(
+            [os.path.join(lab, "slow-machine.sh"), "75", sys.executable, "-c", code],
+            cwd=lab,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        self.assertEqual((0, "0.75"), (done.returncode, done.stdout.strip()), done.stderr)
+        line = report.machine_line({"cpu_model": "Xeon", "cores": 2, "cpu_quota_cores": 0.75})
+        self.assertEqual(["Xeon", "2 cores (limited to 0.75 cores by a CPU quota)"], line)

@@ -170,11 +170,20 @@ def write_summary(results_dir: str, results: Dict) -> str:
     return target
 
 
+def quota_words(env: Dict) -> str:
+    """What a CPU quota left of the machine's cores, said beside them; nothing when there was none."""
+    quota = env.get("cpu_quota_cores")
+    return " (limited to %g core%s by a CPU quota)" % (quota, "" if quota == 1 else "s") if quota else ""
+
+
+_ENVIRONMENT.globals.update(quota_words=quota_words)
+
+
 def machine_line(env: Dict) -> List[str]:
     parts = [
         env.get("cpu_model") or "unknown CPU",
-        "%s cores" % env.get("cores"),
-        "%s GiB" % env.get("memory_gib"),
+        "%s cores" % env["cores"] + quota_words(env) if env.get("cores") else None,
+        "%s GiB" % env["memory_gib"] if env.get("memory_gib") else None,
         env.get("os"),
         env.get("jdk"),
         env.get("load_generator") or env.get("ab"),
