@@ -41,9 +41,11 @@ class PlanTests(unittest.TestCase):
         steps = progress.plan(settings(), ["netty"], [])
         measures = [step for step in steps if step.kind == "measure"]
         self.assertEqual(2 * 2 * 4, len(measures))
-        self.assertEqual("measuring rest/unary n=1000 c=100, round 1 of 2, part 1 of 4", measures[0].label)
-        self.assertEqual("measuring rest/unary n=1000 c=100, round 2 of 2, part 1 of 4", measures[2].label)
+        # In the order lab.core.repeats.turns measures them: backward, then forward, the last part forward.
+        self.assertEqual("measuring rest/unary n=1000 c=100, round 2 of 2, part 1 of 4", measures[0].label)
+        self.assertEqual("measuring rest/unary n=1000 c=100, round 1 of 2, part 1 of 4", measures[2].label)
         self.assertEqual("measuring rest/unary n=1000 c=100, round 1 of 2, part 2 of 4", measures[4].label)
+        self.assertEqual("measuring rest/unary n=1000 c=100, round 2 of 2, part 3 of 4", measures[8].label)
         self.assertEqual({5.0 + 2.0}, {step.expected_s for step in measures})
 
     def test_a_fixed_count_of_requests_is_unknown_until_measured(self):
@@ -56,7 +58,8 @@ class PlanTests(unittest.TestCase):
         floors = [step for step in steps if step.kind == "floor"]
         self.assertEqual(len(floors), 2 * 2 * 4)
         self.assertEqual(floors[0].expected_s, 10 / 4 + 1.0)
-        self.assertEqual("the floor: grpc/unary, round 1 of 2, part 1 of 4", floors[1].label)
+        self.assertEqual("the floor: grpc/unary, round 2 of 2, part 1 of 4", floors[1].label)
+        self.assertEqual("the floor: grpc/unary, round 2 of 2, part 4 of 4", floors[-1].label)
 
 
 class ProgressTests(unittest.TestCase):

@@ -80,12 +80,13 @@ class InterleavedTests(unittest.TestCase):
             add_up=lambda item, parts: {"parts": [part["part"] for part in parts]},
         )
 
+        # Part 1 backward, part 2 (the last) forward: repeat 2 first, then repeat 1 first.
         self.assertEqual(
             [
-                ("a", 1, 1),
-                ("b", 1, 1),
                 ("a", 2, 1),
                 ("b", 2, 1),
+                ("a", 1, 1),
+                ("b", 1, 1),
                 ("a", 1, 2),
                 ("after", "a"),
                 ("b", 1, 2),
@@ -104,6 +105,16 @@ class InterleavedTests(unittest.TestCase):
             },
             measured,
         )
+
+    def test_the_turns_go_backward_and_forward_so_that_a_steady_drift_weighs_on_every_repeat_alike(self):
+        self.assertEqual([(1, 1), (1, 2), (1, 3)], repeats.turns(3, 1))
+        order = repeats.turns(3, 4)
+        self.assertEqual(
+            [(1, 3), (1, 2), (1, 1), (2, 1), (2, 2), (2, 3), (3, 3), (3, 2), (3, 1), (4, 1), (4, 2), (4, 3)], order
+        )
+        # A machine slowing by the same step each turn: every repeat's turns add up to the same lateness.
+        lateness = {repeat: sum(at for at, (_, r) in enumerate(order) if r == repeat) for repeat in (1, 2, 3)}
+        self.assertEqual({1: 22, 2: 22, 3: 22}, lateness)
 
     def test_a_part_measured_as_none_is_left_out_of_its_repeat(self):
         def measure(repeat, index, item, earlier, part=1):

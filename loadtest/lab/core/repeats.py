@@ -5,7 +5,7 @@ repeats, one small record per repeat, and the spread that says how far the figur
 
 import math
 import statistics
-from typing import Callable, Dict, Hashable, List, Optional, Sequence, TypeVar
+from typing import Callable, Dict, Hashable, List, Optional, Sequence, Tuple, TypeVar
 
 Item = TypeVar("Item", bound=Hashable)
 
@@ -36,6 +36,18 @@ SUMMED = {
 PEAKS = {"rss_mb"}
 
 
+def turns(repeats: int, parts: int) -> List[Tuple[int, int]]:
+    """(part, repeat) in the order they are measured: every repeat once in each part, in turn backward and forward,
+    the last part forward. A machine that drifts over a run (a default run here got a tenth slower from its first
+    parts to its last) then weighs on every repeat alike: in a fixed order the last repeat of each part was always the
+    latest, and the slowest."""
+    return [
+        (part, repeat)
+        for part in range(1, parts + 1)
+        for repeat in (range(repeats, 0, -1) if (parts - part) % 2 else range(1, repeats + 1))
+    ]
+
+
 def interleaved(
     items: Sequence[Item],
     repeats: int,
@@ -50,26 +62,26 @@ def interleaved(
     measure(repeat, index, item, earlier, part) and handing its record to after(item, record). Returns each item's
     records.
 
-    With parts > 1, each repeat is measured in that many parts, and the parts of all repeats take turns: part 1 of
-    repeat 1, 2 and 3 of every item, then part 2 of each, and so on, so that every repeat's parts lie spread over the
-    whole run; earlier holds the repeat's parts measured so far, measure may return None for a part the earlier ones
-    already filled, and add_up(item, parts) makes the measured ones (one, or several) one record."""
+    With parts > 1, each repeat is measured in that many parts, and the parts of all repeats take turns: with 4
+    parts, part 1 of repeat 3, 2 and 1 of every item, then part 2 of repeat 1, 2 and 3, and so on (turns), so that
+    every repeat's parts lie spread over the whole run alike; earlier holds the repeat's parts measured so far,
+    measure may return None for a part the earlier ones already filled, and add_up(item, parts) makes the measured
+    ones (one, or several) one record."""
     if warm:
         for index, item in enumerate(items, 1):
             warm(index, item)
     measured: Dict[Item, List[Dict]] = {item: [] for item in items}
     taken: Dict[tuple, List[Dict]] = {}
-    for part in range(1, parts + 1):
-        for repeat in range(1, repeats + 1):
-            for index, item in enumerate(items, 1):
-                earlier = taken.setdefault((item, repeat), [])
-                taken_now = measure(repeat, index, item, list(earlier), part)
-                if taken_now is not None:
-                    earlier.append(taken_now)
-                if part == parts:
-                    record = add_up(item, earlier)
-                    measured[item].append(record)
-                    after(item, record)
+    for part, repeat in turns(repeats, parts):
+        for index, item in enumerate(items, 1):
+            earlier = taken.setdefault((item, repeat), [])
+            taken_now = measure(repeat, index, item, list(earlier), part)
+            if taken_now is not None:
+                earlier.append(taken_now)
+            if part == parts:
+                record = add_up(item, earlier)
+                measured[item].append(record)
+                after(item, record)
     return measured
 
 

@@ -8,6 +8,8 @@ import time
 from dataclasses import dataclass
 from typing import Callable, List, Optional
 
+from ..core import repeats
+
 # Seconds between two progress lines during a long step.
 PERIOD_S = 10.0
 # What a step of unknown length is expected to take before anything has been measured.
@@ -184,23 +186,22 @@ def plan(settings, stacks: List[str], floor_windows: List[str]) -> List[Step]:
                     for combo in combos
                 ]
             parts = settings.parts
-            for part in range(1, parts + 1):
-                for repeat in range(1, settings.repeats + 1):
-                    steps += [
-                        Step(
-                            ("measure", stack, net) + combo + (repeat, part),
-                            "measuring %s, round %d of %d%s"
-                            % (
-                                text[combo],
-                                repeat,
-                                settings.repeats,
-                                ", part %d of %d" % (part, parts) if parts > 1 else "",
-                            ),
-                            (stack, net) + combo,
-                            measure_s and settings.duration_s / parts + 2.0,
-                        )
-                        for combo in combos
-                    ]
+            for part, repeat in repeats.turns(settings.repeats, parts):
+                steps += [
+                    Step(
+                        ("measure", stack, net) + combo + (repeat, part),
+                        "measuring %s, round %d of %d%s"
+                        % (
+                            text[combo],
+                            repeat,
+                            settings.repeats,
+                            ", part %d of %d" % (part, parts) if parts > 1 else "",
+                        ),
+                        (stack, net) + combo,
+                        measure_s and settings.duration_s / parts + 2.0,
+                    )
+                    for combo in combos
+                ]
             if settings.mix and stack == stacks[0] and net == settings.network[0]:
                 # Each mixed path runs as long as the slowest took alone, for every n: about a measured run each.
                 steps.append(Step(("mix",), "mixed traffic", expected_s=len(settings.n) * (measure_s or 30.0)))
@@ -215,21 +216,20 @@ def plan(settings, stacks: List[str], floor_windows: List[str]) -> List[Step]:
             )
         )
     floor_parts = settings.floor_parts
-    for part in range(1, floor_parts + 1):
-        for repeat in range(1, settings.repeats + 1):
-            for index, window in enumerate(floor_windows, 1):
-                steps.append(
-                    Step(
-                        ("floor", index, repeat, part),
-                        "the floor: %s, round %d of %d%s"
-                        % (
-                            window,
-                            repeat,
-                            settings.repeats,
-                            ", part %d of %d" % (part, floor_parts) if floor_parts > 1 else "",
-                        ),
-                        ("floor", index),
-                        settings.floor_duration_s / floor_parts + 1.0,
-                    )
+    for part, repeat in repeats.turns(settings.repeats, floor_parts):
+        for index, window in enumerate(floor_windows, 1):
+            steps.append(
+                Step(
+                    ("floor", index, repeat, part),
+                    "the floor: %s, round %d of %d%s"
+                    % (
+                        window,
+                        repeat,
+                        settings.repeats,
+                        ", part %d of %d" % (part, floor_parts) if floor_parts > 1 else "",
+                    ),
+                    ("floor", index),
+                    settings.floor_duration_s / floor_parts + 1.0,
                 )
+            )
     return steps
