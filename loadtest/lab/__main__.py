@@ -1,7 +1,8 @@
 """The lab's commands, called by loadtest/run.sh.
 
 python3 -m lab run              the whole lab, with the knobs of the environment (lab.experiments.run)
-python3 -m lab report DIR       (re)writes DIR/summary.md and DIR/report.html from DIR/results.json
+python3 -m lab report DIR       (re)writes DIR/summary.md, report.html and the exports from DIR/results.json; with
+                                EXPECT, judges those gates against it (exit 99 when one is missed)
 python3 -m lab check DIR        checks DIR/results.json as CI does (--round-trips: also on a slow network)
 python3 -m lab knobs            lists the knobs and their defaults (--markdown: as loadtest/README.md's table)
 python3 -m lab commands         lists the experiments below, one line each
@@ -16,9 +17,10 @@ import sys
 
 from .core import settings
 from .core.errors import LabError, exit_status
+from .core.gates import GATES_FAILED
 from .experiments import COMMANDS, run
 from .host import tools
-from .results import check_results, report, results
+from .results import check_results, exports, gates, report, results
 
 
 def main(argv=None) -> int:
@@ -66,10 +68,20 @@ def _command(args: argparse.Namespace) -> int:
     if not os.path.isfile(os.path.join(args.results_dir, results.RESULTS_JSON)):
         raise LabError("%s has no results.json to report on" % args.results_dir)
     # Both from results.json alone, so that an older run's folder reads with today's verdict and charts.
-    print("[lab] summary: %s" % report.write_summary(args.results_dir, results.read_json(args.results_dir)))
+    data = results.read_json(args.results_dir)
+    expect = os.environ.get("EXPECT", "").strip()
+    if expect:
+        # Gates given now are judged against the figures the folder holds, in place of its run's own.
+        gates.record(data, expect)
+        results.write_json(args.results_dir, data)
+    print("[lab] summary: %s" % report.write_summary(args.results_dir, data))
+    print("[lab] exports: %s" % " ".join(exports.write(args.results_dir, data)))
     tools.ensure_scripts(fetch=True)
     print("[lab] report: %s" % report.write(args.results_dir))
-    return 0
+    missed = gates.failed(data) if expect else []
+    for gate in missed:
+        print("[lab] GATE MISSED: %s" % gate["gate"], file=sys.stderr)
+    return GATES_FAILED if missed else 0
 
 
 if __name__ == "__main__":

@@ -269,6 +269,7 @@ class KnobTableTests(unittest.TestCase):
                 "target",
                 "target_actuators",
                 "target_prometheus",
+                "expect",
                 "parts",
             ],
         )

@@ -11,7 +11,7 @@ import textwrap
 from dataclasses import asdict, dataclass
 from typing import Any, Callable, Dict, List, Mapping, Optional
 
-from . import catalogue
+from . import catalogue, gates
 from .errors import SettingsError
 from .paths import JVM_OPTIONS
 
@@ -531,6 +531,18 @@ KNOBS = (
         "added up",
         recorded=True,
     ),
+    Knob(
+        "EXPECT",
+        "",
+        "expect",
+        lambda value, name: [gate.text for gate in gates.parse(value, name)],
+        "gates the run must meet, separated by `;`, each judged per stack and condition against the medians, e.g. "
+        "`grpc/unary.rps >= 2 * rest/unary.rps; grpc/stream.p99 <= 500ms; *.failed == 0`; a missed gate makes the "
+        "run exit with status %d. Figures: %s" % (gates.GATES_FAILED, gates.usage()),
+        recorded=True,
+        see="Gates",
+        default_text="(none)",
+    ),
 )
 
 
@@ -582,6 +594,8 @@ class Settings:
     prometheus: bool
     prometheus_port: int
     results_dir: Optional[str]
+    # Gate texts (lab.core.gates), as EXPECT gave them.
+    expect: List[str]
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> "Settings":
@@ -659,6 +673,7 @@ class Settings:
                 "rest/square is ab straight to square-rest-service, which the lab loads in plaintext only: put off "
                 'first in TLS (TLS="off %s"), or measure the paths without rest/square' % " ".join(self.tls)
             )
+        gates.check_measured(gates.parse("; ".join(self.expect)), self.paths)
         not_measured = [name for name in self.mix if name not in self.paths]
         if not_measured:
             raise SettingsError(

@@ -20,13 +20,14 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 
 from ..core import catalogue, records, repeats, windows
 from ..core.errors import LabError, ReportError, ToolMissing
+from ..core.gates import GATES_FAILED
 from ..core.paths import LAB_DIR, REPO
 from ..core.settings import Settings
 from ..host import environment, hosts, placement, tools
 from ..host.processes import Processes, raise_on_term, wait_until
 from ..load import http_check
 from ..measure import bench, floor, mix, progress
-from ..results import check_results, floors, report, results, view
+from ..results import check_results, exports, floors, gates, report, results, view
 from ..stage import deadlines, services, stacks, stage, target, target_stage, tls
 
 PROMETHEUS_SCRIPT = os.path.join(REPO, "monitoring", "run-prometheus.sh")
@@ -139,10 +140,13 @@ def finish(results_dir: str, settings: Settings, status: int, checked: bool = Fa
         found = check_results.problems(data)
         if found:
             results.add_failure(data, "its check found:\n  " + "\n  ".join(found))
+    if settings.expect:
+        gates.record(data, "; ".join(settings.expect))
     breaches = results.write_json(results_dir, data)
     if breaches:
         print("[lab] ERROR: %s" % results.failures(data)[0], file=sys.stderr)
     print("[lab] summary: %s" % report.write_summary(results_dir, data))
+    print("[lab] exports: %s" % " ".join(exports.write(results_dir, data)))
     try:
         # The Maven build (LAB_SKIP_BUILD=1) has fetched the report's scripts already; a user's run may fetch them.
         tools.ensure_scripts(fetch=not settings.skip_build)
@@ -153,11 +157,14 @@ def finish(results_dir: str, settings: Settings, status: int, checked: bool = Fa
         status = status or 1
     for failure in results.failures(data):
         print("[lab] FAILED: %s" % failure, file=sys.stderr)
+    missed = gates.failed(data)
+    for gate in missed:
+        print("[lab] GATE MISSED: %s" % gate["gate"], file=sys.stderr)
     print(
-        "[lab] results: %s (summary.md, results.json, report.html, raw/%s)"
+        "[lab] results: %s (summary.md, results.json, report.html, figures.csv, figures.om, raw/%s)"
         % (results_dir, "" if settings.target else ", logs/" + (", floor/" if settings.floor else ""))
     )
-    return status or (1 if results.failures(data) else 0)
+    return status or (1 if results.failures(data) else GATES_FAILED if missed else 0)
 
 
 def measure_target(settings: Settings, results_dir: str, java: str) -> int:

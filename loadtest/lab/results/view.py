@@ -11,7 +11,7 @@ from typing import Dict, List, Optional
 
 from ..core import catalogue, metrics, records, repeats, windows
 from ..core.records import path_cpu
-from . import mix, results, soak, tls_figures, verdict
+from . import gates, mix, results, soak, tls_figures, verdict
 
 DASH = "–"
 
@@ -29,6 +29,7 @@ def view(data: Dict) -> Dict:
     return {
         "failures": results.failures(data),
         "verdict": verdict.sentences(data),
+        "gates": gates.shown(data, fmt),
         "sweep": sweep,
         "run_labels": labels,
         "services": services,
