@@ -18,6 +18,8 @@ case ${1:-} in
 Usage: loadtest/run.sh                  measure every path, write the results folder (the knobs below)
        loadtest/run.sh --report DIR     (re)write DIR/summary.md, report.html, figures.csv and figures.om from
                                         DIR/results.json; with EXPECT set, judge those gates against it
+       loadtest/run.sh --compare OLD NEW  compare two results folders path by path (each change tested); writes
+                                        NEW/comparison.md and comparison.json
        loadtest/run.sh --<experiment> [OPTIONS]   one of the experiments below; --<experiment> --help: its options
        loadtest/run.sh --help           this text
        loadtest/slow-machine.sh PERCENT loadtest/run.sh ...   any of these on PERCENT of one core

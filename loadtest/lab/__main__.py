@@ -3,6 +3,7 @@
 python3 -m lab run              the whole lab, with the knobs of the environment (lab.experiments.run)
 python3 -m lab report DIR       (re)writes DIR/summary.md, report.html and the exports from DIR/results.json; with
                                 EXPECT, judges those gates against it (exit 99 when one is missed)
+python3 -m lab compare OLD NEW  compares two results folders path by path, writes NEW/comparison.md and .json
 python3 -m lab check DIR        checks DIR/results.json as CI does (--round-trips: also on a slow network)
 python3 -m lab knobs            lists the knobs and their defaults (--markdown: as loadtest/README.md's table)
 python3 -m lab commands         lists the experiments below, one line each
@@ -20,7 +21,7 @@ from .core.errors import LabError, exit_status
 from .core.gates import GATES_FAILED
 from .experiments import COMMANDS, run
 from .host import tools
-from .results import check_results, exports, gates, report, results
+from .results import check_results, compare, exports, gates, report, results
 
 
 def main(argv=None) -> int:
@@ -40,6 +41,9 @@ def main(argv=None) -> int:
         commands.add_parser(name, help="%s; python3 -m lab %s --help" % (experiment.about, name))
     for name in ("report", "check"):
         commands.add_parser(name).add_argument("results_dir")
+    comparing = commands.add_parser("compare", help="two results folders, path by path, with a test of each change")
+    comparing.add_argument("old")
+    comparing.add_argument("new")
     commands.choices["check"].add_argument(
         "--round-trips",
         action="store_true",
@@ -63,6 +67,8 @@ def _command(args: argparse.Namespace) -> int:
     if args.command == "knobs":
         print(settings.markdown() if args.markdown else settings.usage())
         return 0
+    if args.command == "compare":
+        return _compare(args.old, args.new)
     if args.command == "check":
         return check_results.main([args.results_dir] + (["--round-trips"] if args.round_trips else []))
     if not os.path.isfile(os.path.join(args.results_dir, results.RESULTS_JSON)):
@@ -72,7 +78,8 @@ def _command(args: argparse.Namespace) -> int:
     expect = os.environ.get("EXPECT", "").strip()
     if expect:
         # Gates given now are judged against the figures the folder holds, in place of its run's own.
-        gates.record(data, expect)
+        baseline = os.environ.get("BASELINE", "").strip()
+        gates.record(data, expect, results.read_json(baseline) if baseline else None)
         results.write_json(args.results_dir, data)
     print("[lab] summary: %s" % report.write_summary(args.results_dir, data))
     print("[lab] exports: %s" % " ".join(exports.write(args.results_dir, data)))
@@ -82,6 +89,17 @@ def _command(args: argparse.Namespace) -> int:
     for gate in missed:
         print("[lab] GATE MISSED: %s" % gate["gate"], file=sys.stderr)
     return GATES_FAILED if missed else 0
+
+
+def _compare(old_dir: str, new_dir: str) -> int:
+    """Compares two folders' results.json, writes comparison.json and .md into the newer, and prints the Markdown."""
+    old, new = (results.read_json(folder) for folder in (old_dir, new_dir))
+    names = (os.path.basename(os.path.normpath(old_dir)), os.path.basename(os.path.normpath(new_dir)))
+    written = report.write_comparison(new_dir, compare.compare(old, new, names))
+    with open(written, encoding="utf-8") as text:
+        print(text.read(), end="")
+    print("[lab] comparison: %s" % written)
+    return 0
 
 
 if __name__ == "__main__":

@@ -270,6 +270,7 @@ class KnobTableTests(unittest.TestCase):
                 "target_actuators",
                 "target_prometheus",
                 "expect",
+                "baseline",
                 "parts",
             ],
         )

@@ -439,6 +439,10 @@ class AddUpTests(unittest.TestCase):
         self.assertEqual(whole["latency_curve_ms"][50], whole["latency_ms"]["p50"])
         self.assertEqual(2, whole["parts"])
         self.assertEqual([first["raw"]["report"], second["raw"]["report"]], whole["raw"]["parts"])
+        # Each part's own figures, the samples a comparison of two runs tests.
+        self.assertEqual(
+            [(40.0, first["latency_ms"]["p99"])] * 2, [(p["rps"], p["p99"]) for p in whole["part_figures"]]
+        )
 
     def test_a_part_with_an_error_makes_the_repeat_s_record(self):
         good = self.part(300, 7.5, {"machine": 15.0}, 300.0, 70.0, 0.0)
@@ -468,6 +472,9 @@ class OnePartTests(unittest.TestCase):
         data["runs"][0].pop("floor", None)
 
         self.assertEqual([], results.violations(data))
+        # The parts' figures stay with their repeats: a median of them over the repeats would mean nothing.
+        self.assertNotIn("part_figures", run)
+        self.assertEqual([1, 4, 4], [len(repeat["part_figures"]) for repeat in run["repeats"]])
         self.assertEqual(4, data["runs"][0]["parts"])
         self.assertEqual([1, 4, 4], [repeat["parts"] for repeat in data["runs"][0]["repeats"]])
         self.assertEqual([1, 4, 4], [repeat["rounds"] for repeat in data["runs"][0]["repeats"]])

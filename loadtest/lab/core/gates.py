@@ -39,6 +39,8 @@ FIGURES = {
 OPERATORS = (">=", "<=", "==", ">", "<")
 # `*` stands for every path a condition measured; on the left side only, so that each path is judged on its own.
 EVERY = "*"
+# On the right: the left's figure in the same condition of the BASELINE run, `grpc/unary.rps >= 0.95 * baseline`.
+BASELINE = "baseline"
 
 
 @dataclass(frozen=True)
@@ -79,6 +81,7 @@ _NUMBER = r"\d+(?:\.\d*)?|\.\d+"
 _REFERENCE = r"(?P<path>\*|[\w/-]+)\.(?P<figure>\w+)"
 _SCALED = re.compile(r"^(?:(?P<factor>%s)\s*\*\s*)?%s$" % (_NUMBER, _REFERENCE))
 _CONSTANT = re.compile(r"^(?P<number>%s)\s*(?P<unit>[a-zA-Zµ]*)$" % _NUMBER)
+_BASELINE = re.compile(r"^(?:(?P<factor>%s)\s*\*\s*)?%s$" % (_NUMBER, BASELINE))
 
 
 def parse(value: str, name: str = "EXPECT") -> List[Gate]:
@@ -98,8 +101,10 @@ def _gate(text: str, name: str) -> Gate:
         raise SettingsError("%s: %r compares two numbers; name a figure, e.g. grpc/unary.rps" % (name, text))
     if right.reference is not None and right.reference.path == EVERY:
         raise SettingsError("%s: %r: `*` stands on the left side only, e.g. *.failed == 0" % (name, text))
-    if left.reference is None:
+    if left.reference is None or left.reference.path == BASELINE:
         raise SettingsError("%s: %r: put the figure on the left, e.g. grpc/unary.p99 <= 500ms" % (name, text))
+    if right.reference is not None and right.reference.path == BASELINE:
+        right = Side(right.factor, Reference(BASELINE, left.reference.figure))
     figures = {side.reference.figure for side in (left, right) if side.reference}
     if right.reference is None:
         right = Side(right.factor * _unit_factor(right_text, left.reference.figure, text, name))
@@ -112,6 +117,10 @@ def _side(text: str, gate: str, name: str) -> Side:
     constant = _CONSTANT.match(text)
     if constant:
         return Side(float(constant["number"]))
+    baseline = _BASELINE.match(text)
+    if baseline:
+        # Its figure is the left side's, filled in by _gate.
+        return Side(float(baseline["factor"] or 1), Reference(BASELINE, ""))
     scaled = _SCALED.match(text)
     if scaled:
         path, figure = scaled["path"], scaled["figure"]
@@ -124,7 +133,7 @@ def _side(text: str, gate: str, name: str) -> Side:
         return Side(float(scaled["factor"] or 1), Reference(path, figure))
     raise SettingsError(
         "%s: %r: cannot read %r; write a figure (path.figure, e.g. rest/unary.p99), a number times one "
-        "(2 * rest/unary.rps) or a number with its unit (500ms)" % (name, gate, text)
+        "(2 * rest/unary.rps), a number with its unit (500ms) or the baseline's (0.95 * baseline)" % (name, gate, text)
     )
 
 
@@ -142,10 +151,12 @@ def _unit_factor(text: str, figure: str, gate: str, name: str) -> float:
     return known[unit]
 
 
-def check_measured(gates: List[Gate], paths: List[str], name: str = "EXPECT") -> None:
-    """A SettingsError for a gate that names a path the run will not measure (PATHS)."""
+def check_measured(gates: List[Gate], paths: List[str], baseline: bool, name: str = "EXPECT") -> None:
+    """A SettingsError for a gate that names a path the run will not measure (PATHS), or the baseline without one."""
     for gate in gates:
-        missing = [path for path in gate.paths() if path != EVERY and path not in paths]
+        if BASELINE in gate.paths() and not baseline:
+            raise SettingsError("%s: %r names the baseline: set BASELINE to a results folder" % (name, gate.text))
+        missing = [path for path in gate.paths() if path not in (EVERY, BASELINE) and path not in paths]
         if missing:
             raise SettingsError(
                 "%s: %r names %s, which PATHS does not measure (PATHS: %s)"

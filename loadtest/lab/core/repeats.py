@@ -85,11 +85,17 @@ def interleaved(
     return measured
 
 
+# What each repeat keeps for itself (in its summary), and a median over the repeats would only blur.
+PER_REPEAT = ("part_figures",)
+
+
 def combine(records: List[Dict], summary: Callable[[Dict], Dict], figures: Optional[Dict] = None) -> Dict:
     """One run's record from its repeats' full records: the first repeat's shape with the median (or sum, or peak)
     of every figure, plus `repeats` (summary(record) of each) and `spread`. A repeat with an error makes the run's."""
     failed = next((record for record in records if "error" in record), None)
     run = dict(failed) if failed else merge(records)
+    for key in PER_REPEAT:
+        run.pop(key, None)
     run["repeats"] = [summary(record) for record in records]
     run["spread"] = spread(run["repeats"], figures or SPREAD_OF)
     return run

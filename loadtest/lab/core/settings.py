@@ -140,6 +140,16 @@ def _url(value: str, name: str) -> str:
     return value
 
 
+def _baseline(value: str, name: str) -> str:
+    """A results folder that holds a results.json, as an absolute path; empty for none."""
+    if not value:
+        return ""
+    folder = os.path.abspath(value)
+    if not os.path.isfile(os.path.join(folder, "results.json")):
+        raise SettingsError("%s=%s holds no results.json: name the folder of an earlier lab run" % (name, value))
+    return folder
+
+
 def _mix(value: str, name: str) -> List[str]:
     """The paths MIX loads at the same time: none, or at least two known ones, each once."""
     if not value.strip():
@@ -543,6 +553,17 @@ KNOBS = (
         see="Gates",
         default_text="(none)",
     ),
+    Knob(
+        "BASELINE",
+        "",
+        "baseline",
+        _baseline,
+        "a results folder of an earlier run to compare this one with at its end, path by path (`comparison.md`, as "
+        "`--compare` writes it); a gate may then name it, e.g. `grpc/unary.rps >= 0.95 * baseline`",
+        recorded=True,
+        see="Comparing two runs",
+        default_text="(none)",
+    ),
 )
 
 
@@ -596,6 +617,8 @@ class Settings:
     results_dir: Optional[str]
     # Gate texts (lab.core.gates), as EXPECT gave them.
     expect: List[str]
+    # An earlier run's results folder, absolute; empty without one.
+    baseline: str
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> "Settings":
@@ -673,7 +696,7 @@ class Settings:
                 "rest/square is ab straight to square-rest-service, which the lab loads in plaintext only: put off "
                 'first in TLS (TLS="off %s"), or measure the paths without rest/square' % " ".join(self.tls)
             )
-        gates.check_measured(gates.parse("; ".join(self.expect)), self.paths)
+        gates.check_measured(gates.parse("; ".join(self.expect)), self.paths, bool(self.baseline))
         not_measured = [name for name in self.mix if name not in self.paths]
         if not_measured:
             raise SettingsError(

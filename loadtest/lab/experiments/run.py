@@ -27,7 +27,7 @@ from ..host import environment, hosts, placement, tools
 from ..host.processes import Processes, raise_on_term, wait_until
 from ..load import http_check
 from ..measure import bench, floor, mix, progress
-from ..results import check_results, exports, floors, gates, report, results, view
+from ..results import check_results, compare, exports, floors, gates, report, results, view
 from ..stage import deadlines, services, stacks, stage, target, target_stage, tls
 
 PROMETHEUS_SCRIPT = os.path.join(REPO, "monitoring", "run-prometheus.sh")
@@ -140,13 +140,17 @@ def finish(results_dir: str, settings: Settings, status: int, checked: bool = Fa
         found = check_results.problems(data)
         if found:
             results.add_failure(data, "its check found:\n  " + "\n  ".join(found))
+    baseline = results.read_json(settings.baseline) if settings.baseline else None
     if settings.expect:
-        gates.record(data, "; ".join(settings.expect))
+        gates.record(data, "; ".join(settings.expect), baseline)
     breaches = results.write_json(results_dir, data)
     if breaches:
         print("[lab] ERROR: %s" % results.failures(data)[0], file=sys.stderr)
     print("[lab] summary: %s" % report.write_summary(results_dir, data))
     print("[lab] exports: %s" % " ".join(exports.write(results_dir, data)))
+    if baseline is not None:
+        names = (os.path.basename(settings.baseline), os.path.basename(results_dir))
+        print("[lab] comparison: %s" % report.write_comparison(results_dir, compare.compare(baseline, data, names)))
     try:
         # The Maven build (LAB_SKIP_BUILD=1) has fetched the report's scripts already; a user's run may fetch them.
         tools.ensure_scripts(fetch=not settings.skip_build)

@@ -6,7 +6,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional
 
-from ..core import metrics, repeats, warmup
+from ..core import metrics, records, repeats, warmup
 from ..core.catalogue import AGGREGATOR, LOOPBACK, SMALL, Path
 from ..core.errors import LabError, ServiceExited
 from ..core.settings import Settings
@@ -356,7 +356,8 @@ def add_up(path: Path, n: int, parts: List[Dict]) -> Dict:
         return failed
     if len(parts) == 1:
         # A path whose round outlasts a part fills its repeat in one: an ordinary record, complete.
-        return dict(parts[0], parts=1, **({"rounds": rounds(parts[0])} if parts[0].get("concurrency") else {}))
+        whole = dict(parts[0], parts=1, **({"rounds": rounds(parts[0])} if parts[0].get("concurrency") else {}))
+        return dict(whole, part_figures=[part_figures(parts[0])])
     reports = [_ab_report(part) for part in parts]
     curves: List[List[float]] = [part.get("latency_curve_ms") or [] for part in parts]
     curve = ab_output.merge_curves(curves, [r.completed for r in reports]) if all(curves) else None
@@ -373,7 +374,17 @@ def add_up(path: Path, n: int, parts: List[Dict]) -> Dict:
     whole["raw"] = dict(parts[0]["raw"], parts=[part["raw"]["report"] for part in parts])
     whole["parts"] = len(parts)
     whole["rounds"] = sum(rounds(part) for part in parts)
+    whole["part_figures"] = [part_figures(part) for part in parts]
     return whole
+
+
+def part_figures(part: Dict) -> Dict:
+    """What a repeat keeps of each of its parts: the samples a comparison of two runs tests (lab.results.compare)."""
+    return {
+        "rps": part["rps"],
+        "p99": part["latency_ms"]["p99"],
+        "cpu_us_per_call": round(records.path_cpu(part, "us_per_call"), 3) if part.get("cpu") else None,
+    }
 
 
 def rounds(record: Dict) -> int:
@@ -476,6 +487,8 @@ def repeat_summary(record: Dict) -> Dict:
         "load_average_1m": (record.get("load_average_before") or [None])[0],
         "raw": record.get("raw"),
     }
+    if record.get("part_figures"):
+        summary["part_figures"] = record["part_figures"]
     # Each service's CPU as /proc and as its own counter read it (lab.target), where both were read.
     both = {
         name: {"proc_s": entry["seconds"], "own_s": entry["own_seconds"]}

@@ -3,29 +3,31 @@ payload shape, n, concurrency or rate) that measured the paths it names, against
 repeats' ranges to say whether the outcome stands beyond the noise."""
 
 from collections import defaultdict
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple, Union
 
 from ..core import gates, records
-from ..core.gates import EVERY, Gate, Side
+from ..core.gates import BASELINE, EVERY, Gate, Side
 
 LATENCIES = ("p50", "p90", "p99", "max")
 
 
-def judge(data: Dict) -> List[Dict]:
+def judge(data: Dict, baseline: Optional[Dict] = None) -> List[Dict]:
     """Each gate of the run's settings (settings.expect), as results.json's `gates` records it: met when every
-    condition it applies to meets it; a gate that applies to none is not met, and says why."""
+    condition it applies to meets it; a gate that applies to none is not met, and says why. baseline: the BASELINE
+    run's results.json, which a gate may name."""
     expect = data["settings"].get("expect") or []
     conditions = _conditions(data["runs"])
-    return [_judged(gate, conditions) for gate in gates.parse("; ".join(expect))]
+    earlier = {records.key(run): run for run in (baseline or {}).get("runs") or []}
+    return [_judged(gate, conditions, earlier) for gate in gates.parse("; ".join(expect))]
 
 
-def record(data: Dict, expect: str) -> None:
+def record(data: Dict, expect: str, baseline: Optional[Dict] = None) -> None:
     """Judges the gates of an EXPECT value against a run's data and records them there (settings.expect, gates), in
     place of any it had."""
     parsed = gates.parse(expect)
-    gates.check_measured(parsed, data["settings"]["paths"])
+    gates.check_measured(parsed, data["settings"]["paths"], baseline is not None)
     data["settings"]["expect"] = [gate.text for gate in parsed]
-    data["gates"] = judge(data)
+    data["gates"] = judge(data, baseline)
 
 
 def failed(data: Dict) -> List[Dict]:
@@ -42,26 +44,32 @@ def _conditions(runs: List[Dict]) -> Dict[Tuple, Dict[str, Dict]]:
     return found
 
 
-def _judged(gate: Gate, conditions: Dict[Tuple, Dict[str, Dict]]) -> Dict:
+def _judged(gate: Gate, conditions: Dict[Tuple, Dict[str, Dict]], earlier: Dict[Tuple, Dict]) -> Dict:
     checks = []
     for by_path in conditions.values():
         lefts = list(by_path) if gate.subject.path == EVERY else [gate.subject.path]
         for left_path in lefts:
-            named = [left_path] + ([gate.right.reference.path] if gate.right.reference else [])
+            named = [left_path] + [path for path in gate.paths()[1:] if path != BASELINE]
             if all(path in by_path for path in named):
-                checks.append(_check(gate, left_path, by_path))
+                checks.append(_check(gate, by_path[left_path], by_path, earlier))
     record = {"gate": gate.text, "met": bool(checks) and all(check["met"] for check in checks), "checks": checks}
     if not checks:
-        record["why"] = "no condition of this run measured %s" % " and ".join(gate.paths())
+        record["why"] = "no condition of this run measured %s" % " and ".join(
+            path for path in gate.paths() if path != BASELINE
+        )
     return record
 
 
-def _check(gate: Gate, left_path: str, by_path: Dict[str, Dict]) -> Dict:
-    """The gate in one condition, with left_path for a `*`."""
-    left_run = by_path[left_path]
+def _check(gate: Gate, left_run: Dict, by_path: Dict[str, Dict], earlier: Dict[Tuple, Dict]) -> Dict:
+    """The gate in one condition, on left_run (one path of a `*`)."""
     left = _side(gate.left, left_run)
-    right = _side(gate.right, by_path[gate.right.reference.path]) if gate.right.reference else _constant(gate.right)
-    check = {"run": records.run_name(left_run)}
+    right: Union[str, Tuple[float, float, float]] = _constant(gate.right)
+    if gate.right.reference and gate.right.reference.path == BASELINE:
+        before = earlier.get(records.key(left_run))
+        right = _side(gate.right, before) if before else "the baseline did not measure %s" % records.run_name(left_run)
+    elif gate.right.reference:
+        right = _side(gate.right, by_path[gate.right.reference.path])
+    check: Dict = {"run": records.run_name(left_run)}
     if isinstance(left, str) or isinstance(right, str):
         return dict(check, met=False, why=left if isinstance(left, str) else right)
     met = gates.holds(left[0], gate.operator, right[0])
@@ -91,7 +99,7 @@ def _constant(side: Side) -> Tuple[float, float, float]:
     return side.factor, side.factor, side.factor
 
 
-def _side(side: Side, run: Dict):
+def _side(side: Side, run: Dict) -> Union[str, Tuple[float, float, float]]:
     """(median, lowest, highest) of factor × the figure in a run, or why the run has no such figure."""
     if records.failed(run):
         return "%s failed: %s" % (records.run_name(run), run[records.ERROR])

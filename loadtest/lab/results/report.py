@@ -19,7 +19,7 @@ from ..core import paths, records, repeats
 from ..core.errors import ReportError
 from ..core.paths import REPORT_TEMPLATES
 from ..core.records import problems, run_name
-from . import results, view
+from . import compare, results, view
 from .results import markdown
 
 REPORT_DIR = REPORT_TEMPLATES
@@ -189,3 +189,22 @@ def machine_line(env: Dict) -> List[str]:
         env.get("load_generator") or env.get("ab"),
     ]
     return [str(part) for part in parts if part]
+
+
+def write_comparison(results_dir: str, comparison: Dict) -> str:
+    """Writes results_dir/comparison.json and comparison.md (report/comparison.md.j2); the Markdown's path."""
+    with open(os.path.join(results_dir, compare.COMPARISON_JSON), "w", encoding="utf-8") as handle:
+        json.dump(comparison, handle, indent=2, ensure_ascii=False)
+        handle.write("\n")
+    text = fill(
+        "comparison.md.j2",
+        comparison=comparison,
+        old=comparison["old"],
+        new=comparison["new"],
+        differences=comparison["differences"],
+        table=compare.table(comparison, view.fmt),
+    )
+    target = os.path.join(results_dir, compare.COMPARISON_MD)
+    with open(target, "w", encoding="utf-8") as handle:
+        handle.write(text.rstrip("\n") + "\n")
+    return target
