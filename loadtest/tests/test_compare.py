@@ -14,7 +14,7 @@ from lab.core.settings import Settings
 from lab.results import compare, results
 from lab.results import gates as judged
 
-from .support import sample_results
+from .support import FIXTURES, sample_results
 
 LAB_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -133,6 +133,35 @@ class CompareTests(unittest.TestCase):
                 written.read(),
             )
         self.assertTrue(os.path.isfile(os.path.join(new, "comparison.json")))
+
+
+class RealRunsTests(unittest.TestCase):
+    """Three real small runs of one commit, one after the other on a 2-core machine (PATHS="rest/unary grpc/unary"
+    N=100 CONCURRENCY=10 REPEATS=3 DURATION=10 WARMUP_SECONDS=20, 6 parts a side): two alike, and one whose services
+    ran on C1 only (JAVA_OPTS plus -XX:TieredStopAtLevel=1), a deliberately slowed stack (fixtures/compare)."""
+
+    def test_two_runs_of_one_commit_are_no_change(self):
+        found = compare.compare(real("first"), real("second"))
+
+        self.assertEqual(found["differences"], [])
+        self.assertEqual([row["verdict"] for row in found["rows"]], ["no change beyond the noise"] * 2)
+        self.assertEqual([row["figures"]["rps"]["samples"] for row in found["rows"]], [[6, 6], [6, 6]])
+
+    def test_services_slowed_to_c1_are_slower_beyond_the_noise_and_it_says_why_they_differ(self):
+        found = compare.compare(real("second"), real("c1-only"))
+
+        self.assertEqual(found["differences"], ["JAVA_OPTS: added -XX:TieredStopAtLevel=1"])
+        self.assertEqual(
+            [row["verdict"] for row in found["rows"]],
+            ["slower by 70.2 % (significant)", "slower by 63.6 % (significant)"],
+        )
+        self.assertEqual({row["figures"]["cpu_us_per_call"]["decision"] for row in found["rows"]}, {"worse"})
+        # Every part of one below every part of the other: the smallest p-value 6 and 6 samples can give.
+        self.assertEqual({row["figures"]["rps"]["p"] for row in found["rows"]}, {round(compare.smallest_p(6, 6), 4)})
+
+
+def real(name):
+    return results.read_json(os.path.join(FIXTURES, "compare", name))
 
 
 class BaselineGateTests(unittest.TestCase):

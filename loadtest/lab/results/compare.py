@@ -62,8 +62,22 @@ def differences(old: Dict, new: Dict) -> List[str]:
     for key, words in SETTINGS:
         before, after = old["settings"].get(key), new["settings"].get(key)
         if before != after:
-            found.append("%s: %s, then %s" % (words, before or "(empty)", after or "(empty)"))
+            found.append("%s: %s" % (words, _changed(before, after)))
     return found
+
+
+def _changed(before, after) -> str:
+    """Two settings' difference in words: for lists of options (JAVA_OPTS), the options added and removed."""
+    if isinstance(before, str) and isinstance(after, str) and (len(before) > 40 or len(after) > 40):
+        old_options, new_options = before.split(), after.split()
+        added = [option for option in new_options if option not in old_options]
+        removed = [option for option in old_options if option not in new_options]
+        said = ["added %s" % " ".join(added)] if added else []
+        return "; ".join(said + (["removed %s" % " ".join(removed)] if removed else [])) or "reordered"
+    return "%s, then %s" % (
+        before if before not in (None, "") else "(empty)",
+        after if after not in (None, "") else "(empty)",
+    )
 
 
 def _row(old: Dict, new: Dict) -> Dict:
