@@ -49,6 +49,9 @@ def main(argv=None) -> int:
         action="store_true",
         help="on each network with a round trip, grpc/stream's p50 below rest/unary's",
     )
+    commands.choices["check"].add_argument(
+        "--knee-bracketed", action="store_true", help="each knee search found a rate that held and one that broke"
+    )
     args = parser.parse_args(given)
     return exit_status(lambda: _command(args))
 
@@ -70,7 +73,10 @@ def _command(args: argparse.Namespace) -> int:
     if args.command == "compare":
         return _compare(args.old, args.new)
     if args.command == "check":
-        return check_results.main([args.results_dir] + (["--round-trips"] if args.round_trips else []))
+        flags = [
+            flag for flag, on in (("--round-trips", args.round_trips), ("--knee-bracketed", args.knee_bracketed)) if on
+        ]
+        return check_results.main([args.results_dir] + flags)
     if not os.path.isfile(os.path.join(args.results_dir, results.RESULTS_JSON)):
         raise LabError("%s has no results.json to report on" % args.results_dir)
     # Both from results.json alone, so that an older run's folder reads with today's verdict and charts.

@@ -350,7 +350,7 @@ class SettingsTests(unittest.TestCase):
 
     def test_bad_values_say_what_is_wrong(self):
         for env, message in [
-            ({"LOAD": "half"}, "LOAD must be one of closed, open, got 'half'"),
+            ({"LOAD": "half"}, "LOAD must be one of closed, open, knee, got 'half'"),
             ({"RATE": "50 50"}, "RATE must not repeat a value"),
             ({"RATE": "0"}, "RATE must be at least 1, got 0"),
             ({"REPEATS": "0"}, "REPEATS must be at least 1, got 0"),

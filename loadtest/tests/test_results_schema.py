@@ -16,6 +16,7 @@ from lab.core.errors import ResultsError
 from lab.results import check_results, results
 
 from tests.support import FIXTURES, sample_conditions, sample_open_results, sample_results, sample_with_floor
+from tests.test_knee import knee_results
 
 # The default run (REPEATS=3, DURATION=20, CONCURRENCY=100, N=1000, FLOOR=1, every path) at commit 3998d39 on a busy
 # 2-core machine, as run.sh wrote it.
@@ -152,6 +153,7 @@ class SchemaTests(unittest.TestCase):
             ("open loop", sample_open_results()),
             ("floor", sample_with_floor()),
             ("soak and mix", soak_and_mix()),
+            ("knee", knee_results()),
         ):
             with self.subTest(name):
                 data = json.loads(json.dumps(data))
@@ -159,8 +161,8 @@ class SchemaTests(unittest.TestCase):
                 self.assertEqual(undescribed(results.schema(), data), [])
 
     def test_every_key_the_check_reads_is_one_the_schema_describes(self):
-        # Not keys: the check's option, and the open loop's kind of error (a key of a run's errors, by kind).
-        others = {"--round-trips", "wrong_answer"}
+        # Not keys: the check's options, and the open loop's kind of error (a key of a run's errors, by kind).
+        others = {"--round-trips", "--knee-bracketed", "wrong_answer"}
         lab = os.path.dirname(results.__file__)
         self.assertEqual(keys_read(os.path.join(lab, "check_results.py")) - schema_keys() - others, set())
         self.assertIn("rps", keys_read(os.path.join(lab, "check_results.py")))

@@ -11,7 +11,7 @@ import textwrap
 from dataclasses import asdict, dataclass
 from typing import Any, Callable, Dict, List, Mapping, Optional
 
-from . import catalogue, gates
+from . import catalogue, gates, knee
 from .errors import SettingsError
 from .paths import JVM_OPTIONS
 
@@ -318,12 +318,22 @@ KNOBS = (
         "LOAD",
         "closed",
         "load",
-        _choice("closed", "open"),
+        _choice("closed", "open", "knee"),
         "`closed`: `ab`, `CONCURRENCY` clients that each wait for their answer (the article's way); `open`: Vegeta "
         "sends `RATE` requests a second on a fixed schedule whatever the answers, latency from each request's "
-        "intended send time",
+        "intended send time; `knee`: the open loop at rates it searches from `RATE` for each path's highest within "
+        "`SLO`",
         recorded=True,
         see="Open loop and the rate sweep",
+    ),
+    Knob(
+        "SLO",
+        "p99<=1s",
+        "slo",
+        lambda value, name: knee.parse_slo(value, name).text,
+        "`LOAD=knee`: the latency each path must keep, from each request's intended send time, with every request "
+        "answered right, e.g. `p99<=1s` or `p90<=250ms`",
+        see="The highest rate within an SLO",
     ),
     Knob(
         "RATE",
@@ -588,6 +598,7 @@ class Settings:
     spring: List[str]
     virtual_threads: bool
     load: str
+    slo: str
     rate: List[int]
     duration_s: float
     floor: bool
@@ -628,7 +639,12 @@ class Settings:
 
     @property
     def open_loop(self) -> bool:
-        return self.load == "open"
+        """Vegeta's open loop: LOAD=open, and the knee search, which runs it at the rates it chooses."""
+        return self.load in ("open", "knee")
+
+    @property
+    def knee(self) -> bool:
+        return self.load == "knee"
 
     @property
     def parts(self) -> int:
@@ -664,12 +680,25 @@ class Settings:
         if self.open_loop:
             # An open loop has no fixed number of requests or clients: a rate and a duration instead.
             found.update(rate=self.rate, duration_s=self.duration_s, requests=None, concurrency=[])
+        if self.knee:
+            # Recorded as the open loop it is, at the rates the search chose (lab.core.knee), and the search's terms.
+            found.update(load="open", knee={"slo": self.slo, "start_rate": self.rate[0], "max_steps": knee.MAX_STEPS})
         return found
 
     def _check_combinations(self) -> None:
         _check_target(self)
         if len(set(self.rate)) != len(self.rate):
             raise SettingsError("RATE must not repeat a value")
+        if self.knee and len(self.rate) > 1:
+            raise SettingsError(
+                "LOAD=knee searches each path's rate from one RATE, got %s: give the rate to start at, e.g. RATE=50"
+                % " ".join(map(str, self.rate))
+            )
+        if self.knee and self.mix:
+            raise SettingsError("MIX loads paths together at one load, which LOAD=knee searches path by path: set one")
+        if self.knee:
+            # Each rate of the search is measured once: the search, not repeats, narrows the answer.
+            self.repeats = 1
         if self.open_loop and self.floor:
             # The floor keeps the aggregator's window of a closed loop in flight; an open loop has no fixed one.
             self.floor = False
@@ -781,7 +810,7 @@ def _check_target(settings: "Settings") -> None:
 
 def soak_wanted(settings: "Settings") -> bool:
     """Whether each measured run is a soak (lab.soak): an open loop of at least SOAK_MIN_S."""
-    return settings.open_loop and settings.duration_s >= SOAK_MIN_S
+    return settings.load == "open" and settings.duration_s >= SOAK_MIN_S
 
 
 # The shortest open loop that is a soak (lab.measure.soak reads it from here).

@@ -18,7 +18,7 @@ import urllib.parse
 import urllib.request
 from typing import Any, Dict, List, Optional, Tuple, Union
 
-from ..core import catalogue, records, repeats, windows
+from ..core import catalogue, knee, records, repeats, windows
 from ..core.errors import LabError, ReportError, ToolMissing
 from ..core.gates import GATES_FAILED
 from ..core.paths import LAB_DIR, REPO
@@ -543,7 +543,70 @@ def measure_network(
         ]
         results.write_json(results_dir, run_results)
 
+    if settings.knee:
+        slo = knee.parse_slo(settings.slo)
+        for index, combo in enumerate(combos, 1):
+            if settings.warmup_s:
+                warm(index, combo)
+            key = (stack.label, name) + combo
+
+            def at_rate(rate: int, step: int, combo: tuple = combo, key: tuple = key) -> Dict:
+                print(
+                    "[lab] %sknee search, rate %d/s: %s" % (where, rate, named(combo[0], combo[1], combo[2], rate)),
+                    flush=True,
+                )
+                lab_progress.begin(("knee",) + key + (step,))
+                record = bench.measure(
+                    catalogue.ALL[combo[0]],
+                    combo[2],
+                    rate,
+                    settings,
+                    started,
+                    raw_dir,
+                    step,
+                    log=_log,
+                    vegeta=vegeta,
+                    conditions=conditions_of(combo[1]),
+                )
+                record["stack"] = stack.label
+                kept(combo[:3] + (rate,), record)
+                return record
+
+            found = knee.search(at_rate, combo[3], slo)
+            for step in range(len(found.steps) + 1, knee.MAX_STEPS + 1):
+                lab_progress.skip(("knee",) + key + (step,))
+            run_results.setdefault("knee", []).append(knee_record(combo, name, stack.label, slo, found))
+            tried = {record["rate"] for record in run_results["runs"] if record.get("rate")}
+            run_results["settings"]["rate"] = sorted(tried)
+            results.write_json(results_dir, run_results)
+        return
     repeats.interleaved(combos, settings.repeats, measure, warm if settings.warmup_s else None, kept, parts, added_up)
+
+
+def knee_record(combo: tuple, network: str, stack_label: str, slo: knee.Slo, found: knee.Search) -> Dict:
+    """What results.json's `knee` keeps of one path's search: where it ended, why, and each rate it measured."""
+    path_name, shape, n, _ = combo
+    return {
+        "path": path_name,
+        "payload": shape,
+        "network": network,
+        "stack": stack_label,
+        "n": n,
+        "slo": slo.text,
+        "held_rate": found.held,
+        "broken_rate": found.broke,
+        "why": found.why,
+        "steps": [
+            {
+                "rate": step["rate"],
+                "held": step["held"],
+                slo.figure + "_ms": (step["record"].get("latency_ms") or {}).get(slo.figure),
+                "sent": step["record"].get("sent"),
+                "ok": step["record"].get("ok"),
+            }
+            for step in found.steps
+        ],
+    }
 
 
 def network_record(

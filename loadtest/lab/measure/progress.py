@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable, List, Optional
 
-from ..core import repeats
+from ..core import knee, repeats
 
 # Seconds between two progress lines during a long step.
 PERIOD_S = 10.0
@@ -185,6 +185,20 @@ def plan(settings, stacks: List[str], floor_windows: List[str]) -> List[Step]:
                     )
                     for combo in combos
                 ]
+            if settings.knee:
+                # At most MAX_STEPS rates per path; the steps a search does not need are skipped as it ends.
+                steps += [
+                    Step(
+                        ("knee", stack, net) + combo + (step,),
+                        "searching %s's highest rate within %s, rate %d of at most %d"
+                        % (combo[0], settings.slo, step, knee.MAX_STEPS),
+                        (stack, net) + combo,
+                        settings.duration_s + 2.0,
+                    )
+                    for combo in combos
+                    for step in range(1, knee.MAX_STEPS + 1)
+                ]
+                continue
             parts = settings.parts
             for part, repeat in repeats.turns(settings.repeats, parts):
                 steps += [

@@ -6,10 +6,12 @@ goal is a finding, not a check: it is in the results, and fails nothing.) Every 
 its network and its bytes per call, and on a network with a round trip its latency is at least the round trips its
 calls must make one after the other.
 
-    python3 -m lab.results.check_results DIR [--round-trips]     (run from loadtest/, or with loadtest/ on PYTHONPATH)
+    python3 -m lab.results.check_results DIR [--round-trips] [--knee-bracketed]   (run from loadtest/)
 
 --round-trips also asks that on each network with a round trip grpc/stream's p50, one round trip for all its
 messages, be below rest/unary's, which pays one per in-flight window of calls (the Maven build's NETWORK run).
+--knee-bracketed asks that each knee search found both a rate that held its SLO and one that broke it (the Maven
+build's knee run, whose SLO makes sure the machine can do both).
 """
 
 import json
@@ -47,6 +49,14 @@ def problems(data: Dict) -> List[str]:
         for n in settings["n"]
         for point in points
     }
+    if settings.get("knee"):
+        # A knee run measured the rates its searches chose, each path its own.
+        expected = {
+            (entry["stack"], entry["network"], entry["path"], entry["payload"], entry["n"], step["rate"])
+            for entry in data.get("knee") or []
+            for step in entry["steps"]
+        }
+        found += knee_problems(data)
     present = {records.key(run) for run in data["runs"]}
     for stack, net, path, shape, n, point in sorted(expected - present):
         found.append(
@@ -88,6 +98,31 @@ def problems(data: Dict) -> List[str]:
         found += [
             "results.json holds %s" % what for what in ("PRIVATE KEY", catalogue.TLS_FOLDER_PREFIX) if what in written
         ]
+    return found
+
+
+def knee_problems(data: Dict) -> List[str]:
+    """LOAD=knee: every path searched, and each search's held rate one that held its SLO, below the one that broke."""
+    found = []
+    entries = data.get("knee") or []
+    searched = {entry["path"] for entry in entries}
+    found += ["knee: %s was not searched" % path for path in data["settings"]["paths"] if path not in searched]
+    for entry in entries:
+        name = "%s n=%d" % (entry["path"], entry["n"])
+        by_rate = {step["rate"]: step for step in entry["steps"]}
+        figure = entry["slo"].split(" ")[0]
+        held, broke = by_rate.get(entry["held_rate"]), by_rate.get(entry["broken_rate"])
+        if entry["held_rate"] is not None and not (held and held["held"]):
+            found.append(
+                "knee: %s says it held %d/s, but that rate broke %s (%s %s ms)"
+                % (name, entry["held_rate"], entry["slo"], figure, (held or {}).get(figure + "_ms"))
+            )
+        if entry["broken_rate"] is not None and (not broke or broke["held"]):
+            found.append("knee: %s says %d/s broke %s, but it held" % (name, entry["broken_rate"], entry["slo"]))
+        if None not in (entry["held_rate"], entry["broken_rate"]) and entry["held_rate"] >= entry["broken_rate"]:
+            found.append(
+                "knee: %s held %d/s, not below the %d/s that broke" % (name, entry["held_rate"], entry["broken_rate"])
+            )
     return found
 
 
@@ -582,7 +617,7 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     options = [argument for argument in argv if argument.startswith("--")]
     folders = [argument for argument in argv if not argument.startswith("--")]
-    if len(folders) != 1 or set(options) - {"--round-trips"}:
+    if len(folders) != 1 or set(options) - {"--round-trips", "--knee-bracketed"}:
         print(__doc__, file=sys.stderr)
         return 2
     argv = folders
@@ -594,6 +629,14 @@ def main(argv=None) -> int:
             print("[check] FAIL: schema: %s" % violation, file=sys.stderr)
         return 1
     found = problems(data) + (round_trip_problems(data) if "--round-trips" in options else [])
+    if "--knee-bracketed" in options:
+        found += [
+            "knee: %s n=%d found no %s rate for %s (%s)"
+            % (entry["path"], entry["n"], which, entry["slo"], entry["why"])
+            for entry in data.get("knee") or [{"path": "no search", "n": 0, "slo": "", "why": "not a knee run"}]
+            for which, rate in (("held", entry.get("held_rate")), ("broken", entry.get("broken_rate")))
+            if rate is None
+        ]
     for note in notes(data):
         print("[check] note: %s" % note, file=sys.stderr)
     for problem in found:

@@ -11,7 +11,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from ..core import catalogue, records, repeats
-from . import tls_figures
+from . import knee, tls_figures
 
 if TYPE_CHECKING:
     from typing_extensions import TypeGuard
@@ -61,6 +61,9 @@ KEEPS_UP = 0.95
 
 def sentences(data: Dict) -> List[str]:
     """The verdict of a results.json: the side-by-side pairs, then payload shapes, networks and sweeps."""
+    if data.get("knee"):
+        # A knee run's answer is each path's highest rate within its SLO, not its figures at any one rate.
+        return knee.sentences(data)
     settings = data["settings"]
     runs = {records.key(run): run for run in data["runs"] if "error" not in run}
     first = {name: records.listed(settings, name)[0] for name in ("stack", "network", "payload")}

@@ -11,7 +11,7 @@ from typing import Dict, List, Optional
 
 from ..core import catalogue, metrics, records, repeats, windows
 from ..core.records import path_cpu
-from . import gates, mix, results, soak, tls_figures, verdict
+from . import gates, knee, mix, results, soak, tls_figures, verdict
 
 DASH = "–"
 
@@ -76,6 +76,7 @@ def view(data: Dict) -> Dict:
             "floor": floor_table(data),
             "floor_runs": floor_runs_table(data.get("floor")),
             "target": target_table(settings),
+            "knee": knee.table(data, fmt),
         },
     }
 
