@@ -67,8 +67,22 @@ class SearchTests(unittest.TestCase):
 
         found = knee.search(measure, 200, knee.parse_slo("p99<=100ms"))
 
-        self.assertEqual(measured, [200, 100, 50, 25, 37, 31, 28, 29])
+        # 31 broke before 29 held: it is measured again, and breaks again.
+        self.assertEqual(measured, [200, 100, 50, 25, 37, 31, 28, 29, 31])
         self.assertEqual((found.held, found.broke), (29, 31))
+
+    def test_a_rate_that_broke_on_a_cold_start_is_measured_again_once_lower_rates_held(self):
+        measure, measured = path_that_saturates_at(300)
+
+        def cold_first(rate, step):
+            record = measure(rate, step)
+            return dict(record, latency_ms={"p99": 900.0}) if step == 1 else record
+
+        found = knee.search(cold_first, 200, knee.parse_slo("p99<=100ms"))
+
+        self.assertEqual(measured, [200, 100, 150, 175, 187, 200, 400, 300, 350, 325])
+        self.assertEqual((found.held, found.broke), (300, 325))
+        self.assertEqual([step["held"] for step in found.steps][:6], [False, True, True, True, True, True])
 
     def test_the_search_is_bounded_and_says_why_it_stopped(self):
         measure, measured = path_that_saturates_at(10**9)

@@ -66,20 +66,18 @@ class Search:
 
 def search(measure: Callable[[int, int], Dict], start: int, slo: Slo, max_steps: int = MAX_STEPS) -> Search:
     """Measures rates from start (measure(rate, step) -> an open-loop record): doubling while the SLO holds, halving
-    while it breaks with nothing held yet, then bisecting between the highest that held and the lowest that broke."""
+    while it breaks with nothing held yet, then bisecting between the highest that held and the lowest above it that
+    broke. A rate that broke before a lower one held (a colder JVM, a busier minute) is measured again before the
+    search ends on it."""
     steps: List[Dict] = []
-    held: Optional[int] = None
-    broke: Optional[int] = None
     rate = start
     while True:
         record = measure(rate, len(steps) + 1)
-        kept = slo.held(record)
-        steps.append({"rate": rate, "held": kept, "record": record})
-        if kept:
-            held = rate if held is None else max(held, rate)
-        else:
-            broke = rate if broke is None else min(broke, rate)
+        steps.append({"rate": rate, "held": slo.held(record), "record": record})
+        held, broke = bracket(steps)
         next_rate = _next(held, broke, rate)
+        if next_rate is None and broke is not None and _stale(steps, broke):
+            next_rate = broke
         if next_rate is None:
             why = _why(held, broke)
             break
@@ -88,6 +86,21 @@ def search(measure: Callable[[int, int], Dict], start: int, slo: Slo, max_steps:
             break
         rate = next_rate
     return Search(steps, held, broke, why)
+
+
+def bracket(steps: List[Dict]):
+    """The highest rate that held when last measured, and the lowest above it that broke when last measured."""
+    last = {step["rate"]: step["held"] for step in steps}
+    held = max((rate for rate, kept in last.items() if kept), default=None)
+    broke = min((rate for rate, kept in last.items() if not kept and (held is None or rate > held)), default=None)
+    return held, broke
+
+
+def _stale(steps: List[Dict], broke: int) -> bool:
+    """Whether the rate that broke was last measured before the rate that held was (and only once)."""
+    times = [index for index, step in enumerate(steps) if step["rate"] == broke]
+    held_at = max(index for index, step in enumerate(steps) if step["held"]) if any(s["held"] for s in steps) else -1
+    return len(times) == 1 and times[0] < held_at
 
 
 def _next(held: Optional[int], broke: Optional[int], rate: int) -> Optional[int]:
