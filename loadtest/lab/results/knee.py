@@ -57,8 +57,14 @@ def table(data: Dict, fmt) -> Optional[Dict]:
         by_rate = {step["rate"]: step for step in entry["steps"]}
 
         def latency(rate: Optional[int], by_rate: Dict = by_rate) -> str:
-            value = (by_rate.get(rate) or {}).get(figure + "_ms") if rate else None
-            return "–" if value is None else fmt(value, 1) + " ms"
+            """The SLO's latency at a rate as last measured, and the requests not answered right, when any were."""
+            step = by_rate.get(rate) or {} if rate else {}
+            value = step.get(figure + "_ms")
+            said = "–" if value is None else fmt(value, 1) + " ms"
+            sent, ok = step.get("sent") or 0, step.get("ok") or 0
+            return said + (
+                "; %s of %s not answered right" % ("{:,}".format(sent - ok), "{:,}".format(sent)) if ok < sent else ""
+            )
 
         trail = ", ".join(
             "%s %s" % ("{:,}".format(step["rate"]), "✓" if step["held"] else "✗") for step in entry["steps"]
