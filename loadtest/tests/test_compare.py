@@ -14,7 +14,7 @@ from lab.core.settings import Settings
 from lab.results import compare, results
 from lab.results import gates as judged
 
-from .support import FIXTURES, sample_results
+from .support import FIXTURES, sample_results, sample_with_floor
 
 LAB_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -108,6 +108,21 @@ class CompareTests(unittest.TestCase):
         self.assertEqual(
             (found["only_old"], found["only_new"]), (["grpc/stream n=1000 c=100"], ["grpc/stream n=10 c=100"])
         )
+
+    def test_a_floor_that_moved_says_the_machine_changed_speed(self):
+        before, after = sample_with_floor(), sample_with_floor()
+        self.assertEqual(compare.differences(before, after), [])
+        for run in after["floor"]["runs"]:
+            run["calls_per_second"] *= 0.75 if run["transport"] == "grpc_unary" else 0.95
+
+        said = compare.differences(before, after)
+
+        self.assertEqual(len(said), 1)
+        opening = (
+            "the machine: the bare transports of the floor, no service code, moved by -25.0 % (grpc_unary), -5.0 % ("
+        )
+        self.assertTrue(said[0].startswith(opening), said[0])
+        self.assertTrue(said[0].endswith("between the runs, so the paths' changes below may be the machine's"))
 
     def test_the_command_writes_the_comparison_into_the_newer_folder_and_prints_it(self):
         old, new = tempfile.mkdtemp(), tempfile.mkdtemp()

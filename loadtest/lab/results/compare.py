@@ -67,7 +67,32 @@ def differences(old: Dict, new: Dict) -> List[str]:
         before, after = old["settings"].get(key), new["settings"].get(key)
         if before != after:
             found.append("%s: %s" % (words, _changed(before, after)))
-    return found
+    return found + machine_speed(old, new)
+
+
+def machine_speed(old: Dict, new: Dict) -> List[str]:
+    """Whether the machine itself changed speed: the bare transports of both runs' floors, which no code of the
+    services runs, moved apart by DRIFT_PERCENT or more (one and the same VM was 12 to 32 % slower a day later)."""
+    floors = [_floor_rates(data) for data in (old, new)]
+    moved = sorted(
+        (100 * (floors[1][name] / floors[0][name] - 1), name)
+        for name in floors[0]
+        if name in floors[1] and floors[0][name]
+    )
+    if not moved or max(abs(change) for change, _ in moved) < DRIFT_PERCENT:
+        return []
+    return [
+        "the machine: the bare transports of the floor, no service code, moved by %s between the runs, so the paths' "
+        "changes below may be the machine's" % ", ".join("%+.1f %% (%s)" % (change, name) for change, name in moved)
+    ]
+
+
+def _floor_rates(data: Dict) -> Dict[str, float]:
+    """Each plaintext floor transport's calls a second."""
+    runs = (data.get("floor") or {}).get("runs") or []
+    return {
+        run["transport"]: run["calls_per_second"] for run in runs if not run.get("tls") and run.get("calls_per_second")
+    }
 
 
 def _changed(before, after) -> str:
